@@ -1,0 +1,55 @@
+# Arbor — developer entry points. GNU make.
+#   make run    create .venv, install, start Arbor      (ARGS="..." passes arguments to arbor)
+#   make test   the whole suite, headless               (PYTEST_ARGS="..." passes arguments to pytest)
+#   make bench  benchmarks/run_all.py                   (BENCH_ARGS="...")
+#   make lint   ruff + mypy (strict) on the session engine
+#   make clean  remove .venv and caches
+
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+ARGS ?=
+PYTEST_ARGS ?=
+BENCH_ARGS ?=
+
+.DEFAULT_GOAL := help
+.PHONY: help setup system-deps run test bench lint clean
+
+help:
+	@echo "make run     install (first time) and start Arbor; ARGS='...' is passed to arbor"
+	@echo "make test    run the test suite headless (QT_QPA_PLATFORM=offscreen); PYTEST_ARGS='...'"
+	@echo "make bench   run the benchmarks (benchmarks/run_all.py); BENCH_ARGS='...'"
+	@echo "make lint    ruff check + mypy desktop_app/session"
+	@echo "make setup   system libraries for Qt + $(VENV) with the project and dev tools"
+	@echo "make clean   remove $(VENV) and caches"
+
+system-deps:
+	@PYTHON='$(PYTHON)' bash packaging/system-deps.sh
+
+# Re-installs only when pyproject.toml changes. system-deps is order-only: it always runs first
+# (python3-venv may be needed to create the venv) but never forces a reinstall by itself.
+$(STAMP): pyproject.toml | system-deps
+	@test -x $(VENV)/bin/python || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(VENV)/bin/python -m pip install -e '.[dev]'
+	@touch $@
+
+setup: system-deps $(STAMP)
+
+run: setup
+	$(VENV)/bin/arbor $(ARGS)
+
+test: setup
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(VENV)/bin/python benchmarks/run_all.py $(BENCH_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check desktop_app tests benchmarks
+	$(VENV)/bin/mypy desktop_app/session
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist *.egg-info
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

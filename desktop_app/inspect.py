@@ -1,0 +1,322 @@
+"""``arbor inspect``: the engine's answers for one session file, in pi's conformance schema.
+
+The document has the shape of ``conformance/*.expected.json`` (DESIGN.md §5) so that a case passes
+when Arbor's document equals pi's after resolving message refs. The file itself is never written:
+``open`` runs on a private copy, which also tells honestly whether opening would rewrite it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+from .inspect_refs import MessageList
+from .session.context import build_session_context, message_from_entry
+from .session.entries import is_header, parse_session_text, sequential_ids
+from .session.jsjson import js_stringify
+from .session.manager import SessionManager
+from .session.migrate import header_version, migrate_objects, needs_migration
+
+SCHEMA = "arbor-inspect/expected@1"
+PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')"
+
+
+# ----------------------------------------------------------------------------------- refs
+
+
+def rle(indices: list[int]) -> list[Any]:
+    """Run-length encode as the conformance files do: runs of 3+ become ``[first, last]``."""
+    out: list[Any] = []
+    i = 0
+    while i < len(indices):
+        j = i
+        while j + 1 < len(indices) and indices[j + 1] == indices[j] + 1:
+            j += 1
+        if j - i >= 2:
+            out.append([indices[i], indices[j]])
+        else:
+            out.extend(indices[i : j + 1])
+        i = j + 1
+    return out
+
+
+class MessageTable:
+    """Distinct messages: entry messages by identity (``{"$entry": k}``), synthesized ones by value."""
+
+    def __init__(self, entries: list[dict[str, Any]]) -> None:
+        self.items: list[Any] = []
+        self.messages: list[Any] = []
+        self._by_identity: dict[int, int] = {}
+        self._by_value: dict[str, int] = {}
+        for k, entry in enumerate(entries):
+            message = entry.get("message") if entry.get("type") == "message" else None
+            if isinstance(message, dict) and id(message) not in self._by_identity:
+                self._by_identity[id(message)] = self._push({"$entry": k}, message)
+
+    def _push(self, item: Any, message: Any) -> int:
+        self.items.append(item)
+        self.messages.append(message)
+        return len(self.items) - 1
+
+    def ref(self, message: Any) -> int:
+        found = self._by_identity.get(id(message))
+        if found is not None:
+            return found
+        key = js_stringify(message)
+        found = self._by_value.get(key)
+        if found is None:
+            found = self._by_value[key] = self._push(message, message)
+        return found
+
+    def refs(self, messages: list[Any]) -> list[Any]:
+        return rle([self.ref(m) for m in messages])
+
+
+def _encode_message_lists(value: Any, table: MessageTable) -> Any:
+    if isinstance(value, MessageList):
+        return table.refs(list(value))
+    if isinstance(value, dict):
+        return {k: _encode_message_lists(v, table) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encode_message_lists(v, table) for v in value]
+    return value
+
+
+# ----------------------------------------------------------------------------------- sections
+
+
+def _digest(data: bytes) -> dict[str, Any]:
+    return {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def _parse_section(text: str, sequential: bool) -> tuple[dict[str, Any], list[Any]]:
+    objects = parse_session_text(text).objects
+    version = header_version(objects)
+    section: dict[str, Any] = {
+        "count": len(objects),
+        "header_found": any(is_header(o) for o in objects),
+        "version_before": version,
+        "migration_applied": needs_migration(objects),
+    }
+    if any(o is None for o in objects) and section["migration_applied"]:
+        section["migrate_error"] = PI_NULL_LINE_ERROR
+        return section, objects
+    with sequential_ids() if sequential else nullcontext():
+        migrate_objects(objects)
+    return section, objects
+
+
+def _open_section(manager: SessionManager, rewrote: bool, after: bytes | None) -> dict[str, Any]:
+    section: dict[str, Any] = {"rewrote_file": rewrote}
+    if rewrote and after is not None:
+        section["file_after"] = _digest(after)
+    section.update(
+        header=manager.get_header(),
+        header_regenerated=manager.report.header_regenerated,
+        sessionId=manager.session_id,
+        cwd=manager.cwd,
+        leafId=manager.leaf_id,
+        sessionName=manager.get_session_name(),
+        entry_count=len(manager.index.entries),
+    )
+    return section
+
+
+def _tree_section(manager: SessionManager) -> dict[str, Any]:
+    roots = manager.get_tree()
+    children: dict[str, list[Any]] = {}
+    labels: dict[str, Any] = {}
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node_id = node.entry.get("id")
+        if node.children:
+            children[node_id] = [c.entry.get("id") for c in node.children]
+            stack.extend(node.children)
+        if node.label is not None:
+            label: dict[str, Any] = {"label": node.label}
+            if node.label_timestamp is not None:
+                label["labelTimestamp"] = node.label_timestamp
+            labels[node_id] = label
+    return {
+        "roots": [r.entry.get("id") for r in roots],
+        "children": children,
+        "labels": labels,
+        "node_count": len(seen),
+    }
+
+
+def _context_json(context: Any) -> dict[str, Any]:
+    return {
+        "messages": MessageList(context.messages),
+        "thinkingLevel": context.thinking_level,
+        "model": context.model,
+    }
+
+
+def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, Any]:
+    """Every section for ``path``; raises ``OSError`` only when the file cannot be read at all."""
+    source = Path(path)
+    data = source.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    doc: dict[str, Any] = {
+        "schema": SCHEMA,
+        "case": source.name.removesuffix(".jsonl"),
+        "source": {**_digest(data), "newlines": data.count(b"\n")},
+        "nondeterministic": [],
+    }
+    parse, parsed_objects = _parse_section(text, sequential_ids_)
+    doc["parse"] = parse
+
+    if any(o is None for o in parse_session_text(text).objects):
+        # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
+        # file read-only, but the report gives pi's answer.
+        parse["entries"] = parsed_objects
+        doc["open"] = {"error": PI_NULL_LINE_ERROR, "rewrote_file": False}
+        return doc
+
+    with tempfile.TemporaryDirectory(prefix="arbor-inspect-") as tmp:
+        copy = Path(tmp) / source.name
+        shutil.copyfile(source, copy)
+        with sequential_ids() if sequential_ids_ else nullcontext():
+            manager = SessionManager.open(copy, fsync=False)
+        after = copy.read_bytes()
+    rewrote = after != data
+    doc["open"] = _open_section(manager, rewrote, after)
+    if manager.report.header_regenerated:
+        doc["nondeterministic"].append(
+            {
+                "what": "new session header",
+                "where": ["open.header.id", "open.header.timestamp", "open.header.cwd", "open.sessionId", "open.cwd"],
+                "why": "the file has no valid session header; Arbor presents a new header and never "
+                "overwrites the file (pi does)",
+            }
+        )
+    if parse["migration_applied"] and not sequential_ids_:
+        doc["nondeterministic"].append(
+            {"what": "generated ids", "where": ["entries"], "why": "migration from v1 creates random ids"}
+        )
+    # pi keeps repeated header lines in its entry list; Arbor's index skips them, as getEntries does.
+    first_header_and_entries = [o for k, o in enumerate(parsed_objects) if k == 0 or not is_header(o)]
+    same = js_stringify(first_header_and_entries) == js_stringify([manager.get_header(), *manager.index.entries])
+    parse["same_as_open"] = same
+    if not same:
+        parse["entries"] = parsed_objects
+
+    entries = manager.index.entries
+    doc["entries"] = entries
+    table = MessageTable(entries)
+    sections: dict[str, Any] = {}
+
+    entry_message: dict[str, Any] = {}
+    for entry in entries:
+        message = message_from_entry(entry)
+        if message is not None:
+            entry_message[entry.get("id")] = table.ref(message)
+    sections["entry_message"] = entry_message
+
+    sections["tree"] = _tree_section(manager)
+    sections["labels"] = {
+        e.get("targetId"): manager.get_label(e.get("targetId")) for e in entries if e.get("type") == "label"
+    }
+    open_leaf = manager.leaf_id
+    contexts: dict[str, Any] = {}
+    branches: dict[str, Any] = {}
+    position = {id(e): k for k, e in enumerate(entries)}
+    for entry in entries:
+        entry_id = entry.get("id")
+        if entry_id in contexts:
+            continue
+        manager.branch(entry_id)
+        contexts[entry_id] = _context_json(manager.build_session_context())
+        branches[entry_id] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+    if open_leaf is not None:
+        manager.branch(open_leaf)
+    else:
+        manager.reset_leaf()
+    sections["contexts"] = contexts
+    sections["context_special"] = {
+        "open_leaf": _context_json(manager.build_session_context()),
+        "null_leaf": _context_json(build_session_context(entries, None, manager.index)),
+        "undefined_leaf": _context_json(build_session_context(entries, index=manager.index)),
+        "unknown_leaf": _context_json(build_session_context(entries, "no-such-id", manager.index)),
+    }
+    sections["branches"] = branches
+    leaves = manager.index.leaves()
+    sections["leaves"] = leaves
+
+    try:
+        from .compaction.report import compaction_sections
+    except ImportError:  # the compaction engine is optional for the session-only sections
+        compaction_sections = None
+    if compaction_sections is not None:
+        sections.update(compaction_sections(manager, leaves))
+
+    encoded = _encode_message_lists(sections, table)
+    doc["message_table"] = table.items
+    try:
+        from .compaction.tokens import estimate_tokens
+
+        doc["message_tokens"] = [estimate_tokens(m) for m in table.messages]
+    except ImportError:
+        pass
+    for key in (
+        "entry_message",
+        "entry_file_ops",
+        "tree",
+        "labels",
+        "contexts",
+        "context_special",
+        "branches",
+        "leaves",
+        "leaf_stats",
+        "compaction",
+        "branch_summary",
+        "serialize",
+    ):
+        if key in encoded:
+            doc[key] = encoded[key]
+    return doc
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The document as text: one item per line for the big arrays and maps, like pi's oracle."""
+    lines = ["{"]
+    keys = list(doc)
+    for n, key in enumerate(keys):
+        value = doc[key]
+        comma = "," if n < len(keys) - 1 else ""
+        if isinstance(value, list) and value and key in ("entries", "message_table"):
+            inner = ",\n".join("  " + js_stringify(v) for v in value)
+            lines.append(f" {js_stringify(key)}: [\n{inner}\n ]{comma}")
+        elif isinstance(value, dict) and value:
+            inner = ",\n".join(f"  {js_stringify(k)}: {js_stringify(v)}" for k, v in value.items())
+            lines.append(f" {js_stringify(key)}: {{\n{inner}\n }}{comma}")
+        else:
+            lines.append(f" {js_stringify(key)}: {js_stringify(value)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def run(path: str, sequential: bool) -> int:
+    """CLI entry: print the document; a file that cannot be read gives one line on stderr, exit 2."""
+    import sys
+
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError(21, "Is a directory")
+        doc = build_report(path, sequential)
+    except OSError as exc:
+        print(f"arbor inspect: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(render(doc))
+    return 0

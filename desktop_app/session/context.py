@@ -1,0 +1,237 @@
+"""What the model sees: ``build_session_context`` and ``convert_to_llm`` (pi-spec §4.1, §4.2).
+
+The prefixes and suffixes around summaries are data: they end up in the model's context and in
+token estimates, so they are pi's strings to the character.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .entries import Entry, Message, parse_date_ms
+from .jsjson import js_number
+from .tree import SessionIndex
+
+COMPACTION_SUMMARY_PREFIX = (
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
+)
+COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
+BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+BRANCH_SUMMARY_SUFFIX = "</summary>"
+
+_UNSET: Any = object()
+
+
+class _Missing(str):
+    """An absent key read in JavaScript: concatenates as ``"undefined"``."""
+
+
+_MISSING = _Missing("undefined")
+
+
+@dataclass
+class SessionContext:
+    """``{messages, thinkingLevel, model}`` of pi's ``buildSessionContext``."""
+
+    messages: list[Message] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"messages": self.messages, "thinkingLevel": self.thinking_level, "model": self.model}
+
+
+# ------------------------------------------------------------------------------ entry → message
+
+
+def _copy_keys(out: dict[str, Any], entry: Entry, keys: tuple[str, ...]) -> dict[str, Any]:
+    for key in keys:
+        if key in entry:
+            out[key] = entry[key]
+    return out
+
+
+def custom_message_from_entry(entry: Entry) -> Message:
+    """``createCustomMessage``: a ``custom_message`` entry as an in-memory ``custom`` message."""
+    message: Message = {"role": "custom"}
+    _copy_keys(message, entry, ("customType", "content", "display", "details"))
+    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    return message
+
+
+def branch_summary_message(entry: Entry) -> Message:
+    """``createBranchSummaryMessage``."""
+    message: Message = {"role": "branchSummary"}
+    _copy_keys(message, entry, ("summary", "fromId"))
+    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    return message
+
+
+def compaction_summary_message(entry: Entry) -> Message:
+    """``createCompactionSummaryMessage``."""
+    message: Message = {"role": "compactionSummary"}
+    _copy_keys(message, entry, ("summary", "tokensBefore"))
+    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    return message
+
+
+def context_message(entry: Entry) -> Message | None:
+    """The message an entry contributes to ``buildSessionContext`` (``None`` for most bookkeeping)."""
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        return entry.get("message")
+    if entry_type == "custom_message":
+        return custom_message_from_entry(entry)
+    if entry_type == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry)
+    return None
+
+
+def message_from_entry(entry: Entry) -> Message | None:
+    """pi's ``getMessageFromEntry`` (compaction utils): every summary kind becomes a message.
+
+    Unlike :func:`context_message`, an empty branch summary still yields a message and a
+    compaction yields its ``compactionSummary``; what a caller then skips is its own rule.
+    """
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        return entry.get("message")
+    if entry_type == "custom_message":
+        return custom_message_from_entry(entry)
+    if entry_type == "branch_summary":
+        return branch_summary_message(entry)
+    if entry_type == "compaction":
+        return compaction_summary_message(entry)
+    return None
+
+
+# ------------------------------------------------------------------------------ build
+
+
+def build_session_context(
+    entries: list[Entry], leaf_id: str | None = _UNSET, index: SessionIndex | None = None
+) -> SessionContext:
+    """Context of the path ending at ``leaf_id`` (pi-spec §4.1).
+
+    ``leaf_id=None`` means "no leaf" (empty context); omitted or unknown means the last entry.
+    ``index`` may be passed to reuse an existing id map (pi's ``byId``).
+    """
+    if leaf_id is None or not entries:
+        return SessionContext()
+    if index is None:
+        index = SessionIndex.build(entries)
+    leaf = index.by_id.get(leaf_id) if leaf_id is not _UNSET else None
+    if leaf is None:
+        leaf = entries[-1]
+    path = index.path_to(leaf)
+    return context_from_path(path)
+
+
+def context_from_path(path: list[Entry]) -> SessionContext:
+    """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
+    thinking_level: Any = "off"
+    model: dict[str, Any] | None = None
+    compaction_at = -1
+    for i, entry in enumerate(path):
+        entry_type = entry.get("type")
+        if entry_type == "thinking_level_change":
+            thinking_level = entry.get("thinkingLevel")
+        elif entry_type == "model_change":
+            model = _copy_keys({}, entry, ("provider", "modelId"))
+        elif entry_type == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                model = {}
+                if "provider" in message:
+                    model["provider"] = message["provider"]
+                if "model" in message:
+                    model["modelId"] = message["model"]
+        elif entry_type == "compaction":
+            compaction_at = i
+
+    messages: list[Message] = []
+    if compaction_at >= 0:
+        compaction = path[compaction_at]
+        messages.append(compaction_summary_message(compaction))
+        first_kept = compaction.get("firstKeptEntryId")
+        emitting = False
+        for entry in path[:compaction_at]:
+            if not emitting and entry.get("id") == first_kept:
+                emitting = True
+            if emitting:
+                message = context_message(entry)
+                if message is not None:
+                    messages.append(message)
+        tail = path[compaction_at + 1 :]
+    else:
+        tail = path
+    for entry in tail:
+        message = context_message(entry)
+        if message is not None:
+            messages.append(message)
+    return SessionContext(messages, thinking_level, model)
+
+
+# ------------------------------------------------------------------------------ convert_to_llm
+
+
+def _js_str(value: Any) -> str:
+    """``"" + value`` in JavaScript for the values a session can hold."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    return str(value)
+
+
+def _bash_text(message: Message) -> str:
+    text = "Ran `" + _js_str(message.get("command", _MISSING)) + "`\n"
+    output = message.get("output")
+    text += "```\n" + _js_str(output) + "\n```" if output else "(no output)"
+    exit_code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif isinstance(exit_code, (int, float)) and not isinstance(exit_code, bool) and exit_code != 0:
+        text += "\n\nCommand exited with code " + js_number(exit_code)
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += "\n\n[Output truncated. Full output: " + _js_str(message["fullOutputPath"]) + "]"
+    return text
+
+
+def _user(text: str, timestamp: Any) -> Message:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}
+
+
+def convert_message_to_llm(message: Message) -> Message | None:
+    """One agent message in the LLM's vocabulary (user/assistant/toolResult), or ``None`` if dropped."""
+    role = message.get("role")
+    if role in ("user", "assistant", "toolResult"):
+        return message
+    if role == "bashExecution":
+        if message.get("excludeFromContext"):
+            return None
+        return _user(_bash_text(message), message.get("timestamp"))
+    if role == "custom":
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        return {"role": "user", "content": blocks, "timestamp": message.get("timestamp")}
+    if role == "branchSummary":
+        text = BRANCH_SUMMARY_PREFIX + _js_str(message.get("summary", _MISSING)) + BRANCH_SUMMARY_SUFFIX
+        return _user(text, message.get("timestamp"))
+    if role == "compactionSummary":
+        text = COMPACTION_SUMMARY_PREFIX + _js_str(message.get("summary", _MISSING)) + COMPACTION_SUMMARY_SUFFIX
+        return _user(text, message.get("timestamp"))
+    return None
+
+
+def convert_to_llm(messages: list[Message]) -> list[Message]:
+    """pi's ``convertToLlm``: summaries, custom and bash messages become user messages."""
+    out: list[Message] = []
+    for message in messages:
+        converted = convert_message_to_llm(message)
+        if converted is not None:
+            out.append(converted)
+    return out

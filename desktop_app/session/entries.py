@@ -1,0 +1,357 @@
+"""Entry and message shapes of pi's v3 session format: builders in pi's key order, ids, times, lines.
+
+Entries stay plain dicts shaped exactly as in the file, so unknown types and fields survive a round
+trip untouched (DESIGN.md §2, §4). The builders here are the only place that knows pi's write order
+(pi-spec §2.2–§2.4); optional values passed as ``None`` are left out, as ``JSON.stringify`` leaves out
+``undefined``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Container, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from .jsjson import _JS_WS as _JS_WS_CHARS
+from .jsjson import JSONParseError, js_parse, js_stringify, js_trim
+
+Entry = dict[str, Any]
+Message = dict[str, Any]
+
+CURRENT_SESSION_VERSION = 3
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+# --------------------------------------------------------------------------------------------- ids
+
+_uuid_source: Callable[[], str] = lambda: str(uuid.uuid4())  # noqa: E731
+_uuid_lock = threading.Lock()
+
+
+@contextmanager
+def sequential_ids() -> Iterator[None]:
+    """Replace the random UUID source by a counter, as pi's conformance harness does.
+
+    The k-th call yields ``hex(k)`` padded to 8 digits, so entry ids become ``00000001``, ...
+    (``conformance/README.md``: "counter reset before parse and before open"). Used by
+    ``arbor inspect --sequential-ids`` so migrated files compare exactly.
+    """
+    global _uuid_source
+    counter = 0
+
+    def next_uuid() -> str:
+        nonlocal counter
+        counter += 1
+        return f"{counter:08x}-0000-4000-8000-000000000000"
+
+    with _uuid_lock:
+        previous, _uuid_source = _uuid_source, next_uuid
+    try:
+        yield
+    finally:
+        _uuid_source = previous
+
+
+def random_uuid() -> str:
+    return _uuid_source()
+
+
+def new_entry_id(existing: Container[str]) -> str:
+    """8 hex characters unique within ``existing``; after 100 collisions a full UUID (as pi)."""
+    for _ in range(100):
+        candidate = random_uuid()[:8]
+        if candidate not in existing:
+            return candidate
+    return random_uuid()
+
+
+def uuid7(now_ms: int | None = None) -> str:
+    """A UUID v7 (RFC 9562): 48-bit millisecond time, then random bits; what pi 0.73.1 uses for sessions."""
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80
+    value |= 0x7 << 76
+    value |= (rand >> 68 & 0xFFF) << 64
+    value |= 0b10 << 62
+    value |= rand & ((1 << 62) - 1)
+    return str(uuid.UUID(int=value))
+
+
+# --------------------------------------------------------------------------------------------- time
+
+
+def iso_now() -> str:
+    """``new Date().toISOString()``: UTC, milliseconds, ``Z``."""
+    return iso_from_ms(int(time.time() * 1000))
+
+
+def iso_from_ms(ms: int) -> str:
+    dt = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=ms)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+_ISO_RE = re.compile(
+    r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
+    r"(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"(Z|[+-]\d{2}:\d{2})?"
+)
+
+
+def parse_date_ms(text: Any) -> int | None:
+    """``Date.parse(text)`` for ISO-8601 strings in a UTC process; ``None`` where JS gives ``NaN``.
+
+    Date-only forms are UTC; date-times without an offset are local time, which is UTC in pi's
+    conformance harness and in Arbor (the file's timestamps are always written with ``Z``).
+    """
+    if not isinstance(text, str):
+        return None
+    m = _ISO_RE.fullmatch(text.strip())
+    if not m:
+        return None
+    year_s, mon, day, hh, mm, ss, frac, tz = m.groups()
+    if year_s == "-000000":
+        return None
+    try:
+        year = int(year_s)
+        month = int(mon or 1)
+        dd = int(day or 1)
+        hour, minute, sec = int(hh or 0), int(mm or 0), int(ss or 0)
+        if not (1 <= month <= 12 and 1 <= dd <= 31 and minute < 60 and sec < 60):
+            return None
+        if hour > 24 or (hour == 24 and (minute or sec or (frac and int(frac)))):
+            return None
+        ms = int((frac or "0")[:3].ljust(3, "0"))
+        base = datetime(year, month, dd, tzinfo=UTC) if 1 <= year <= 9999 else None
+        if base is None:
+            return None
+        total = base + timedelta(hours=hour, minutes=minute, seconds=sec, milliseconds=ms)
+        if tz and tz != "Z":
+            sign = 1 if tz[0] == "+" else -1
+            oh, om = int(tz[1:3]), int(tz[4:6])
+            if oh > 23 or om > 59:
+                return None
+            total -= sign * timedelta(hours=oh, minutes=om)
+    except ValueError:
+        return None
+    delta = total - datetime(1970, 1, 1, tzinfo=UTC)
+    return delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000
+
+
+# --------------------------------------------------------------------------------------------- lines
+
+
+def serialize_line(obj: Any) -> str:
+    """One JSONL line as pi writes it (``JSON.stringify`` + ``\\n``)."""
+    return js_stringify(obj) + "\n"
+
+
+def is_header(obj: Any) -> bool:
+    return isinstance(obj, dict) and obj.get("type") == "session"
+
+
+def is_valid_header(obj: Any) -> bool:
+    """pi accepts a file only if its first parsed line is ``{type:"session", id:<string>}``."""
+    return is_header(obj) and isinstance(obj.get("id"), str)
+
+
+# --------------------------------------------------------------------------------------------- builders
+
+
+def _put(d: dict[str, Any], key: str, value: Any) -> None:
+    if value is not None:
+        d[key] = value
+
+
+def make_header(session_id: str, cwd: str, timestamp: str, parent_session: str | None = None) -> Entry:
+    header: Entry = {
+        "type": "session",
+        "version": CURRENT_SESSION_VERSION,
+        "id": session_id,
+        "timestamp": timestamp,
+        "cwd": cwd,
+    }
+    _put(header, "parentSession", parent_session)
+    return header
+
+
+def _base(entry_type: str, entry_id: str, parent_id: str | None, timestamp: str) -> Entry:
+    return {"type": entry_type, "id": entry_id, "parentId": parent_id, "timestamp": timestamp}
+
+
+def make_message_entry(entry_id: str, parent_id: str | None, timestamp: str, message: Message) -> Entry:
+    entry = _base("message", entry_id, parent_id, timestamp)
+    entry["message"] = message
+    return entry
+
+
+def make_thinking_level_entry(entry_id: str, parent_id: str | None, timestamp: str, level: str) -> Entry:
+    entry = _base("thinking_level_change", entry_id, parent_id, timestamp)
+    entry["thinkingLevel"] = level
+    return entry
+
+
+def make_model_change_entry(
+    entry_id: str, parent_id: str | None, timestamp: str, provider: str, model_id: str
+) -> Entry:
+    entry = _base("model_change", entry_id, parent_id, timestamp)
+    entry["provider"] = provider
+    entry["modelId"] = model_id
+    return entry
+
+
+def make_compaction_entry(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    summary: str,
+    first_kept_entry_id: str | None,
+    tokens_before: int | float,
+    details: Any = None,
+    from_hook: bool | None = None,
+) -> Entry:
+    entry = _base("compaction", entry_id, parent_id, timestamp)
+    entry["summary"] = summary
+    _put(entry, "firstKeptEntryId", first_kept_entry_id)
+    entry["tokensBefore"] = tokens_before
+    _put(entry, "details", details)
+    _put(entry, "fromHook", from_hook)
+    return entry
+
+
+def make_branch_summary_entry(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    from_id: str,
+    summary: str,
+    details: Any = None,
+    from_hook: bool | None = None,
+) -> Entry:
+    entry = _base("branch_summary", entry_id, parent_id, timestamp)
+    entry["fromId"] = from_id
+    entry["summary"] = summary
+    _put(entry, "details", details)
+    _put(entry, "fromHook", from_hook)
+    return entry
+
+
+def make_custom_entry(
+    entry_id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None
+) -> Entry:
+    entry: Entry = {"type": "custom", "customType": custom_type}
+    _put(entry, "data", data)
+    entry.update(id=entry_id, parentId=parent_id, timestamp=timestamp)
+    return entry
+
+
+def make_custom_message_entry(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    custom_type: str,
+    content: str | list[Any],
+    display: bool,
+    details: Any = None,
+) -> Entry:
+    entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content, "display": display}
+    _put(entry, "details", details)
+    entry.update(id=entry_id, parentId=parent_id, timestamp=timestamp)
+    return entry
+
+
+def make_label_entry(
+    entry_id: str, parent_id: str | None, timestamp: str, target_id: str, label: str | None
+) -> Entry:
+    entry = _base("label", entry_id, parent_id, timestamp)
+    entry["targetId"] = target_id
+    if label:
+        entry["label"] = label
+    return entry
+
+
+def make_session_info_entry(entry_id: str, parent_id: str | None, timestamp: str, name: str) -> Entry:
+    entry = _base("session_info", entry_id, parent_id, timestamp)
+    entry["name"] = name
+    return entry
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def message_text(content: Any, joiner: str = "") -> str:
+    """Text of a message's content: the string itself, or its text blocks joined with ``joiner``."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return joiner.join(
+            block.get("text", "")
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def is_assistant_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and entry.get("type") == "message"
+        and isinstance(entry.get("message"), dict)
+        and entry["message"].get("role") == "assistant"
+    )
+
+
+# --------------------------------------------------------------------------------------------- parsing
+
+_BIG_INT = re.compile(r"\d{16}")
+_fast_decoder = json.JSONDecoder(parse_constant=lambda name: _reject(name))
+
+
+def _reject(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+@dataclass(frozen=True)
+class ParsedText:
+    """What pi's tolerant reader makes of a file's text (pi-spec §2.1).
+
+    ``objects`` holds every line ``JSON.parse`` accepts, in order (any JSON value, as pi keeps them);
+    ``malformed`` the 1-based line numbers it silently drops, which Arbor reports instead.
+    """
+
+    objects: list[Any]
+    line_numbers: list[int]
+    malformed: list[int]
+
+
+def parse_session_text(text: str) -> ParsedText:
+    """Trim, split on ``\\n``, skip blank lines, ``JSON.parse`` the rest, drop what fails."""
+    stripped = js_trim(text)
+    if not stripped:
+        return ParsedText([], [], [])
+    first_line = text[: len(text) - len(text.lstrip(_JS_WS_CHARS))].count("\n") + 1
+    objects: list[Any] = []
+    numbers: list[int] = []
+    malformed: list[int] = []
+    decode = _fast_decoder.decode
+    for offset, line in enumerate(stripped.split("\n")):
+        if not js_trim(line):
+            continue
+        try:
+            obj = js_parse(line) if _BIG_INT.search(line) else decode(line)
+        except (ValueError, JSONParseError, RecursionError):
+            malformed.append(first_line + offset)
+            continue
+        objects.append(obj)
+        numbers.append(first_line + offset)
+    return ParsedText(objects, numbers, malformed)

@@ -1,0 +1,547 @@
+"""``SessionManager``: the one API the rest of Arbor uses for a session (DESIGN.md §4, pi-spec §3).
+
+Behaviour is pi's, names are Python's. What Arbor does differently is deliberate and listed in
+DESIGN.md §2: a file is written from its first entry and never gets a line twice; a file without a
+valid header is opened read-only instead of being overwritten; migrations keep a backup; appends
+are locked and fsynced; other writers' appends are followed; cycles never hang.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .context import SessionContext, build_session_context
+from .entries import (
+    Entry,
+    Message,
+    is_header,
+    is_valid_header,
+    iso_now,
+    make_branch_summary_entry,
+    make_compaction_entry,
+    make_custom_entry,
+    make_custom_message_entry,
+    make_header,
+    make_label_entry,
+    make_message_entry,
+    make_model_change_entry,
+    make_session_info_entry,
+    make_thinking_level_entry,
+    new_entry_id,
+    parse_date_ms,
+    parse_session_text,
+    serialize_line,
+    uuid7,
+)
+from .migrate import migrate_objects, needs_migration
+from .paths import default_session_dir, session_file_name
+from .store import SessionFileError, SessionStore
+from .tree import SessionIndex, TreeNode
+
+__all__ = ["SessionManager", "SessionEvent", "SessionError", "SessionReadOnlyError", "SessionFileError"]
+
+
+class SessionError(Exception):
+    """A session operation was refused (unknown entry, empty branch, ...); the message is pi's."""
+
+
+class SessionReadOnlyError(SessionError):
+    """The session was opened read-only (no valid header) and cannot be appended to."""
+
+
+@dataclass
+class SessionEvent:
+    """A change subscribers hear about.
+
+    ``kind`` is one of ``entry_appended``, ``leaf_moved``, ``reloaded``, ``external_append``,
+    ``error``. ``entries`` carries the new entries for the two append kinds.
+    """
+
+    kind: str
+    entries: list[Entry] = field(default_factory=list)
+    leaf_id: str | None = None
+    message: str | None = None
+
+
+Subscriber = Callable[[SessionEvent], None]
+
+
+@dataclass
+class OpenReport:
+    """What opening a file found, for the UI and ``arbor inspect``."""
+
+    malformed_lines: list[int] = field(default_factory=list)
+    torn_last_line: bool = False
+    migrated: bool = False
+    backup_path: Path | None = None
+    header_regenerated: bool = False
+    error: str | None = None
+    non_object_lines: list[int] = field(default_factory=list)
+
+
+class SessionManager:
+    """A session: its header, its entries as a tree, the current leaf, and (optionally) its file."""
+
+    def __init__(
+        self,
+        cwd: str,
+        session_dir: Path | str | None,
+        persist: bool,
+        session_file: Path | str | None = None,
+        fsync: bool = True,
+    ) -> None:
+        self._cwd = cwd
+        self.session_dir: Path | None = Path(session_dir) if session_dir else None
+        self.persist = persist
+        self.fsync = fsync
+        self.read_only = False
+        self.report = OpenReport()
+        self._subscribers: list[Subscriber] = []
+        self._header: Entry = {}
+        self._index = SessionIndex()
+        self._leaf_id: str | None = None
+        self._header_written = False  # is the header on disk?
+        self._written = 0  # how many of the index's entries are on disk (in order)
+        self._store: SessionStore | None = None
+        self._session_file: Path | None = Path(session_file) if session_file else None
+
+    # ================================================================================ constructors
+
+    @classmethod
+    def create(cls, cwd: str, session_dir: Path | str | None = None, *, fsync: bool = True) -> SessionManager:
+        """A new session in ``session_dir`` (default: Arbor's per-project dir). Written on first append."""
+        directory = Path(session_dir) if session_dir else default_session_dir(cwd)
+        manager = cls(cwd, directory, persist=True, fsync=fsync)
+        manager.new_session()
+        return manager
+
+    @classmethod
+    def in_memory(cls, cwd: str | None = None) -> SessionManager:
+        """A session that never touches the disk."""
+        manager = cls(cwd if cwd is not None else os.getcwd(), None, persist=False)
+        manager.new_session()
+        return manager
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        session_dir: Path | str | None = None,
+        cwd_override: str | None = None,
+        *,
+        fsync: bool = True,
+    ) -> SessionManager:
+        """Open a session file (pi's ``SessionManager.open``); a missing file becomes a new session there."""
+        file_path = Path(os.path.abspath(os.fspath(path)))
+        directory = Path(session_dir) if session_dir else file_path.parent
+        manager = cls(cwd_override or os.getcwd(), directory, persist=True, session_file=file_path, fsync=fsync)
+        manager._load(file_path, cwd_override)
+        return manager
+
+    @classmethod
+    def fork_from(
+        cls, source_path: str | Path, target_cwd: str, session_dir: Path | str | None = None
+    ) -> SessionManager:
+        """Copy a whole session (every entry, migrated first) into a new file of ``target_cwd``."""
+        source = Path(os.path.abspath(os.fspath(source_path)))
+        try:
+            text = SessionStore(source).read().text
+        except FileNotFoundError as exc:
+            raise SessionError(f"Cannot fork: {source} does not exist") from exc
+        objects = [obj for obj in parse_session_text(text).objects if isinstance(obj, dict)]
+        if not objects or not is_valid_header(objects[0]):
+            raise SessionError(f"Cannot fork: {source} is empty or not a session file")
+        migrate_objects(objects)  # pi copies unmigrated v1/v2 entries and breaks the tree; Arbor doesn't
+        directory = Path(session_dir) if session_dir else default_session_dir(target_cwd)
+        timestamp = iso_now()
+        header = make_header(uuid7(), target_cwd, timestamp, str(source))
+        target = directory / session_file_name(timestamp, header["id"])
+        lines = [serialize_line(header)] + [serialize_line(o) for o in objects if not is_header(o)]
+        store = SessionStore(target)
+        with store.locked():
+            store.append("".join(lines))
+        return cls.open(target, directory)
+
+    # ================================================================================ loading
+
+    def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> str | None:
+        """Start an empty session (pi's ``newSession``); returns the future file path if persistent."""
+        timestamp = iso_now()
+        self._header = make_header(session_id or uuid7(), self._cwd, timestamp, parent_session)
+        self._index = SessionIndex()
+        self._leaf_id = None
+        self._written = 0
+        self._header_written = False
+        self.read_only = False
+        if self.persist and self.session_dir is not None:
+            self._session_file = self.session_dir / session_file_name(timestamp, self._header["id"])
+            self._store = SessionStore(self._session_file, self.fsync)
+        else:
+            self._store = None
+        return str(self._session_file) if self._session_file else None
+
+    def _load(self, file_path: Path, cwd_override: str | None) -> None:
+        store = SessionStore(file_path, self.fsync)
+        try:
+            snapshot = store.read()
+        except FileNotFoundError:
+            self._start_fresh_at(file_path)
+            return
+        parsed = parse_session_text(snapshot.text)
+        report = OpenReport(malformed_lines=list(parsed.malformed))
+        objects: list[Any] = []
+        for obj, line in zip(parsed.objects, parsed.line_numbers, strict=True):
+            if isinstance(obj, dict):
+                objects.append(obj)
+            else:
+                report.non_object_lines.append(line)
+                report.malformed_lines.append(line)
+        report.malformed_lines.sort()
+        if not snapshot.ends_with_newline and parsed.malformed and parsed.malformed[-1] == _last_line_no(
+            snapshot.text
+        ):
+            report.torn_last_line = True
+        self.report = report
+        self._store = store
+        self._session_file = file_path
+
+        if not objects and not parsed.objects and not parsed.malformed:
+            # Empty (or whitespace-only) file: nothing to lose, so it simply becomes a new session.
+            self._start_fresh_at(file_path)
+            report.header_regenerated = True
+            return
+        if not objects or not is_valid_header(objects[0]):
+            first = objects[0] if objects else None
+            why = "it is empty" if not parsed.objects else "its first line is not a session header"
+            if first is not None and is_header(first):
+                why = "its session header has no id"
+            self._start_fresh_at(file_path)
+            self._cwd = cwd_override or os.getcwd()
+            self._header["cwd"] = self._cwd
+            self.read_only = True
+            report.header_regenerated = True
+            report.error = f"{file_path.name} is not a valid session file ({why}); opened read-only, nothing changed"
+            self.report = report
+            return
+
+        if needs_migration(objects):
+            migrate_objects(objects)
+            report.migrated = True
+            text = "".join(serialize_line(o) for o in objects)
+            report.backup_path = store.rewrite(text)
+        header = objects[0]
+        self._header = header
+        if cwd_override:
+            self._cwd = cwd_override
+        else:
+            cwd = header.get("cwd")
+            self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        self._index = SessionIndex.build([o for o in objects if not is_header(o)])
+        self._leaf_id = self._index.last_id
+        self._written = len(self._index.entries)
+        self._header_written = True
+
+    def _start_fresh_at(self, file_path: Path) -> None:
+        directory, persist = self.session_dir, self.persist
+        self.session_dir, self.persist = None, False  # keep the explicit path
+        self.new_session()
+        self.session_dir, self.persist = directory, persist
+        self._session_file = file_path
+        self._store = SessionStore(file_path, self.fsync)
+
+    # ================================================================================ events
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call ``callback`` on every change; returns a function that unsubscribes."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _emit(self, event: SessionEvent) -> None:
+        for callback in list(self._subscribers):
+            callback(event)
+
+    # ================================================================================ writing
+
+    def _append(self, build: Callable[[str, str | None, str], Entry]) -> str:
+        if self.read_only:
+            raise SessionReadOnlyError(self.report.error or "This session is read-only")
+        store = self._store if self.persist else None
+        if store is None:
+            entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
+            self._add(entry)
+            return str(entry["id"])
+        with store.locked():
+            self._follow_external(store)
+            entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
+            self._add(entry)
+            self._flush(store)
+        return str(entry["id"])
+
+    def _add(self, entry: Entry) -> None:
+        self._index.add(entry)
+        self._leaf_id = entry["id"]
+        self._emit(SessionEvent("entry_appended", [entry], self._leaf_id))
+
+    def _flush(self, store: SessionStore) -> None:
+        """Write every entry not yet on disk (the header first, if needed) in one durable append."""
+        pending = self._index.entries[self._written :]
+        if not self._header_written:
+            pending = [self._header, *pending]
+        if not pending:
+            return
+        try:
+            store.append("".join(serialize_line(e) for e in pending))
+        except SessionFileError as exc:
+            self._emit(SessionEvent("error", message=str(exc), leaf_id=self._leaf_id))
+            raise
+        self._written = len(self._index.entries)
+        self._header_written = True
+
+    def _follow_external(self, store: SessionStore) -> list[Entry]:
+        change = store.changed_on_disk() if self._header_written else None
+        if change == "appended":
+            return self._load_appended(store)
+        if change == "replaced":
+            self._reload()
+        return []
+
+    def _load_appended(self, store: SessionStore) -> list[Entry]:
+        was_at_end = self._leaf_id == self._index.last_id
+        parsed = parse_session_text(store.read_appended())
+        new = [o for o in parsed.objects if isinstance(o, dict) and not is_header(o)]
+        for entry in new:
+            self._index.add(entry)
+        self._written += len(new)
+        if new:
+            if was_at_end:
+                self._leaf_id = self._index.last_id
+            self._emit(SessionEvent("external_append", new, self._leaf_id))
+        return new
+
+    def _reload(self) -> None:
+        assert self._session_file is not None
+        self._load(self._session_file, None)
+        self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+
+    def poll_external_changes(self) -> list[Entry]:
+        """Load entries another program appended since the last read; emits ``external_append``."""
+        store = self._store
+        if store is None or not self._header_written:
+            return []
+        change = store.changed_on_disk()
+        if change == "appended":
+            return self._load_appended(store)
+        if change == "replaced":
+            self._reload()
+        return []
+
+    # ---------------------------------------------------------------------------- append_*
+
+    def append_message(self, message: Message) -> str:
+        return self._append(lambda i, p, t: make_message_entry(i, p, t, message))
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append(lambda i, p, t: make_thinking_level_entry(i, p, t, thinking_level))
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append(lambda i, p, t: make_model_change_entry(i, p, t, provider, model_id))
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str | None,
+        tokens_before: int | float,
+        details: Any = None,
+        from_hook: bool | None = None,
+    ) -> str:
+        return self._append(
+            lambda i, p, t: make_compaction_entry(
+                i, p, t, summary, first_kept_entry_id, tokens_before, details, from_hook
+            )
+        )
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        return self._append(lambda i, p, t: make_custom_entry(i, p, t, custom_type, data))
+
+    def append_custom_message_entry(
+        self, custom_type: str, content: str | list[Any], display: bool, details: Any = None
+    ) -> str:
+        return self._append(
+            lambda i, p, t: make_custom_message_entry(i, p, t, custom_type, content, display, details)
+        )
+
+    def append_session_info(self, name: str) -> str:
+        trimmed = name.strip()
+        return self._append(lambda i, p, t: make_session_info_entry(i, p, t, trimmed))
+
+    def append_label_change(self, target_id: str, label: str | None = None) -> str:
+        if target_id not in self._index.by_id:
+            raise SessionError(f"Entry {target_id} not found")
+        return self._append(lambda i, p, t: make_label_entry(i, p, t, target_id, label))
+
+    # ---------------------------------------------------------------------------- moving the leaf
+
+    def branch(self, branch_from_id: str) -> None:
+        """Move the leaf to an existing entry; the next append starts a sibling branch there."""
+        if branch_from_id not in self._index.by_id:
+            raise SessionError(f"Entry {branch_from_id} not found")
+        self._leaf_id = branch_from_id
+        self._emit(SessionEvent("leaf_moved", leaf_id=branch_from_id))
+
+    def reset_leaf(self) -> None:
+        """No leaf: the next append creates a new root."""
+        self._leaf_id = None
+        self._emit(SessionEvent("leaf_moved", leaf_id=None))
+
+    def branch_with_summary(
+        self,
+        branch_from_id: str | None,
+        summary: str,
+        details: Any = None,
+        from_hook: bool | None = None,
+    ) -> str:
+        """Move to ``branch_from_id`` and append a ``branch_summary`` there (pi-spec §3.6).
+
+        For summaries Arbor makes itself (``from_hook`` falsy, ``details`` a dict or absent) the
+        abandoned leaf is kept in ``details.abandonedLeafId`` so the graph can show what was
+        summarized; pi ignores the extra key.
+        """
+        if branch_from_id is not None and branch_from_id not in self._index.by_id:
+            raise SessionError(f"Entry {branch_from_id} not found")
+        abandoned = self._leaf_id
+        if not from_hook and abandoned is not None and (details is None or isinstance(details, dict)):
+            details = {**(details or {}), "abandonedLeafId": abandoned}
+        self._leaf_id = branch_from_id
+        from_id = branch_from_id if branch_from_id is not None else "root"
+        return self._append(
+            lambda i, p, t: make_branch_summary_entry(i, p, t, from_id, summary, details, from_hook)
+        )
+
+    # ---------------------------------------------------------------------------- new files
+
+    def create_branched_session(self, leaf_id: str) -> str | None:
+        """Copy the path to ``leaf_id`` (and its labels) into a new session file (pi-spec §3.7).
+
+        Returns the new file's path (``None`` in memory). Unlike pi, the copy is written at once
+        even when it holds no assistant message yet, so nothing copied is ever lost.
+        """
+        path = self._index.get_branch(leaf_id)
+        if not path:
+            raise SessionError(f"Entry {leaf_id} not found")
+        kept = [e for e in path if e.get("type") != "label"]
+        on_path = {e.get("id") for e in kept}
+        labels = [(t, lbl) for t, lbl in self._index.labels.items() if t in on_path]
+        timestamp = iso_now()
+        parent_session = str(self._session_file) if self.persist and self._session_file else None
+        header = make_header(uuid7(), self._cwd, timestamp, parent_session)
+        used = {str(e.get("id")) for e in kept}
+        label_entries: list[Entry] = []
+        parent = kept[-1].get("id") if kept else None
+        for target, label in labels:
+            new_id = new_entry_id(used)
+            used.add(new_id)
+            ts = self._index.label_timestamps.get(target) or timestamp
+            label_entries.append(make_label_entry(new_id, parent, ts, target, label))
+            parent = new_id
+
+        self._header = header
+        self._index = SessionIndex.build(kept + label_entries)
+        self._leaf_id = self._index.last_id
+        self._written = 0
+        self._header_written = False
+        self.read_only = False
+        if self.persist and self.session_dir is not None:
+            self._session_file = self.session_dir / session_file_name(timestamp, header["id"])
+            self._store = SessionStore(self._session_file, self.fsync)
+            with self._store.locked():
+                self._flush(self._store)
+            self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+            return str(self._session_file)
+        self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+        return None
+
+    # ================================================================================ queries
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self._leaf_id
+
+    @property
+    def session_file(self) -> str | None:
+        return str(self._session_file) if self._session_file else None
+
+    @property
+    def session_id(self) -> str:
+        return str(self._header.get("id"))
+
+    @property
+    def cwd(self) -> str:
+        return self._cwd
+
+    @property
+    def index(self) -> SessionIndex:
+        """The live index (read-only use: views and the compaction engine)."""
+        return self._index
+
+    def get_header(self) -> Entry:
+        return self._header
+
+    def get_entries(self) -> list[Entry]:
+        return list(self._index.entries)
+
+    def get_entry(self, entry_id: str) -> Entry | None:
+        return self._index.by_id.get(entry_id)
+
+    def get_leaf_entry(self) -> Entry | None:
+        return self._index.by_id.get(self._leaf_id) if self._leaf_id is not None else None
+
+    def get_children(self, parent_id: str | None) -> list[Entry]:
+        return self._index.get_children(parent_id)
+
+    def get_label(self, entry_id: str) -> str | None:
+        return self._index.labels.get(entry_id)
+
+    def get_label_timestamp(self, entry_id: str) -> str | None:
+        return self._index.label_timestamps.get(entry_id)
+
+    def get_session_name(self) -> str | None:
+        return self._index.session_name
+
+    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+        """Root → ``from_id`` (default: the leaf)."""
+        return self._index.get_branch(self._leaf_id if from_id is None else from_id)
+
+    def get_tree(self) -> list[TreeNode]:
+        return self._index.get_tree()
+
+    def build_session_context(self) -> SessionContext:
+        """The context the model sees at the current leaf (empty when there is no leaf)."""
+        return build_session_context(self._index.entries, self._leaf_id, self._index)
+
+    def has_unwritten_entries(self) -> bool:
+        return self.persist and self._written < len(self._index.entries)
+
+    def close(self) -> None:
+        """Flush what is pending (if possible) and drop subscribers; locks are never held between calls."""
+        if self.persist and self._store is not None and not self.read_only and self.has_unwritten_entries():
+            try:
+                with self._store.locked():
+                    self._flush(self._store)
+            except SessionFileError:
+                pass
+        self._subscribers.clear()
+
+
+def _last_line_no(text: str) -> int:
+    return text.count("\n") + 1
+
+

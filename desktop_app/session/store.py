@@ -1,0 +1,200 @@
+"""The session file on disk: tolerant reads, durable appends, atomic rewrites, following other writers.
+
+pi appends with no lock and no fsync, glues a new line onto a torn last line, and rewrites files in
+place on migration (pi-spec §3.2, §7). Arbor keeps pi's format but not those risks (DESIGN.md §2):
+
+* every append is one ``write`` under an exclusive ``flock`` on the file, then flushed and fsynced;
+* a file that does not end in ``\\n`` is terminated before the next append, so a torn line can never
+  swallow a complete entry;
+* a rewrite (migration) first copies the original next to it, then replaces it atomically
+  (temp file, fsync, rename, fsync of the directory);
+* bytes appended by anyone else (pi, another Arbor) are noticed by size/inode and read incrementally.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+FILE_MODE = 0o600
+
+
+class SessionFileError(Exception):
+    """A session file cannot be read or written; the message is meant for the user."""
+
+
+@dataclass
+class FileSnapshot:
+    """The text of the file as read, and where complete lines end."""
+
+    text: str
+    size: int
+    consumed: int  # bytes up to and including the last "\n"
+    ends_with_newline: bool
+    inode: int
+
+
+def _decode(data: bytes) -> str:
+    # Node's readFileSync(path, "utf8") replaces invalid sequences with U+FFFD, as does "replace".
+    return data.decode("utf-8", errors="replace")
+
+
+class SessionStore:
+    """One session file. Holds no file descriptor between operations; locks only while writing."""
+
+    def __init__(self, path: Path, fsync: bool = True) -> None:
+        self.path = path
+        self.fsync = fsync
+        self.consumed = 0  # bytes of complete lines this process has accounted for
+        self.size = 0
+        self.inode = -1
+        self.ends_with_newline = True
+
+    # ------------------------------------------------------------------------------------ reading
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def read(self) -> FileSnapshot:
+        """Read the whole file; raises :class:`SessionFileError` if it cannot be read at all."""
+        try:
+            with open(self.path, "rb") as fh:
+                stat = os.fstat(fh.fileno())
+                data = fh.read()
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
+        if stat.st_size and not os.path.isfile(self.path):
+            raise SessionFileError(f"{self.path} is not a regular file")
+        last_nl = data.rfind(b"\n")
+        snapshot = FileSnapshot(
+            text=_decode(data),
+            size=len(data),
+            consumed=last_nl + 1,
+            ends_with_newline=not data or data.endswith(b"\n"),
+            inode=stat.st_ino,
+        )
+        self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode)
+        return snapshot
+
+    def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int) -> None:
+        self.size, self.consumed, self.ends_with_newline, self.inode = size, consumed, ends_with_newline, inode
+
+    def changed_on_disk(self) -> str | None:
+        """``"replaced"`` (other inode or shorter), ``"appended"`` (grew), or ``None``."""
+        try:
+            stat = os.stat(self.path)
+        except FileNotFoundError:
+            return "replaced" if self.inode != -1 else None
+        if self.inode == -1:
+            return "replaced" if stat.st_size else None
+        if stat.st_ino != self.inode or stat.st_size < self.size:
+            return "replaced"
+        if stat.st_size > self.size:
+            return "appended"
+        return None
+
+    def read_appended(self) -> str:
+        """Complete lines appended since the last read or write (a partial last line waits)."""
+        with open(self.path, "rb") as fh:
+            fh.seek(self.consumed)
+            data = fh.read()
+        last_nl = data.rfind(b"\n")
+        complete = data[: last_nl + 1]
+        new_size = self.consumed + len(data)
+        self._remember(new_size, self.consumed + len(complete), data.endswith(b"\n") or not data, self.inode)
+        return _decode(complete)
+
+    # ------------------------------------------------------------------------------------ writing
+
+    @contextmanager
+    def locked(self, timeout: float = 10.0) -> Iterator[None]:
+        """Hold Arbor's exclusive advisory lock on the file (created 0600 if missing)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as exc:
+                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                        raise SessionFileError(f"{self.path} is locked by another writer") from exc
+                    time.sleep(0.005)
+            self._fd = fd
+            yield
+        finally:
+            self._fd = -1
+            os.close(fd)  # closing releases the flock
+
+    _fd: int = -1
+
+    def append(self, text: str) -> None:
+        """Append whole lines (``text`` ends with ``\\n``) durably. Call inside :meth:`locked`."""
+        if self._fd < 0:
+            with self.locked():
+                self.append(text)
+            return
+        fd = self._fd
+        stat = os.fstat(fd)
+        prefix = b""
+        if stat.st_size:
+            # Terminate a torn last line (a crash mid-write, or a writer without newlines) first.
+            os.lseek(fd, stat.st_size - 1, os.SEEK_SET)
+            if os.read(fd, 1) != b"\n":
+                prefix = b"\n"
+        data = prefix + text.encode("utf-8", errors="surrogatepass")
+        written = 0
+        try:
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            if self.fsync:
+                os.fsync(fd)
+        except OSError as exc:
+            raise SessionFileError(f"Cannot write {self.path}: {exc.strerror or exc}") from exc
+        new_size = stat.st_size + len(data)
+        self._remember(new_size, new_size, True, stat.st_ino)
+
+    def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
+        """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""
+        backup: Path | None = None
+        directory = self.path.parent
+        directory.mkdir(parents=True, exist_ok=True)
+        if keep_backup and self.path.exists():
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+            backup = self.path.with_name(f"{self.path.name}.bak-{stamp}")
+            n = 1
+            while backup.exists():
+                backup = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
+                n += 1
+            shutil.copy2(self.path, backup)
+        tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        data = text.encode("utf-8", errors="surrogatepass")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, self.path)
+            dir_fd = os.open(directory, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise SessionFileError(f"Cannot rewrite {self.path}: {exc.strerror or exc}") from exc
+        stat = os.stat(self.path)
+        self._remember(len(data), len(data), True, stat.st_ino)
+        return backup
