@@ -20,7 +20,7 @@ __all__ = ["UNDEFINED", "JSONParseError", "js_parse", "js_stringify", "js_number
 _MAX_SAFE = 2**53
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*")
-_encode_str = json.encoder.encode_basestring  # type: ignore[attr-defined]  # ensure_ascii=False flavour
+_encode_str = json.encoder.encode_basestring  # the ensure_ascii=False flavour (C-accelerated)
 
 
 class JSONParseError(ValueError):

@@ -32,7 +32,6 @@ from .entries import (
     make_session_info_entry,
     make_thinking_level_entry,
     new_entry_id,
-    parse_date_ms,
     parse_session_text,
     serialize_line,
     uuid7,

@@ -29,11 +29,12 @@ class SessionIndex:
     """Everything pi derives from the entry list, kept up to date incrementally."""
 
     entries: list[Entry] = field(default_factory=list)
-    by_id: dict[str, Entry] = field(default_factory=dict)
-    labels: dict[str, str] = field(default_factory=dict)
-    label_timestamps: dict[str, str] = field(default_factory=dict)
+    # Keys are ids as found in the file: normally strings, but a broken file may hold anything.
+    by_id: dict[Any, Entry] = field(default_factory=dict)
+    labels: dict[Any, str] = field(default_factory=dict)
+    label_timestamps: dict[Any, Any] = field(default_factory=dict)
     session_name: str | None = None
-    last_id: str | None = None
+    last_id: Any = None
     _children: dict[Any, list[Entry]] = field(default_factory=dict)
     cycles: list[str] = field(default_factory=list)
 
@@ -118,9 +119,9 @@ class SessionIndex:
                 node.children = sort_by_timestamp(node.children)
         return roots
 
-    def leaves(self) -> list[str]:
+    def leaves(self) -> list[Any]:
         """Ids that are nobody's ``parentId``, in file order (each once)."""
-        out: list[str] = []
+        out: list[Any] = []
         seen: set[Any] = set()
         for entry in self.entries:
             entry_id = entry.get("id")
@@ -143,7 +144,11 @@ def sort_by_timestamp(nodes: list[TreeNode]) -> list[TreeNode]:
     """``children.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))``, stable, JS NaN semantics."""
     keys = [parse_date_ms(node.entry.get("timestamp")) for node in nodes]
     if all(k is not None for k in keys):
-        order = sorted(range(len(nodes)), key=lambda i: keys[i])  # type: ignore[arg-type, return-value]
+        known: list[int] = [k for k in keys if k is not None]
+        order = sorted(range(len(nodes)), key=known.__getitem__)
     else:
-        order = sorted(range(len(nodes)), key=functools.cmp_to_key(lambda i, j: _cmp_ms(keys[i], keys[j])))
+        def compare(i: int, j: int) -> int:
+            return _cmp_ms(keys[i], keys[j])
+
+        order = sorted(range(len(nodes)), key=functools.cmp_to_key(compare))
     return [nodes[i] for i in order]

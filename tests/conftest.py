@@ -1,0 +1,30 @@
+"""Suite-wide isolation: no test touches the real home directory (DESIGN.md §9)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.pop("ANTHROPIC_API_KEY", None)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    home = tmp_path_factory.mktemp("arbor-home")
+    monkeypatch.setenv("ARBOR_HOME", str(home))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_tmp() -> Iterator[None]:
+    with tempfile.TemporaryDirectory(prefix="arbor-tests-") as tmp:
+        os.environ.setdefault("XDG_RUNTIME_DIR", tmp)
+        Path(tmp).chmod(0o700)
+        yield
