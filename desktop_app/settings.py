@@ -1,0 +1,111 @@
+"""Arbor's settings: ``settings.json`` with pi's names where pi has them (DESIGN.md §9, pi-spec §5.1).
+
+A missing or broken file never stops the app: defaults are used and the problem is reported in
+``Settings.warnings`` so the window can say what it ignored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .session.paths import arbor_config_dir
+
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass
+class CompactionSettings:
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+@dataclass
+class BranchSummarySettings:
+    reserve_tokens: int = 16384
+    skip_prompt: bool = False
+
+
+@dataclass
+class RetrySettings:
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    max_retry_delay_ms: int = 60000  # pi: retry.provider.maxRetryDelayMs
+
+
+@dataclass
+class Settings:
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
+    retry: RetrySettings = field(default_factory=RetrySettings)
+    default_thinking_level: str = "medium"
+    provider: str | None = None  # "anthropic" | "offline" | None (= anthropic when a key exists)
+    model: str | None = None
+    base_url: str | None = None
+    theme: str = "light"
+    fsync: bool = True
+    sessions_root: str | None = None  # e.g. pi's ~/.pi/agent/sessions
+    path: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> Settings:
+        """Read ``settings.json`` (default location, or ``$ARBOR_HOME/settings.json``)."""
+        target = path or settings_path()
+        settings = cls(path=target)
+        try:
+            raw = json.loads(target.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return settings
+        except (OSError, ValueError) as exc:
+            settings.warnings.append(f"Ignored {target}: {exc}")
+            return settings
+        if not isinstance(raw, dict):
+            settings.warnings.append(f"Ignored {target}: not a JSON object")
+            return settings
+        settings._apply(raw)
+        return settings
+
+    def _apply(self, raw: dict[str, Any]) -> None:
+        def pick(obj: Any, key: str, kind: type, current: Any) -> Any:
+            if not isinstance(obj, dict) or key not in obj:
+                return current
+            value = obj[key]
+            if kind is int and isinstance(value, (int, float)) and not isinstance(value, bool):
+                return int(value)
+            if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+                return value
+            self.warnings.append(f"Ignored setting {key!r}: expected {kind.__name__}")
+            return current
+
+        c, b, r = raw.get("compaction"), raw.get("branchSummary"), raw.get("retry")
+        self.compaction.enabled = pick(c, "enabled", bool, self.compaction.enabled)
+        self.compaction.reserve_tokens = pick(c, "reserveTokens", int, self.compaction.reserve_tokens)
+        self.compaction.keep_recent_tokens = pick(c, "keepRecentTokens", int, self.compaction.keep_recent_tokens)
+        self.branch_summary.reserve_tokens = pick(b, "reserveTokens", int, self.branch_summary.reserve_tokens)
+        self.branch_summary.skip_prompt = pick(b, "skipPrompt", bool, self.branch_summary.skip_prompt)
+        self.retry.enabled = pick(r, "enabled", bool, self.retry.enabled)
+        self.retry.max_retries = pick(r, "maxRetries", int, self.retry.max_retries)
+        self.retry.base_delay_ms = pick(r, "baseDelayMs", int, self.retry.base_delay_ms)
+        legacy = pick(r, "maxDelayMs", int, None)
+        provider_retry = r.get("provider") if isinstance(r, dict) else None
+        self.retry.max_retry_delay_ms = pick(
+            provider_retry, "maxRetryDelayMs", int, legacy if legacy is not None else self.retry.max_retry_delay_ms
+        )
+        level = pick(raw, "defaultThinkingLevel", str, self.default_thinking_level)
+        self.default_thinking_level = level if level in THINKING_LEVELS else self.default_thinking_level
+        self.provider = pick(raw, "provider", str, self.provider)
+        self.model = pick(raw, "model", str, self.model)
+        self.base_url = pick(raw, "baseUrl", str, self.base_url)
+        self.theme = pick(raw, "theme", str, self.theme)
+        self.fsync = pick(raw, "fsync", bool, self.fsync)
+        self.sessions_root = pick(raw, "sessionsRoot", str, self.sessions_root)
+
+
+def settings_path() -> Path:
+    return arbor_config_dir() / "settings.json"
+

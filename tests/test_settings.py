@@ -1,0 +1,46 @@
+"""settings.json with pi's names; a broken file never stops the app."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from desktop_app.settings import Settings
+
+
+def test_defaults_match_pi(tmp_path: Path) -> None:
+    s = Settings.load(tmp_path / "missing.json")
+    assert (s.compaction.enabled, s.compaction.reserve_tokens, s.compaction.keep_recent_tokens) == (True, 16384, 20000)
+    assert (s.branch_summary.reserve_tokens, s.branch_summary.skip_prompt) == (16384, False)
+    assert (s.retry.max_retries, s.retry.base_delay_ms, s.retry.max_retry_delay_ms) == (3, 2000, 60000)
+    assert s.default_thinking_level == "medium" and s.warnings == []
+
+
+def test_reads_pi_names_and_arbor_keys(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({
+        "compaction": {"enabled": False, "reserveTokens": 1000, "keepRecentTokens": 500},
+        "branchSummary": {"skipPrompt": True},
+        "retry": {"baseDelayMs": 5, "maxDelayMs": 70},
+        "defaultThinkingLevel": "high", "baseUrl": "http://127.0.0.1:9", "theme": "dark", "fsync": False,
+    }))
+    s = Settings.load(path)
+    assert s.compaction == type(s.compaction)(False, 1000, 500)
+    assert s.branch_summary.skip_prompt and s.retry.base_delay_ms == 5 and s.retry.max_retry_delay_ms == 70
+    assert (s.default_thinking_level, s.base_url, s.theme, s.fsync) == ("high", "http://127.0.0.1:9", "dark", False)
+
+
+def test_broken_values_are_reported_not_fatal(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"compaction": {"reserveTokens": "lots"}, "defaultThinkingLevel": "extreme"}')
+    s = Settings.load(path)
+    assert s.compaction.reserve_tokens == 16384 and s.default_thinking_level == "medium"
+    assert any("reserveTokens" in w for w in s.warnings)
+    path.write_text("{not json")
+    assert Settings.load(path).warnings
+
+
+def test_arbor_home_holds_settings(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ARBOR_HOME", str(tmp_path))
+    (tmp_path / "settings.json").write_text('{"retry": {"baseDelayMs": 1}}')
+    assert Settings.load().retry.base_delay_ms == 1
