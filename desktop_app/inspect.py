@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
@@ -20,6 +21,7 @@ from .session.context import build_session_context, message_from_entry
 from .session.entries import is_header, parse_session_text, sequential_ids
 from .session.jsjson import js_stringify
 from .session.manager import SessionManager
+from .session.store import SessionFileError
 from .session.migrate import header_version, migrate_objects, needs_migration
 
 SCHEMA = "arbor-inspect/expected@1"
@@ -312,11 +314,12 @@ def run(path: str, sequential: bool) -> int:
     import sys
 
     try:
-        if os.path.isdir(path):
-            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SessionFileError("not a regular file")
         doc = build_report(path, sequential)
-    except OSError as exc:
-        print(f"arbor inspect: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+    except (OSError, SessionFileError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"arbor inspect: cannot read {path}: {reason}", file=sys.stderr)
         return 2
     sys.stdout.write(render(doc))
     return 0

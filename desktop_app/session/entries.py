@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from .jsjson import _JS_WS as _JS_WS_CHARS
-from .jsjson import JSONParseError, js_parse, js_stringify, js_trim
+from .jsjson import _js_int, _reject_constant, js_stringify, js_trim
 
 Entry = dict[str, Any]
 Message = dict[str, Any]
@@ -103,7 +103,7 @@ def now_ms() -> int:
 
 _ISO_RE = re.compile(
     r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
-    r"(?:T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
     r"(Z|[+-]\d{2}:\d{2})?"
 )
 
@@ -122,6 +122,7 @@ def parse_date_ms(text: Any) -> int | None:
     year_s, mon, day, hh, mm, ss, frac, tz = m.groups()
     if year_s == "-000000":
         return None
+    # V8 reads "YYYY-MM-DD HH:MM" like "T" and lets a day up to 31 overflow into the next month.
     try:
         year = int(year_s)
         month = int(mon or 1)
@@ -132,9 +133,11 @@ def parse_date_ms(text: Any) -> int | None:
         if hour > 24 or (hour == 24 and (minute or sec or (frac and int(frac)))):
             return None
         ms = int((frac or "0")[:3].ljust(3, "0"))
-        base = datetime(year, month, dd, tzinfo=UTC) if 1 <= year <= 9999 else None
-        if base is None:
+        if not 0 <= year <= 9999:
             return None
+        base = datetime(max(year, 1), month, 1, tzinfo=UTC) + timedelta(days=dd - 1)
+        if year == 0:
+            base -= timedelta(days=366)  # year 0 is a leap year in the proleptic calendar JS uses
         total = base + timedelta(hours=hour, minutes=minute, seconds=sec, milliseconds=ms)
         if tz and tz != "Z":
             sign = 1 if tz[0] == "+" else -1
@@ -313,12 +316,8 @@ def is_assistant_entry(entry: Any) -> bool:
 
 # --------------------------------------------------------------------------------------------- parsing
 
-_BIG_INT = re.compile(r"\d{16}")
-_fast_decoder = json.JSONDecoder(parse_constant=lambda name: _reject(name))
-
-
-def _reject(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+# One decoder for every line: integers beyond 2**53 become doubles as in JS, NaN/Infinity are refused.
+_line_decoder = json.JSONDecoder(parse_int=_js_int, parse_constant=_reject_constant)
 
 
 @dataclass(frozen=True)
@@ -343,13 +342,13 @@ def parse_session_text(text: str) -> ParsedText:
     objects: list[Any] = []
     numbers: list[int] = []
     malformed: list[int] = []
-    decode = _fast_decoder.decode
+    decode = _line_decoder.decode
     for offset, line in enumerate(stripped.split("\n")):
         if not js_trim(line):
             continue
         try:
-            obj = js_parse(line) if _BIG_INT.search(line) else decode(line)
-        except (ValueError, JSONParseError, RecursionError):
+            obj = decode(line)
+        except (ValueError, RecursionError):
             malformed.append(first_line + offset)
             continue
         objects.append(obj)

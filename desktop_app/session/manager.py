@@ -36,6 +36,7 @@ from .entries import (
     serialize_line,
     uuid7,
 )
+from .jsjson import js_trim
 from .migrate import migrate_objects, needs_migration
 from .paths import default_session_dir, session_file_name
 from .store import SessionFileError, SessionStore
@@ -213,8 +214,8 @@ class SessionManager:
             self._start_fresh_at(file_path)
             report.header_regenerated = True
             return
-        if not objects or not is_valid_header(objects[0]):
-            first = objects[0] if objects else None
+        if not objects or not is_valid_header(parsed.objects[0]):
+            first = parsed.objects[0] if parsed.objects else None
             why = "it is empty" if not parsed.objects else "its first line is not a session header"
             if first is not None and is_header(first):
                 why = "its session header has no id"
@@ -379,7 +380,7 @@ class SessionManager:
         )
 
     def append_session_info(self, name: str) -> str:
-        trimmed = name.strip()
+        trimmed = js_trim(name)
         return self._append(lambda i, p, t: make_session_info_entry(i, p, t, trimmed))
 
     def append_label_change(self, target_id: str, label: str | None = None) -> str:

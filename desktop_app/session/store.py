@@ -18,6 +18,7 @@ import fcntl
 import os
 import shutil
 import time
+from stat import S_ISREG
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -65,15 +66,22 @@ class SessionStore:
     def read(self) -> FileSnapshot:
         """Read the whole file; raises :class:`SessionFileError` if it cannot be read at all."""
         try:
-            with open(self.path, "rb") as fh:
-                stat = os.fstat(fh.fileno())
-                data = fh.read()
+            # O_NONBLOCK: opening a FIFO must not hang; anything but a regular file is refused.
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
         except FileNotFoundError:
             raise
         except OSError as exc:
             raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
-        if stat.st_size and not os.path.isfile(self.path):
-            raise SessionFileError(f"{self.path} is not a regular file")
+        try:
+            stat = os.fstat(fd)
+            if not S_ISREG(stat.st_mode):
+                raise SessionFileError(f"{self.path} is not a regular file")
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
         last_nl = data.rfind(b"\n")
         snapshot = FileSnapshot(
             text=_decode(data),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .entries import Entry, parse_date_ms
+from .jsjson import js_trim
 
 
 @dataclass
@@ -64,7 +65,7 @@ class SessionIndex:
                 self.label_timestamps.pop(target, None)
         elif entry_type == "session_info":
             name = entry.get("name")
-            trimmed = name.strip() if isinstance(name, str) else ""
+            trimmed = js_trim(name) if isinstance(name, str) else ""
             self.session_name = trimmed or None
 
     # ----------------------------------------------------------------------------------- queries

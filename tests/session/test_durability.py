@@ -217,3 +217,17 @@ def test_write_failure_keeps_entry_and_retries(tmp_path: Path, monkeypatch: pyte
     assert [e["message"]["content"][0]["text"] for e in m.get_entries()] == ["a", "b"]  # kept in memory
     m.append_message(user("c"))  # the pending "b" is written now, before "c"
     assert [e["message"]["content"][0]["text"] for e in SessionManager.open(path).get_entries()] == ["a", "b", "c"]
+
+
+def test_first_value_not_a_header_opens_read_only(tmp_path: Path) -> None:
+    path = tmp_path / "odd.jsonl"
+    path.write_text('5\n{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n')
+    m = SessionManager.open(path)
+    assert m.read_only and m.report.header_regenerated
+
+
+def test_fifo_is_not_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SessionFileError, match="regular file"):
+        SessionManager.open(fifo)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -47,3 +48,10 @@ def test_garbage_bytes_still_give_a_document(tmp_path: Path) -> None:
     result = run(str(path))
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["open"]["header_regenerated"] is True
+
+
+def test_fifo_is_refused_without_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    result = run(str(fifo))
+    assert result.returncode == 2 and "regular file" in result.stderr
