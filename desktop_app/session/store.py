@@ -18,11 +18,11 @@ import fcntl
 import os
 import shutil
 import time
-from stat import S_ISREG
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 FILE_MODE = 0o600
 

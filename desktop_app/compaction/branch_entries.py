@@ -1,0 +1,147 @@
+"""Which entries a branch summary covers, and which of them fit its budget (pi-spec §5.9).
+
+When the user leaves a branch, what they abandon is the stretch from the old leaf back to where the old
+and new positions meet (the deepest common ancestor). Compactions on that stretch are not a barrier:
+their summaries are part of what was explored. The budget is filled newest first, because the end of an
+exploration says most about where it got to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from desktop_app.session.context import (
+    branch_summary_message,
+    compaction_summary_message,
+    custom_message_from_entry,
+)
+from desktop_app.session.entries import Entry, Message
+from desktop_app.session.tree import SessionIndex
+
+from .file_ops import FileOperations, extract_file_ops
+from .tokens import estimate_tokens
+
+__all__ = [
+    "BranchEntries",
+    "BranchPreparation",
+    "collect_entries_for_branch_summary",
+    "branch_message_from_entry",
+    "prepare_branch_entries",
+]
+
+
+class _HasIndex(Protocol):
+    @property
+    def index(self) -> SessionIndex: ...
+
+
+@dataclass
+class BranchEntries:
+    """``{entries, commonAncestorId}`` of ``collectEntriesForBranchSummary``."""
+
+    entries: list[Entry]
+    common_ancestor_id: str | None
+
+
+def _index_of(source: SessionIndex | _HasIndex) -> SessionIndex:
+    return source if isinstance(source, SessionIndex) else source.index
+
+
+def collect_entries_for_branch_summary(
+    source: SessionIndex | _HasIndex, old_leaf_id: str | None, target_id: str
+) -> BranchEntries:
+    """Entries from ``old_leaf_id`` up to (not including) its deepest common ancestor with ``target_id``.
+
+    Navigating to an ancestor summarizes everything below it; navigating to a descendant (or to the
+    same entry) yields nothing. ``source`` is a ``SessionIndex`` or anything with ``.index``
+    (a ``SessionManager``).
+    """
+    if not old_leaf_id:
+        return BranchEntries([], None)
+    index = _index_of(source)
+    old_ids = {entry.get("id") for entry in index.get_branch(old_leaf_id)}
+    common: str | None = None
+    for entry in reversed(index.get_branch(target_id)):
+        if entry.get("id") in old_ids:
+            common = entry.get("id")
+            break
+    collected: list[Entry] = []
+    seen: set[int] = set()
+    current: Any = old_leaf_id
+    while current and current != common:
+        node = index.by_id.get(current)
+        if node is None or id(node) in seen:  # a parentId cycle: pi would loop forever
+            break
+        seen.add(id(node))
+        collected.append(node)
+        current = node.get("parentId")
+    collected.reverse()
+    return BranchEntries(collected, common)
+
+
+def branch_message_from_entry(entry: Entry) -> Message | None:
+    """The message an entry contributes to a branch summary.
+
+    Tool results are left out (their calls say what happened, their bulk would crowd the budget);
+    compactions count as their summary; settings, labels and custom data contribute nothing.
+    """
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") == "toolResult":
+            return None
+        return message
+    if entry_type == "custom_message":
+        return custom_message_from_entry(entry)
+    if entry_type == "branch_summary":
+        return branch_summary_message(entry)
+    if entry_type == "compaction":
+        return compaction_summary_message(entry)
+    return None
+
+
+@dataclass
+class BranchPreparation:
+    """``prepareBranchEntries``: messages in chronological order, file operations, their token total."""
+
+    messages: list[Message] = field(default_factory=list)
+    file_ops: FileOperations = field(default_factory=FileOperations)
+    total_tokens: int | float = 0
+
+
+def prepare_branch_entries(entries: list[Entry], token_budget: int | float = 0) -> BranchPreparation:
+    """Keep the newest messages that fit ``token_budget`` (0 = no limit).
+
+    File operations are gathered from every entry, even those that do not fit, so the summary's file
+    lists stay complete. A summary entry (compaction or branch summary) that overflows the budget is
+    still taken while less than 90% of it is used: summaries are dense, and losing one loses a lot.
+    """
+    prep = BranchPreparation()
+    ops = prep.file_ops
+    for entry in entries:
+        details = entry.get("details")
+        if entry.get("type") == "branch_summary" and not entry.get("fromHook") and isinstance(details, dict):
+            if isinstance(details.get("readFiles"), list):
+                ops.add_read(details["readFiles"])
+            if isinstance(details.get("modifiedFiles"), list):
+                ops.add_edited(details["modifiedFiles"])
+    newest_first: list[Message] = []
+    total: int | float = 0
+    for entry in reversed(entries):
+        message = branch_message_from_entry(entry)
+        if message is None:
+            continue
+        extract_file_ops(message, ops)
+        tokens = estimate_tokens(message)
+        if token_budget > 0 and total + tokens > token_budget:
+            if entry.get("type") in ("compaction", "branch_summary") and total < token_budget * 0.9:
+                newest_first.append(message)
+                total += tokens
+            break
+        newest_first.append(message)
+        total += tokens
+    newest_first.reverse()
+    prep.messages = newest_first
+    prep.total_tokens = total
+    return prep

@@ -1,0 +1,161 @@
+"""``prepareCompaction``: what a compaction of a path would summarize and keep (pi-spec §5.7).
+
+This is 0.73.1's rule for repeated compactions: the range starts where the previous compaction began
+keeping messages verbatim (its ``firstKeptEntryId``), so the messages it kept are summarized this time
+instead of being silently lost (upstream issue #2608), and ``tokensBefore`` is the size of the context as
+the model sees it now. No LLM is involved here: the result says exactly what ``compact`` will send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop_app.session.context import (
+    branch_summary_message,
+    context_from_path,
+    custom_message_from_entry,
+)
+from desktop_app.session.entries import Entry, Message
+
+from .cut_points import find_cut_point
+from .file_ops import FileOperations, extract_file_ops
+from .tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings, estimate_context_tokens
+
+__all__ = [
+    "CompactionBoundaries",
+    "CompactionPreparation",
+    "compaction_boundaries",
+    "prepare_compaction",
+    "compaction_message_from_entry",
+]
+
+
+def compaction_message_from_entry(entry: Entry) -> Message | None:
+    """The message an entry contributes to a compaction's input; compaction entries contribute none.
+
+    Unlike the session context, an empty branch summary still counts here (pi maps it regardless).
+    """
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        return entry.get("message")
+    if entry_type == "custom_message":
+        return custom_message_from_entry(entry)
+    if entry_type == "branch_summary":
+        return branch_summary_message(entry)
+    return None
+
+
+@dataclass(frozen=True)
+class CompactionBoundaries:
+    """The range ``[start, end)`` of the path that ``find_cut_point`` searches, and the previous compaction."""
+
+    prev_compaction_index: int
+    start: int
+    end: int
+
+
+def compaction_boundaries(path_entries: list[Entry]) -> CompactionBoundaries:
+    """Start at the previous compaction's first kept entry (or just after it if that id isn't on the path)."""
+    prev = -1
+    for i in range(len(path_entries) - 1, -1, -1):
+        if path_entries[i].get("type") == "compaction":
+            prev = i
+            break
+    start = 0
+    if prev >= 0:
+        first_kept = path_entries[prev].get("firstKeptEntryId")
+        start = prev + 1
+        if first_kept is not None:
+            for i, entry in enumerate(path_entries):
+                if entry.get("id") == first_kept:
+                    start = i
+                    break
+    return CompactionBoundaries(prev, start, len(path_entries))
+
+
+@dataclass
+class CompactionPreparation:
+    """pi's ``CompactionPreparation`` plus the boundaries, for audits and ``arbor inspect``."""
+
+    first_kept_entry_id: str | None
+    messages_to_summarize: list[Message]
+    turn_prefix_messages: list[Message]
+    is_split_turn: bool
+    tokens_before: int | float
+    previous_summary: str | None
+    file_ops: FileOperations
+    settings: CompactionSettings
+    boundary_start: int = 0
+    boundary_end: int = 0
+    prev_compaction_index: int = -1
+    first_kept_entry_index: int = 0
+    turn_start_index: int = -1
+
+
+def prepare_compaction(
+    path_entries: list[Entry], settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS
+) -> CompactionPreparation | None:
+    """Plan a compaction of ``path_entries`` (root → leaf); ``None`` if the path already ends compacted.
+
+    Never refuses because there is little to summarize: a small session still yields a preparation
+    with nothing to summarize, exactly as pi (which then still asks the model for a summary).
+    """
+    if path_entries and path_entries[-1].get("type") == "compaction":
+        return None
+    bounds = compaction_boundaries(path_entries)
+    tokens_before = estimate_context_tokens(context_from_path(path_entries).messages).tokens
+
+    cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens)
+    if cut.first_kept_entry_index >= len(path_entries):
+        return None
+    first_kept_id = path_entries[cut.first_kept_entry_index].get("id")
+    if not first_kept_id:
+        return None  # pi: a v1 entry without an id (the session needs migration)
+
+    history_end = cut.turn_start_index if cut.is_split_turn else cut.first_kept_entry_index
+    to_summarize = _messages(path_entries, bounds.start, history_end)
+    turn_prefix = (
+        _messages(path_entries, cut.turn_start_index, cut.first_kept_entry_index) if cut.is_split_turn else []
+    )
+
+    previous_summary: str | None = None
+    ops = FileOperations()
+    if bounds.prev_compaction_index >= 0:
+        previous = path_entries[bounds.prev_compaction_index]
+        previous_summary = previous.get("summary")
+        details = previous.get("details")
+        if not previous.get("fromHook") and isinstance(details, dict):
+            if isinstance(details.get("readFiles"), list):
+                ops.add_read(details["readFiles"])
+            if isinstance(details.get("modifiedFiles"), list):
+                ops.add_edited(details["modifiedFiles"])
+    for message in to_summarize:
+        extract_file_ops(message, ops)
+    if cut.is_split_turn:
+        for message in turn_prefix:
+            extract_file_ops(message, ops)
+
+    return CompactionPreparation(
+        first_kept_entry_id=first_kept_id,
+        messages_to_summarize=to_summarize,
+        turn_prefix_messages=turn_prefix,
+        is_split_turn=cut.is_split_turn,
+        tokens_before=tokens_before,
+        previous_summary=previous_summary,
+        file_ops=ops,
+        settings=settings,
+        boundary_start=bounds.start,
+        boundary_end=bounds.end,
+        prev_compaction_index=bounds.prev_compaction_index,
+        first_kept_entry_index=cut.first_kept_entry_index,
+        turn_start_index=cut.turn_start_index,
+    )
+
+
+def _messages(path_entries: list[Entry], start: int, end: int) -> list[Message]:
+    out: list[Message] = []
+    for entry in path_entries[start:end]:
+        message = compaction_message_from_entry(entry)
+        if message is not None:
+            out.append(message)
+    return out

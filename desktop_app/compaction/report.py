@@ -1,0 +1,200 @@
+"""The compaction sections of ``arbor inspect`` (conformance/README.md schema).
+
+Each section is what pi 0.73.1 computes for the same file, in the same shape, so a case passes when
+Arbor's document equals pi's key by key: ``entry_file_ops``, ``leaf_stats``, ``compaction``,
+``branch_summary`` and ``serialize``. Message lists are returned as :class:`MessageList` holding the
+very dicts the entries hold (or fresh dicts where pi synthesizes a message), so ``inspect`` can encode
+them as message-table refs by identity. NaN (JavaScript arithmetic on a missing usage field) is ``None``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from desktop_app.inspect_refs import MessageList
+from desktop_app.session.context import context_from_path, convert_to_llm
+from desktop_app.session.entries import Entry, Message
+from desktop_app.session.manager import SessionManager
+from desktop_app.session.tree import SessionIndex
+
+from ._js import js_string
+from .branch_entries import collect_entries_for_branch_summary, prepare_branch_entries
+from .cut_points import CutPointResult, find_cut_point, find_turn_start_index
+from .file_ops import FileOperations, compute_file_lists, extract_file_ops, format_file_operations
+from .inspect_targets import branch_summary_pairs, compaction_targets
+from .prepare import compaction_boundaries, prepare_compaction
+from .serialize import serialize_conversation
+from .tokens import (
+    CompactionSettings,
+    calculate_context_tokens,
+    estimate_context_tokens,
+    get_last_assistant_usage,
+    nan_to_none,
+    should_compact,
+)
+
+__all__ = ["compaction_sections", "text_digest", "KEEP_BUDGETS", "BRANCH_BUDGETS", "CONTEXT_WINDOWS"]
+
+KEEP_BUDGETS = (0, 50, 500, 2000, 20000)
+BRANCH_BUDGETS = (0, 1000, 100000)
+CONTEXT_WINDOWS = (32000, 128000, 200000)
+RESERVE_TOKENS = 16384
+
+
+def text_digest(text: str) -> dict[str, Any]:
+    """``{length, sha256_utf16le}``: a long JS string compared without storing it."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    return {"length": len(units) // 2, "sha256_utf16le": hashlib.sha256(units).hexdigest()}
+
+
+def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str, Any]:
+    """``entry_file_ops``, ``leaf_stats``, ``compaction``, ``branch_summary``, ``serialize``."""
+    index = manager.index
+    open_leaf = manager.leaf_id
+    contexts = {leaf: context_from_path(index.get_branch(leaf)).messages for leaf in leaves}
+    return {
+        "entry_file_ops": entry_file_ops(index.entries),
+        "leaf_stats": {leaf: leaf_stats(index, leaf, contexts[leaf]) for leaf in leaves},
+        "compaction": [
+            compaction_target_report(index, t.target, t.why)
+            for t in compaction_targets(index, leaves, open_leaf)
+        ],
+        "branch_summary": [
+            branch_pair_report(index, p.old_leaf_id, p.target_id, p.why)
+            for p in branch_summary_pairs(index, leaves, open_leaf)
+        ],
+        "serialize": {leaf: serialize_report(contexts[leaf], leaf == open_leaf) for leaf in leaves},
+    }
+
+
+# ----------------------------------------------------------------------------------------- sections
+
+
+def entry_file_ops(entries: list[Entry]) -> dict[str, Any]:
+    """File operations of every assistant message that has any, in ``Set`` insertion order."""
+    out: dict[str, Any] = {}
+    for entry in entries:
+        if entry.get("type") != "message":
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        ops = extract_file_ops(message)
+        if not ops.is_empty():
+            out[js_string(entry.get("id"))] = ops.to_json()  # a JS object key is String(id)
+    return out
+
+
+def leaf_stats(index: SessionIndex, leaf: str, messages: list[Message]) -> dict[str, Any]:
+    path = index.get_branch(leaf)
+    estimate = estimate_context_tokens(messages)
+    usage = get_last_assistant_usage(path)
+    tokens = estimate.tokens
+    enabled = CompactionSettings()
+    disabled = CompactionSettings(enabled=False)
+    return {
+        "path_length": len(path),
+        "estimateContextTokens": estimate.to_json(),
+        "lastAssistantUsage": usage,
+        "calculateContextTokens": None if usage is None else nan_to_none(calculate_context_tokens(usage)),
+        "shouldCompact": {str(w): should_compact(tokens, w, enabled) for w in CONTEXT_WINDOWS},
+        "shouldCompact_disabled_200000": should_compact(tokens, 200000, disabled),
+    }
+
+
+def _cut_json(path: list[Entry], cut: CutPointResult, with_id: bool) -> dict[str, Any]:
+    out = cut.to_json()
+    if with_id:
+        index = cut.first_kept_entry_index
+        out["firstKeptEntryId"] = path[index].get("id") if 0 <= index < len(path) else None
+    return out
+
+
+def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
+    lists = compute_file_lists(ops)
+    return {
+        "fileOps": ops.to_json(sort=True),
+        "fileLists": lists.to_json(),
+        "formatFileOperations": format_file_operations(lists.read_files, lists.modified_files),
+    }
+
+
+def _prepare_json(path: list[Entry], keep: int) -> dict[str, Any] | None:
+    settings = CompactionSettings(enabled=True, reserve_tokens=RESERVE_TOKENS, keep_recent_tokens=keep)
+    prep = prepare_compaction(path, settings)
+    if prep is None:
+        return None
+    out: dict[str, Any] = {
+        "firstKeptEntryId": prep.first_kept_entry_id,
+        "tokensBefore": nan_to_none(prep.tokens_before),
+        "isSplitTurn": prep.is_split_turn,
+        "previousSummary": prep.previous_summary,
+        "messagesToSummarize": MessageList(prep.messages_to_summarize),
+        "turnPrefixMessages": MessageList(prep.turn_prefix_messages),
+    }
+    out.update(_file_ops_json(prep.file_ops))
+    out["summarize_text"] = text_digest(serialize_conversation(convert_to_llm(prep.messages_to_summarize)))
+    out["turn_prefix_text"] = text_digest(serialize_conversation(convert_to_llm(prep.turn_prefix_messages)))
+    out["settings"] = settings.to_json()
+    return out
+
+
+def compaction_target_report(index: SessionIndex, target: str, why: str) -> dict[str, Any]:
+    """Boundaries, turn starts, cut points at several budgets, and ``prepareCompaction`` for one path."""
+    path = index.get_branch(target)
+    bounds = compaction_boundaries(path)
+    start, end = bounds.start, bounds.end
+    turn_starts: list[int | None] = [
+        None if i < start else find_turn_start_index(path, i, start) for i in range(len(path))
+    ]
+    report: dict[str, Any] = {
+        "target": target,
+        "why": why,
+        "path": [entry.get("id") for entry in path],
+        "prevCompactionIndex": bounds.prev_compaction_index,
+        "boundaryStart": start,
+        "boundaryEnd": end,
+        "turnStartIndex": turn_starts,
+        "cut": {str(k): _cut_json(path, find_cut_point(path, start, end, k), True) for k in KEEP_BUDGETS},
+        "prepare": {str(k): _prepare_json(path, k) for k in KEEP_BUDGETS},
+    }
+    if start != 0:
+        report["cut_from_0"] = {
+            str(k): _cut_json(path, find_cut_point(path, 0, len(path), k), False) for k in KEEP_BUDGETS
+        }
+    return report
+
+
+def branch_pair_report(
+    index: SessionIndex, old_leaf_id: str | None, target_id: str, why: str
+) -> dict[str, Any]:
+    """Entries a navigation would summarize and what ``prepareBranchEntries`` keeps at three budgets."""
+    collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
+    prepared: dict[str, Any] = {}
+    for budget in BRANCH_BUDGETS:
+        prep = prepare_branch_entries(collected.entries, budget)
+        prepared[str(budget)] = {
+            "messages": MessageList(prep.messages),
+            "fileOps": prep.file_ops.to_json(sort=True),
+            "fileLists": compute_file_lists(prep.file_ops).to_json(),
+            "totalTokens": nan_to_none(prep.total_tokens),
+        }
+    return {
+        "oldLeafId": old_leaf_id,
+        "targetId": target_id,
+        "why": why,
+        "entries": [entry.get("id") for entry in collected.entries],
+        "commonAncestorId": collected.common_ancestor_id,
+        "prepared": prepared,
+    }
+
+
+def serialize_report(messages: list[Message], with_text: bool) -> dict[str, Any]:
+    llm = convert_to_llm(messages)
+    text = serialize_conversation(llm)
+    out: dict[str, Any] = {"llm_messages": MessageList(llm)}
+    out.update(text_digest(text))
+    if with_text:
+        out["text"] = text
+    return out

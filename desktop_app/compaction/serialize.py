@@ -1,0 +1,99 @@
+"""``serializeConversation``: the conversation as plain text for a summarizer (pi-spec §5.8).
+
+The summarizer gets the history as a transcript inside ``<conversation>`` tags rather than as chat
+turns, so the model reads it as material to summarize instead of a conversation to continue. Long tool
+results are cut to 2000 UTF-16 units: they are the bulk of a coding session and rarely matter verbatim.
+The text is pi's to the character (its hash is part of the conformance data).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from desktop_app.session.entries import Message
+from desktop_app.session.jsjson import js_stringify, utf16_len
+
+from ._js import js_join, js_string, utf16_slice
+
+__all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
+
+TOOL_RESULT_MAX_CHARS = 2000
+
+
+def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
+    """Keep the first ``max_chars`` UTF-16 units and say how many were dropped."""
+    length = utf16_len(text)
+    if length <= max_chars:
+        return text
+    return utf16_slice(text, 0, max_chars) + f"\n\n[... {length - max_chars} more characters truncated]"
+
+
+def _text_blocks(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return js_join((b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), "")
+
+
+def _arguments_text(arguments: Any) -> str:
+    if not isinstance(arguments, dict):
+        return ""
+    return ", ".join(f"{key}={js_stringify(value)}" for key, value in _entries(arguments))
+
+
+def _entries(obj: dict[str, Any]) -> list[tuple[str, Any]]:
+    """``Object.entries`` order (the same as ``JSON.stringify``'s): integer-like keys first, ascending."""
+    index_keys = [(k, v) for k, v in obj.items() if _is_array_index(k)]
+    if not index_keys:
+        return list(obj.items())
+    index_keys.sort(key=lambda kv: int(kv[0]))
+    return index_keys + [(k, v) for k, v in obj.items() if not _is_array_index(k)]
+
+
+def _is_array_index(key: str) -> bool:
+    return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+
+
+def _assistant_parts(message: Message) -> list[str]:
+    texts: list[Any] = []
+    thinkings: list[Any] = []
+    calls: list[str] = []
+    content = message.get("content")
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict):
+            continue
+        block_type = block.get("type")
+        if block_type == "text":
+            texts.append(block.get("text"))
+        elif block_type == "thinking":
+            thinkings.append(block.get("thinking"))
+        elif block_type == "toolCall":
+            name = js_string(block["name"]) if "name" in block else "undefined"
+            calls.append(f"{name}({_arguments_text(block.get('arguments'))})")
+    parts: list[str] = []
+    if thinkings:
+        parts.append("[Assistant thinking]: " + js_join(thinkings, "\n"))
+    if texts:
+        parts.append("[Assistant]: " + js_join(texts, "\n"))
+    if calls:
+        parts.append("[Assistant tool calls]: " + "; ".join(calls))
+    return parts
+
+
+def serialize_conversation(messages: list[Message]) -> str:
+    """LLM messages (after ``convert_to_llm``) as ``[User]:`` / ``[Assistant]:`` / ``[Tool result]:`` text."""
+    parts: list[str] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            text = _text_blocks(message.get("content"))
+            if text:
+                parts.append("[User]: " + text)
+        elif role == "assistant":
+            parts.extend(_assistant_parts(message))
+        elif role == "toolResult":
+            text = _text_blocks(message.get("content"))
+            if text:
+                parts.append("[Tool result]: " + truncate_for_summary(text))
+    return "\n\n".join(parts)

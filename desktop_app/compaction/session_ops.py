@@ -1,0 +1,61 @@
+"""Compaction applied to a ``SessionManager``: prepare, summarize, then (and only then) append.
+
+The write comes last on purpose: a summary that is cancelled or fails leaves the file exactly as it
+was (pi-spec §7 items 8 and 16). This is the sequence ``AgentSession.compact`` runs; it is here so the
+agent, tests and tools share one implementation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop_app.llm.protocol import ProgressCallback, Provider
+from desktop_app.session.manager import SessionManager
+
+from .prepare import prepare_compaction
+from .summarize import CompactionResult, compact
+from .tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
+
+__all__ = ["NothingToCompactError", "CompactionOutcome", "compact_session"]
+
+
+class NothingToCompactError(RuntimeError):
+    """pi's refusals: "Already compacted" or "Nothing to compact (session too small)"."""
+
+
+@dataclass
+class CompactionOutcome:
+    """The appended entry's id and the payload it holds."""
+
+    entry_id: str
+    result: CompactionResult
+
+
+async def compact_session(
+    manager: SessionManager,
+    provider: Provider,
+    *,
+    settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
+    custom_instructions: str | None = None,
+    thinking_level: str | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> CompactionOutcome:
+    """Compact the current branch and append the compaction entry (it becomes the leaf)."""
+    path = manager.get_branch()
+    preparation = prepare_compaction(path, settings)
+    if preparation is None:
+        last = path[-1] if path else None
+        if last is not None and last.get("type") == "compaction":
+            raise NothingToCompactError("Already compacted")
+        raise NothingToCompactError("Nothing to compact (session too small)")
+    result = await compact(
+        preparation,
+        provider,
+        custom_instructions=custom_instructions,
+        thinking_level=thinking_level,
+        on_progress=on_progress,
+    )
+    entry_id = manager.append_compaction(
+        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, False
+    )
+    return CompactionOutcome(entry_id, result)

@@ -1,0 +1,983 @@
+"""The Anthropic provider: pi-shaped context in, Messages API stream through the official SDK, pi-shaped
+assistant message out.
+
+Why this shape (pi-spec §4.3, DESIGN.md §6):
+
+* **Request.** :func:`transform_messages` applies pi-ai's ``transformMessages`` (drop error/aborted
+  assistants, synthesize ``"No result provided"`` results for dangling tool calls — also at the very end
+  — replay thinking with signatures only to the same provider/api/model, replace images for text-only
+  models, normalise foreign tool-call ids). :func:`convert_messages` then does pi's Anthropic
+  ``convertMessages`` (tool results merged into one user message, blank text dropped, unsigned thinking
+  sent as text, prompt caching on the conversation tail), and :func:`build_params` adds the cached system
+  prompt, tools, ``max_tokens`` and the thinking budget.
+* **Retries are not the SDK's.** The client is built with ``max_retries=0`` so every failed attempt comes
+  back as an error message that the agent records and retries itself, as pi does (pi-spec §3.8).
+* **Errors never raise.** Every failure ends the stream with an :class:`AnthropicErrorEvent` whose message
+  has ``stopReason: "error"`` and an ``errorMessage`` worded so pi's retry and overflow matchers classify
+  it (``"529 overloaded_error: Overloaded"``, ``"400 invalid_request_error: prompt is too long: …"``,
+  ``"Connection lost: … terminated …"``). The event also carries the HTTP status and the server's
+  ``retry-after`` in seconds (also kept as ``provider.last_error``) so the agent can honour it.
+  The API key is redacted from every error text.
+* **Cancellation.** When the task consuming the stream is cancelled while it waits for the next event,
+  the HTTP response is closed (the server sees the disconnect) and the stream yields one final
+  :class:`AnthropicErrorEvent` with ``stopReason: "aborted"``, ``errorMessage: "Request was aborted"``
+  and the partial content received so far — the message pi persists on abort. A consumer that stops at
+  that final event (as :func:`~desktop_app.llm.protocol.complete` does) gets the aborted message back
+  instead of a ``CancelledError``; a consumer that asks for another event gets the ``CancelledError``
+  re-raised, so the cancellation is never silently lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import email.utils
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anthropic as sdk
+import httpx2
+
+from .catalog import DEFAULT_MODEL_ID, cost, get_model
+from .keys import get_api_key, redact
+from .protocol import (
+    Done,
+    ErrorEvent,
+    LLMRequest,
+    ModelInfo,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+    empty_usage,
+    make_assistant_message,
+)
+
+__all__ = [
+    "AnthropicErrorEvent",
+    "AnthropicProvider",
+    "ProviderError",
+    "THINKING_BUDGETS",
+    "build_params",
+    "convert_messages",
+    "convert_tools",
+    "thinking_config",
+    "transform_messages",
+    "warm_up",
+]
+
+Message = dict[str, Any]
+Block = dict[str, Any]
+
+# pi-ai's default thinking budgets (simple-options.ts). "xhigh" is clamped to "high", as pi's
+# clampReasoning does for budget-based models.
+THINKING_BUDGETS: Mapping[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
+MIN_THINKING_BUDGET = 1024  # the API rejects smaller budgets
+MIN_OUTPUT_TOKENS = 1024  # pi keeps at least this much room for the answer after thinking
+DEFAULT_MAX_TOKENS = 32_000  # pi's buildBaseOptions: min(model.maxTokens, 32000)
+# Adaptive-thinking models take an effort level instead of a budget (pi's mapThinkingLevelToEffort).
+EFFORT: Mapping[str, str] = {
+    "minimal": "low",
+    "low": "low",
+    "medium": "medium",
+    "high": "high",
+    "xhigh": "max",
+}
+
+CACHE_CONTROL: Mapping[str, str] = {"type": "ephemeral"}
+NO_RESULT_TEXT = "No result provided"
+IMAGE_OMITTED = "(image omitted: model does not support images)"
+TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
+SEE_ATTACHED_IMAGE = "(see attached image)"
+REDACTED_THINKING_TEXT = "[Reasoning redacted]"
+ABORTED_MESSAGE = "Request was aborted"
+
+# An SSE ``event: error`` arrives on a 200 response; give it the status the same error has as a reply.
+_SSE_ERROR_STATUS = {
+    "invalid_request_error": 400,
+    "authentication_error": 401,
+    "permission_error": 403,
+    "not_found_error": 404,
+    "request_too_large": 413,
+    "rate_limit_error": 429,
+    "api_error": 500,
+    "overloaded_error": 529,
+}
+_STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",  # pi: "stop is good enough -> resubmit"
+    "max_tokens": "length",
+    "tool_use": "toolUse",
+}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TOOL_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+# ==================================================================================== request building
+
+
+def _sanitize(text: str) -> str:
+    """Drop unpaired UTF-16 surrogates (pi's sanitizeSurrogates); they cannot be encoded as UTF-8."""
+    return _SURROGATE.sub("", text) if _SURROGATE.search(text) else text
+
+
+def normalize_tool_call_id(tool_call_id: str) -> str:
+    """Anthropic requires ``^[a-zA-Z0-9_-]+$`` and at most 64 characters (pi's normalizeToolCallId)."""
+    return _TOOL_ID_UNSAFE.sub("_", tool_call_id)[:64]
+
+
+def _is_same_model(message: Mapping[str, Any], model: ModelInfo) -> bool:
+    return (
+        message.get("provider") == model.provider
+        and message.get("api") == model.api
+        and message.get("model") == model.id
+    )
+
+
+def _replace_images(content: Sequence[Block], placeholder: str) -> list[Block]:
+    """Images → one text placeholder each, consecutive placeholders collapsed (pi-spec §4.3)."""
+    out: list[Block] = []
+    for block in content:
+        if isinstance(block, Mapping) and block.get("type") == "image":
+            if out and out[-1].get("type") == "text" and out[-1].get("text") == placeholder:
+                continue
+            out.append({"type": "text", "text": placeholder})
+        else:
+            out.append(block)
+    return out
+
+
+def _synthetic_result(tool_call: Mapping[str, Any]) -> Message:
+    return {
+        "role": "toolResult",
+        "toolCallId": tool_call.get("id"),
+        "toolName": tool_call.get("name"),
+        "content": [{"type": "text", "text": NO_RESULT_TEXT}],
+        "isError": True,
+        "timestamp": int(time.time() * 1000),
+    }
+
+
+def transform_messages(messages: Iterable[Mapping[str, Any]], model: ModelInfo) -> list[Message]:
+    """pi-ai's provider-level normalisation (pi-spec §4.3). Returns new dicts; the input is not changed."""
+    supports_images = "image" in model.input
+    id_map: dict[str, str] = {}
+    first: list[Message] = []
+    for original in messages:
+        msg: Message = dict(original)
+        role = msg.get("role")
+        if role == "user":
+            if not supports_images and isinstance(msg.get("content"), list):
+                msg["content"] = _replace_images(msg["content"], IMAGE_OMITTED)
+        elif role == "toolResult":
+            mapped = id_map.get(str(msg.get("toolCallId")))
+            if mapped is not None:
+                msg["toolCallId"] = mapped
+            if not supports_images and isinstance(msg.get("content"), list):
+                msg["content"] = _replace_images(msg["content"], TOOL_IMAGE_OMITTED)
+        elif role == "assistant":
+            msg["content"] = _transform_assistant_content(msg, model, id_map)
+        first.append(msg)
+
+    # Second pass: synthetic results for tool calls left without one, then drop error/aborted turns.
+    result: list[Message] = []
+    pending: list[Mapping[str, Any]] = []
+    seen_results: set[str] = set()
+
+    def flush() -> None:
+        nonlocal pending, seen_results
+        for call in pending:
+            if call.get("id") not in seen_results:
+                result.append(_synthetic_result(call))
+        pending = []
+        seen_results = set()
+
+    for msg in first:
+        role = msg.get("role")
+        if role == "assistant":
+            flush()
+            if msg.get("stopReason") in ("error", "aborted"):
+                continue
+            calls = [b for b in msg["content"] if isinstance(b, Mapping) and b.get("type") == "toolCall"]
+            if calls:
+                pending = calls
+                seen_results = set()
+            result.append(msg)
+        elif role == "toolResult":
+            seen_results.add(str(msg.get("toolCallId")))
+            result.append(msg)
+        elif role == "user":
+            flush()
+            result.append(msg)
+        else:
+            result.append(msg)
+    flush()  # pi 0.73.1: dangling calls at the very end get a result too
+    return result
+
+
+def _transform_assistant_content(
+    msg: Mapping[str, Any], model: ModelInfo, id_map: dict[str, str]
+) -> list[Block]:
+    same = _is_same_model(msg, model)
+    content = msg.get("content")
+    out: list[Block] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, Mapping):
+            continue
+        kind = block.get("type")
+        if kind == "thinking":
+            if block.get("redacted"):
+                if same:
+                    out.append(dict(block))
+                continue
+            if same:
+                out.append(dict(block))
+                continue
+            thought = block.get("thinking")
+            if isinstance(thought, str) and thought.strip():
+                out.append({"type": "text", "text": thought})
+        elif kind == "text":
+            out.append(dict(block) if same else {"type": "text", "text": block.get("text", "")})
+        elif kind == "toolCall":
+            call = dict(block)
+            if not same:
+                call.pop("thoughtSignature", None)
+                new_id = normalize_tool_call_id(str(call.get("id", "")))
+                if new_id != call.get("id"):
+                    id_map[str(call.get("id"))] = new_id
+                    call["id"] = new_id
+            out.append(call)
+        else:
+            out.append(dict(block))
+    return out
+
+
+def _image_block(block: Mapping[str, Any]) -> Block:
+    return {
+        "type": "image",
+        "source": {"type": "base64", "media_type": block.get("mimeType"), "data": block.get("data")},
+    }
+
+
+def _tool_result_content(content: Any) -> str | list[Block]:
+    """pi's convertContentBlocks: text only → one string; with images → blocks (text placeholder first
+    when there is no text at all)."""
+    if isinstance(content, str):
+        return _sanitize(content)
+    blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+    if not any(b.get("type") == "image" for b in blocks):
+        return _sanitize("\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
+    out: list[Block] = []
+    for b in blocks:
+        if b.get("type") == "text":
+            out.append({"type": "text", "text": _sanitize(str(b.get("text", "")))})
+        elif b.get("type") == "image":
+            out.append(_image_block(b))
+    if not any(b["type"] == "text" for b in out):
+        out.insert(0, {"type": "text", "text": SEE_ATTACHED_IMAGE})
+    return out
+
+
+def _convert_user(msg: Mapping[str, Any]) -> Message | None:
+    content = msg.get("content")
+    if isinstance(content, str):
+        return {"role": "user", "content": _sanitize(content)} if content.strip() else None
+    blocks: list[Block] = []
+    for b in content if isinstance(content, list) else []:
+        if not isinstance(b, Mapping):
+            continue
+        if b.get("type") == "text":
+            text = str(b.get("text", ""))
+            if text.strip():
+                blocks.append({"type": "text", "text": _sanitize(text)})
+        elif b.get("type") == "image":
+            blocks.append(_image_block(b))
+    return {"role": "user", "content": blocks} if blocks else None
+
+
+def _convert_assistant(msg: Mapping[str, Any]) -> Message | None:
+    blocks: list[Block] = []
+    for b in msg.get("content") or []:
+        kind = b.get("type")
+        if kind == "text":
+            text = str(b.get("text", ""))
+            if text.strip():
+                blocks.append({"type": "text", "text": _sanitize(text)})
+        elif kind == "thinking":
+            signature = b.get("thinkingSignature")
+            if b.get("redacted"):
+                if isinstance(signature, str) and signature:
+                    blocks.append({"type": "redacted_thinking", "data": signature})
+                continue
+            thought = str(b.get("thinking", ""))
+            if not thought.strip():
+                continue
+            if not isinstance(signature, str) or not signature.strip():
+                # No signature (e.g. an aborted stream): the API would reject it as thinking.
+                blocks.append({"type": "text", "text": _sanitize(thought)})
+            else:
+                blocks.append({"type": "thinking", "thinking": _sanitize(thought), "signature": signature})
+        elif kind == "toolCall":
+            args = b.get("arguments")
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": b.get("id"),
+                    "name": b.get("name"),
+                    "input": args if isinstance(args, Mapping) else {},
+                }
+            )
+    return {"role": "assistant", "content": blocks} if blocks else None
+
+
+def convert_messages(
+    messages: Iterable[Mapping[str, Any]], model: ModelInfo, *, cache: bool = True
+) -> list[Message]:
+    """LLM messages (user/assistant/toolResult) → Messages API ``messages`` (pi's convertMessages)."""
+    transformed = transform_messages(messages, model)
+    params: list[Message] = []
+    i = 0
+    while i < len(transformed):
+        msg = transformed[i]
+        role = msg.get("role")
+        if role == "user":
+            converted = _convert_user(msg)
+            if converted is not None:
+                params.append(converted)
+        elif role == "assistant":
+            converted = _convert_assistant(msg)
+            if converted is not None:
+                params.append(converted)
+        elif role == "toolResult":
+            results: list[Block] = []
+            while i < len(transformed) and transformed[i].get("role") == "toolResult":
+                tr = transformed[i]
+                results.append(
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": tr.get("toolCallId"),
+                        "content": _tool_result_content(tr.get("content")),
+                        "is_error": bool(tr.get("isError", False)),
+                    }
+                )
+                i += 1
+            params.append({"role": "user", "content": results})
+            continue
+        i += 1
+    if cache and params and params[-1]["role"] == "user":
+        _cache_tail(params[-1])
+    return params
+
+
+def _cache_tail(message: Message) -> None:
+    """Mark the last block of the last user message as a cache breakpoint (the conversation tail)."""
+    content = message["content"]
+    if isinstance(content, str):
+        message["content"] = [{"type": "text", "text": content, "cache_control": dict(CACHE_CONTROL)}]
+    elif content and content[-1].get("type") in ("text", "image", "tool_result"):
+        content[-1]["cache_control"] = dict(CACHE_CONTROL)
+
+
+def convert_tools(tools: Iterable[Mapping[str, Any]] | None) -> list[Block]:
+    """pi tool definitions ``{name, description, parameters}`` → Messages API tools."""
+    out: list[Block] = []
+    for tool in tools or []:
+        schema = tool.get("parameters") or {}
+        out.append(
+            {
+                "name": tool.get("name"),
+                "description": tool.get("description", ""),
+                "input_schema": {
+                    "type": "object",
+                    "properties": schema.get("properties") or {},
+                    "required": schema.get("required") or [],
+                },
+            }
+        )
+    return out
+
+
+def thinking_config(
+    reasoning: str | None, max_tokens: int, model: ModelInfo, *, adaptive: bool = False
+) -> tuple[int, dict[str, Any] | None, dict[str, Any] | None]:
+    """``(max_tokens, thinking, output_config)`` for a thinking level (pi's adjustMaxTokensForThinking).
+
+    ``off``/``None`` or a model without reasoning → no thinking parameter. Budget models get
+    ``{type: "enabled", budget_tokens}`` with the budget *added* to the requested output room, capped at
+    the model's output limit; when the cap leaves no room, the budget shrinks to keep 1024 tokens for
+    the answer, and thinking is left off if that drops it under the API's 1024 minimum. Adaptive models
+    get ``{type: "adaptive"}`` and ``output_config.effort``.
+    """
+    if not reasoning or reasoning == "off" or not model.reasoning:
+        return max_tokens, None, None
+    if adaptive:
+        return max_tokens, {"type": "adaptive"}, {"effort": EFFORT.get(reasoning, "high")}
+    level = "high" if reasoning == "xhigh" else reasoning
+    budget = THINKING_BUDGETS.get(level, THINKING_BUDGETS["medium"])
+    total = min(max_tokens + budget, model.max_tokens)
+    if total <= budget:
+        budget = max(0, total - MIN_OUTPUT_TOKENS)
+    if budget < MIN_THINKING_BUDGET:
+        return max_tokens, None, None
+    return total, {"type": "enabled", "budget_tokens": budget}, None
+
+
+def build_params(
+    request: LLMRequest, model: ModelInfo, *, adaptive: bool = False, cache: bool = True
+) -> dict[str, Any]:
+    """Keyword arguments for ``client.messages.stream(...)``."""
+    base_max = request.max_tokens or min(model.max_tokens, DEFAULT_MAX_TOKENS)
+    max_tokens, thinking, output_config = thinking_config(
+        request.reasoning, base_max, model, adaptive=adaptive
+    )
+    params: dict[str, Any] = {
+        "model": model.id,
+        "max_tokens": max_tokens,
+        "messages": convert_messages(request.messages, model, cache=cache),
+    }
+    if request.system_prompt:
+        system: Block = {"type": "text", "text": _sanitize(request.system_prompt)}
+        if cache:
+            system["cache_control"] = dict(CACHE_CONTROL)
+        params["system"] = [system]
+    if request.tools:
+        params["tools"] = convert_tools(request.tools)
+    if thinking is not None:
+        params["thinking"] = thinking
+    if output_config is not None:
+        params["output_config"] = output_config
+    return params
+
+
+# ==================================================================================== stream handling
+
+
+@dataclass(frozen=True)
+class ProviderError:
+    """What went wrong, for the agent's retry logic (the message text is already in ``errorMessage``)."""
+
+    message: str
+    status: int | None = None
+    error_type: str | None = None
+    retry_after: float | None = None
+    """Seconds the server asked us to wait (``retry-after-ms`` / ``retry-after``), if it said."""
+
+
+@dataclass(frozen=True)
+class AnthropicErrorEvent(ErrorEvent):
+    """An :class:`ErrorEvent` that also says the HTTP status and the server's requested retry delay."""
+
+    status: int | None = None
+    error_type: str | None = None
+    retry_after: float | None = None
+
+
+def _parse_partial_json(text: str) -> dict[str, Any]:
+    """Arguments of a tool call still streaming (pi's parseStreamingJson): best effort, ``{}`` if none."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        try:
+            from jiter import from_json
+
+            value = from_json(text.encode(), partial_mode=True)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+class _Accumulator:
+    """Builds pi's assistant content and usage from the SDK's raw stream events."""
+
+    def __init__(self, model: ModelInfo) -> None:
+        self.model = model
+        self.content: list[Block] = []
+        self.usage: dict[str, Any] = empty_usage()
+        self.response_id: str | None = None
+        self.stop_reason: str | None = None
+        self.saw_message_stop = False
+        self._positions: dict[int, int] = {}  # SDK block index → position in content
+        self._json: dict[int, str] = {}  # position → partial JSON text of a tool call
+
+    def _usage_event(self) -> UsageUpdate:
+        u = self.usage
+        u["totalTokens"] = u["input"] + u["output"] + u["cacheRead"] + u["cacheWrite"]
+        cost(u, self.model)
+        return UsageUpdate(copy.deepcopy(u))
+
+    def handle(self, event: Any) -> list[StreamEvent]:
+        kind = getattr(event, "type", None)
+        if kind == "message_start":
+            message = event.message
+            self.response_id = message.id
+            usage = message.usage
+            self.usage["input"] = usage.input_tokens or 0
+            self.usage["output"] = usage.output_tokens or 0
+            self.usage["cacheRead"] = usage.cache_read_input_tokens or 0
+            self.usage["cacheWrite"] = usage.cache_creation_input_tokens or 0
+            return [self._usage_event()]
+        if kind == "content_block_start":
+            return self._block_start(event.index, event.content_block)
+        if kind == "content_block_delta":
+            return self._block_delta(event.index, event.delta)
+        if kind == "content_block_stop":
+            return self._block_stop(event.index)
+        if kind == "message_delta":
+            if event.delta.stop_reason:
+                self.stop_reason = event.delta.stop_reason
+            usage = event.usage
+            for key, attr in (
+                ("input", "input_tokens"),
+                ("output", "output_tokens"),
+                ("cacheRead", "cache_read_input_tokens"),
+                ("cacheWrite", "cache_creation_input_tokens"),
+            ):
+                value = getattr(usage, attr, None)
+                if value is not None:
+                    self.usage[key] = value
+            return [self._usage_event()]
+        if kind == "message_stop":
+            self.saw_message_stop = True
+        return []  # ping and the SDK's derived events (text, thinking, input_json, signature, …)
+
+    def _block_start(self, index: int, block: Any) -> list[StreamEvent]:
+        kind = getattr(block, "type", None)
+        position = len(self.content)
+        if kind == "text":
+            self.content.append({"type": "text", "text": ""})
+        elif kind == "thinking":
+            self.content.append({"type": "thinking", "thinking": "", "thinkingSignature": ""})
+        elif kind == "redacted_thinking":
+            self.content.append(
+                {
+                    "type": "thinking",
+                    "thinking": REDACTED_THINKING_TEXT,
+                    "thinkingSignature": block.data,
+                    "redacted": True,
+                }
+            )
+        elif kind == "tool_use":
+            initial = block.input if isinstance(block.input, dict) else {}
+            self.content.append(
+                {"type": "toolCall", "id": block.id, "name": block.name, "arguments": initial}
+            )
+            self._json[position] = ""
+            self._positions[index] = position
+            return [ToolCallStart(position, block.id, block.name)]
+        else:
+            return []  # server tools and other block types are not part of pi's content
+        self._positions[index] = position
+        return []
+
+    def _block_delta(self, index: int, delta: Any) -> list[StreamEvent]:
+        position = self._positions.get(index)
+        if position is None:
+            return []
+        block = self.content[position]
+        kind = getattr(delta, "type", None)
+        if kind == "text_delta" and block["type"] == "text":
+            block["text"] += delta.text
+            return [TextDelta(delta.text)] if delta.text else []
+        if kind == "thinking_delta" and block["type"] == "thinking":
+            block["thinking"] += delta.thinking
+            return [ThinkingDelta(delta.thinking)] if delta.thinking else []
+        if kind == "signature_delta" and block["type"] == "thinking":
+            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.signature
+            return []
+        if kind == "input_json_delta" and block["type"] == "toolCall":
+            self._json[position] += delta.partial_json
+            block["arguments"] = _parse_partial_json(self._json[position])
+            return [ToolCallDelta(position, delta.partial_json)] if delta.partial_json else []
+        return []
+
+    def _block_stop(self, index: int) -> list[StreamEvent]:
+        position = self._positions.get(index)
+        if position is None:
+            return []
+        block = self.content[position]
+        if block["type"] == "toolCall":
+            block["arguments"] = _parse_partial_json(self._json.pop(position, ""))
+            return [ToolCallEnd(position, copy.deepcopy(block))]
+        return []
+
+    def final_content(self) -> list[Block]:
+        """Content for the final message (tool calls still streaming keep their partial arguments)."""
+        return copy.deepcopy(self.content)
+
+
+def _retry_after(headers: Mapping[str, str] | None) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    raw_ms = headers.get("retry-after-ms")
+    if raw_ms:
+        try:
+            return max(0.0, float(raw_ms) / 1000)
+        except ValueError:
+            pass
+    raw = headers.get("retry-after")
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _describe_status_error(exc: sdk.APIStatusError) -> ProviderError:
+    status: int | None = exc.status_code
+    error_type = exc.type if isinstance(exc.type, str) else None
+    api_message = exc.api_message if isinstance(exc.api_message, str) else None
+    if status == 200 or status is None:  # an SSE "event: error" inside a successful response
+        status = _SSE_ERROR_STATUS.get(error_type or "", status)
+    if error_type and api_message:
+        text = f"{status} {error_type}: {api_message}"
+    elif api_message:
+        text = f"{status} {api_message}"
+    else:
+        body = exc.body
+        if isinstance(body, str) and body.strip():
+            text = f"{status} {body.strip()[:500]}"
+        elif body:
+            text = f"{status} {json.dumps(body)[:500]}"
+        else:
+            text = f"{status} status code (no body)"
+    headers = exc.response.headers if exc.response is not None else None
+    return ProviderError(text, status, error_type, _retry_after(headers))
+
+
+def _exception_text(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _describe_exception(exc: Exception, *, streaming: bool) -> ProviderError:
+    """Words every failure so pi's retry matcher (pi-spec §3.8) classifies it as pi would."""
+    if isinstance(exc, sdk.APIStatusError):
+        return _describe_status_error(exc)
+    if isinstance(exc, sdk.APITimeoutError) or isinstance(exc, httpx2.TimeoutException):
+        return ProviderError(f"Request timed out ({_exception_text(exc)})")
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__ or exc.__context__
+        detail = _exception_text(cause) if cause is not None else "could not reach the server"
+        return ProviderError(f"Connection error: {detail}")
+    if isinstance(exc, httpx2.TransportError):
+        if streaming:
+            return ProviderError(
+                f"Connection lost: the response stream was terminated before the message was complete "
+                f"({_exception_text(exc)})"
+            )
+        return ProviderError(f"Connection error: {_exception_text(exc)}")
+    if isinstance(exc, json.JSONDecodeError):
+        return ProviderError(f"Malformed server-sent event from the API: {exc}")
+    return ProviderError(_exception_text(exc))
+
+
+# ==================================================================================== the provider
+
+
+class AnthropicProvider:
+    """A :class:`~desktop_app.llm.protocol.Provider` on ``anthropic.AsyncAnthropic().messages.stream``.
+
+    ``api_key`` defaults to :func:`~desktop_app.llm.keys.get_api_key` (environment, then keyring),
+    resolved at each request so a key saved later is picked up. ``base_url`` points the SDK at an
+    Anthropic-compatible server. ``adaptive_thinking`` forces the thinking style; by default (as pi)
+    adaptive thinking is used only for catalog models that want it and only on Anthropic's own API.
+    """
+
+    def __init__(
+        self,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        model_id: str = DEFAULT_MODEL_ID,
+        *,
+        model: ModelInfo | None = None,
+        timeout: float | None = 600.0,
+        adaptive_thinking: bool | None = None,
+        cache: bool = True,
+    ) -> None:
+        self._api_key = api_key
+        self._base_url = base_url
+        self._model: ModelInfo = model if model is not None else get_model(model_id)
+        self._timeout = timeout
+        self._adaptive_override = adaptive_thinking
+        self._cache = cache
+        self._client_entry: tuple[asyncio.AbstractEventLoop, str, sdk.AsyncAnthropic] | None = None
+        self.last_error: ProviderError | None = None
+        """The error that ended the most recent stream, or ``None`` after a success or an abort."""
+
+    # --- Provider protocol ----------------------------------------------------------------------
+
+    @property
+    def model(self) -> ModelInfo:
+        return self._model
+
+    @property
+    def base_url(self) -> str | None:
+        return self._base_url
+
+    def with_model(self, model_id: str) -> AnthropicProvider:
+        """The same account and endpoint with another model."""
+        return AnthropicProvider(
+            self._api_key,
+            self._base_url,
+            model_id,
+            timeout=self._timeout,
+            adaptive_thinking=self._adaptive_override,
+            cache=self._cache,
+        )
+
+    def uses_adaptive_thinking(self) -> bool:
+        if self._adaptive_override is not None:
+            return self._adaptive_override
+        wants = bool(getattr(self._model, "adaptive_thinking", False))
+        return wants and (self._base_url is None or "api.anthropic.com" in self._base_url)
+
+    def build_params(self, request: LLMRequest) -> dict[str, Any]:
+        """The keyword arguments this provider passes to ``messages.stream`` for ``request``."""
+        return build_params(request, self._model, adaptive=self.uses_adaptive_thinking(), cache=self._cache)
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+        timestamp = int(time.time() * 1000)
+        acc = _Accumulator(self._model)
+        self.last_error = None
+        key = self._api_key or get_api_key()
+        if not key:
+            yield self._error(acc, timestamp, ProviderError("No API key for provider: anthropic"), key)
+            return
+        try:
+            params = self.build_params(request)
+        except Exception as exc:  # a malformed context is a failed turn, not a crash
+            yield self._error(acc, timestamp, ProviderError(f"Invalid request: {_exception_text(exc)}"), key)
+            return
+
+        failure: ProviderError | None = None
+        aborted = False
+        headers_received = False
+        try:
+            async with self._client(key).messages.stream(**params) as sdk_stream:
+                headers_received = True
+                async for event in sdk_stream:
+                    for out in acc.handle(event):
+                        yield out
+        except asyncio.CancelledError:
+            aborted = True
+        except Exception as exc:
+            failure = _describe_exception(exc, streaming=headers_received)
+
+        if aborted:
+            message = self._message(acc, timestamp, "aborted", ABORTED_MESSAGE)
+            yield AnthropicErrorEvent(message)
+            raise asyncio.CancelledError  # only reached if the consumer asks for more after the final event
+        if failure is None:
+            failure = self._check_end(acc)
+        if failure is not None:
+            yield self._error(acc, timestamp, failure, key)
+            return
+        yield Done(self._message(acc, timestamp, _STOP_REASONS[acc.stop_reason or "end_turn"], None))
+
+    # --- helpers ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _check_end(acc: _Accumulator) -> ProviderError | None:
+        """A stream that closed cleanly but incompletely, or a stop reason pi treats as an error."""
+        if not acc.saw_message_stop and acc.stop_reason is None:
+            return ProviderError(
+                "Connection lost: the response stream was terminated before message_stop "
+                "(ended without a stop reason)"
+            )
+        reason = acc.stop_reason or "end_turn"
+        if reason in _STOP_REASONS:
+            return None
+        if reason == "refusal":
+            return ProviderError("The model refused to answer (stop_reason: refusal)")
+        if reason == "model_context_window_exceeded":
+            return ProviderError("model_context_window_exceeded: the request exceeds the context window")
+        return ProviderError(f"Unhandled stop reason: {reason}")
+
+    def _message(self, acc: _Accumulator, timestamp: int, stop_reason: str, error: str | None) -> Message:
+        usage = copy.deepcopy(acc.usage)
+        usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
+        cost(usage, self._model)
+        message = make_assistant_message(
+            self._model,
+            acc.final_content(),
+            usage=usage,
+            stop_reason=stop_reason,
+            error_message=error,
+            timestamp=timestamp,
+        )
+        if acc.response_id:
+            message["responseId"] = acc.response_id
+        return message
+
+    def _error(
+        self, acc: _Accumulator, timestamp: int, failure: ProviderError, key: str | None
+    ) -> AnthropicErrorEvent:
+        failure = ProviderError(
+            redact(failure.message, key), failure.status, failure.error_type, failure.retry_after
+        )
+        self.last_error = failure
+        return AnthropicErrorEvent(
+            self._message(acc, timestamp, "error", failure.message),
+            status=failure.status,
+            error_type=failure.error_type,
+            retry_after=failure.retry_after,
+        )
+
+    def _client(self, key: str) -> sdk.AsyncAnthropic:
+        """The SDK client for the running loop and key, made once and reused (keep-alive connections).
+
+        Its connection pool belongs to the loop it ran on, so another loop (a test's, qasync's) gets a
+        fresh client. The loop object itself is held, not its id, so a new loop can never be mistaken
+        for a finished one that had the same id.
+        """
+        loop = asyncio.get_running_loop()
+        entry = self._client_entry
+        if entry is not None and entry[0] is loop and entry[1] == key:
+            return entry[2]
+        client = sdk.AsyncAnthropic(
+            api_key=key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+        )
+        self._client_entry = (loop, key, client)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the current client (if it was made on the running loop)."""
+        entry = self._client_entry
+        self._client_entry = None
+        if entry is not None and entry[0] is asyncio.get_running_loop():
+            await entry[2].close()
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"AnthropicProvider(model={self._model.id!r}, base_url={self._base_url!r})"
+
+
+# ==================================================================================== warm-up
+
+_WARM = False
+_WARM_SSE = b"".join(
+    f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+    for name, data in [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_warm",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "warm-up",
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                },
+            },
+        ),
+        ("ping", {"type": "ping"}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "."}},
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "signature_delta", "signature": "s"},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 1, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 1, "delta": {"type": "text_delta", "text": "."}},
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 1}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 2,
+                "content_block": {"type": "tool_use", "id": "t", "name": "n", "input": {}},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": "{}"},
+            },
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 2}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 1},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+)
+
+
+async def warm_up() -> float:
+    """Run one canned stream through the SDK's whole pipeline (request building, SSE decoding, model
+    construction, accumulation) against an in-memory transport, so the one-time 40–140 ms the SDK
+    spends building its pydantic models is paid at startup, not on the user's first turn (DESIGN.md §8).
+    No network. Returns the seconds spent (0 when already warm)."""
+    global _WARM
+    if _WARM:
+        return 0.0
+    started = time.perf_counter()
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_WARM_SSE)
+
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler)) as http_client:
+        client = sdk.AsyncAnthropic(
+            api_key="warm-up", base_url="http://warm-up.invalid", max_retries=0, http_client=http_client
+        )
+        model = get_model(DEFAULT_MODEL_ID)
+        request = LLMRequest(
+            system_prompt="warm-up",
+            messages=[{"role": "user", "content": "warm-up", "timestamp": 0}],
+            max_tokens=16,
+            tools=[{"name": "n", "description": "d", "parameters": {"type": "object", "properties": {}}}],
+        )
+        acc = _Accumulator(model)
+        async with client.messages.stream(**build_params(request, model)) as stream:
+            async for event in stream:
+                acc.handle(event)
+    _WARM = True
+    return time.perf_counter() - started

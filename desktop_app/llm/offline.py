@@ -1,0 +1,113 @@
+"""The offline model: deterministic, no network, the default when no API key is configured.
+
+A newcomer can explore branching, compaction and branch summaries without an account: a chat turn
+answers with what the model would have received (message count, pi's token estimate, the last user
+text), and summarization requests get the extractive summary of :mod:`offline_summary`. Output is
+streamed in small deltas like a real model, so progress and cancellation behave the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import AsyncIterator
+
+from desktop_app.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARIZATION_PROMPT
+from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.session.entries import message_text as content_text
+from desktop_app.session.jsjson import utf16_len
+
+from .offline_summary import offline_summary, offline_turn_prefix_summary
+from .protocol import (
+    Done,
+    LLMRequest,
+    ModelInfo,
+    StreamEvent,
+    TextDelta,
+    UsageUpdate,
+    make_assistant_message,
+    usage_with_cost,
+)
+
+__all__ = ["OFFLINE_MODEL", "OfflineProvider", "offline_reply"]
+
+OFFLINE_MODEL = ModelInfo(
+    id="offline",
+    provider="arbor",
+    api="arbor-offline",
+    context_window=200_000,
+    max_tokens=32_000,
+    reasoning=False,
+    input=("text", "image"),
+)
+
+_CHAT_NOTICE = "(Offline model — no language model is configured; this reply describes what it received.)"
+
+
+def _estimate(request: LLMRequest) -> int:
+    """pi's estimate of the request's messages (a message JavaScript would count as NaN adds 0)."""
+    total = 0
+    for message in request.messages:
+        tokens = estimate_tokens(message)
+        if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)):
+            total += int(tokens)
+    return total
+
+
+def _last_user_text(request: LLMRequest) -> str | None:
+    for message in reversed(request.messages):
+        if message.get("role") == "user":
+            return content_text(message.get("content"))
+    return None
+
+
+def offline_reply(request: LLMRequest) -> str:
+    """The full text the offline model answers ``request`` with (deterministic)."""
+    last = _last_user_text(request) or ""
+    if request.system_prompt == SUMMARIZATION_SYSTEM_PROMPT:
+        if last.rstrip().endswith(TURN_PREFIX_SUMMARIZATION_PROMPT):
+            return offline_turn_prefix_summary(last)
+        return offline_summary(last)
+    count = len(request.messages)
+    tokens = _estimate(request)
+    quoted = "\n".join("> " + line for line in last.splitlines()) if last else "> (no user text)"
+    return (
+        f"{_CHAT_NOTICE}\n\n"
+        f"I received {count} message{'s' if count != 1 else ''} "
+        f"(about {tokens:,} tokens by pi's chars/4 estimate). Your last message was:\n\n{quoted}"
+    )
+
+
+class OfflineProvider:
+    """A :class:`~desktop_app.llm.protocol.Provider` that never leaves the process.
+
+    ``chunk_chars`` sets the size of text deltas; ``delay`` (seconds) is slept between deltas, which a
+    demo or a cancellation test can use to make the stream observable. ``max_tokens`` is honoured
+    (output is cut at ``4 × max_tokens`` characters with ``stopReason: "length"``).
+    """
+
+    def __init__(self, chunk_chars: int = 24, delay: float = 0.0, model: ModelInfo = OFFLINE_MODEL) -> None:
+        self._model = model
+        self.chunk_chars = max(1, chunk_chars)
+        self.delay = delay
+
+    @property
+    def model(self) -> ModelInfo:
+        return self._model
+
+    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+        text = offline_reply(request)
+        stop_reason = "stop"
+        if request.max_tokens is not None and len(text) > 4 * request.max_tokens:
+            text = text[: 4 * request.max_tokens]
+            stop_reason = "length"
+        for start in range(0, len(text), self.chunk_chars):
+            await asyncio.sleep(self.delay)
+            yield TextDelta(text[start : start + self.chunk_chars])
+        input_tokens = _estimate(request)
+        if request.system_prompt:
+            input_tokens += math.ceil(utf16_len(request.system_prompt) / 4)
+        usage = usage_with_cost(self._model, input_tokens, math.ceil(utf16_len(text) / 4))
+        yield UsageUpdate(usage)
+        content = [{"type": "text", "text": text}] if text else []
+        yield Done(make_assistant_message(self._model, content, usage=usage, stop_reason=stop_reason))

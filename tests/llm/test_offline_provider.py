@@ -1,0 +1,167 @@
+"""The offline model: deterministic chat replies and extractive summaries in pi's structured format."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from desktop_app.compaction.branch_entries import collect_entries_for_branch_summary
+from desktop_app.compaction.branch_summary import generate_branch_summary
+from desktop_app.compaction.prepare import prepare_compaction
+from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE, SUMMARIZATION_SYSTEM_PROMPT
+from desktop_app.compaction.summarize import compact, generate_summary, generate_turn_prefix_summary
+from desktop_app.compaction.tokens import CompactionSettings
+from desktop_app.llm.offline import OfflineProvider
+from desktop_app.llm.offline_summary import OFFLINE_SUMMARY_NOTICE, SECTION_HEADINGS
+from desktop_app.llm.protocol import Done, LLMRequest, TextDelta, complete, message_text, user_text_message
+from desktop_app.session.manager import SessionManager
+
+pytestmark = pytest.mark.asyncio
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
+
+
+def _user(text: str) -> dict[str, object]:
+    return {"role": "user", "content": text, "timestamp": 1}
+
+
+def _assistant(text: str, calls: list[dict[str, object]] | None = None) -> dict[str, object]:
+    return {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}, *(calls or [])],
+        "api": "a",
+        "provider": "p",
+        "model": "m",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2, "cost": {}},
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
+
+
+CONVERSATION = [
+    _user("Add a /health endpoint to src/server.ts. It must return JSON and we should not add dependencies."),
+    _assistant(
+        "I'll read the server first.",
+        [{"type": "toolCall", "id": "1", "name": "read", "arguments": {"path": "src/server.ts"}}],
+    ),
+    {
+        "role": "toolResult",
+        "toolCallId": "1",
+        "toolName": "read",
+        "content": [{"type": "text", "text": "import express from 'express'"}],
+        "isError": False,
+        "timestamp": 3,
+    },
+    _assistant(
+        "We'll use the existing router instead of a new app.",
+        [{"type": "toolCall", "id": "2", "name": "bash", "arguments": {"command": "npm test"}}],
+    ),
+    {
+        "role": "toolResult",
+        "toolCallId": "2",
+        "toolName": "bash",
+        "content": [{"type": "text", "text": "Error: test failed in tests/health.test.ts"}],
+        "isError": True,
+        "timestamp": 4,
+    },
+    _user("Fix the failing test, and prefer small commits."),
+]
+
+
+async def test_chat_turn_describes_what_it_received() -> None:
+    provider = OfflineProvider(chunk_chars=5)
+    request = LLMRequest(system_prompt="You are helpful.", messages=[_user("x" * 40), _user("What is 2+2?")])
+    deltas = [event async for event in provider.stream(request)]
+    texts = [e.text for e in deltas if isinstance(e, TextDelta)]
+    assert len(texts) > 5 and all(len(t) <= 5 for t in texts)  # streamed in small deltas
+    final = deltas[-1]
+    assert isinstance(final, Done)
+    text = message_text(final.message)
+    assert text == "".join(texts)
+    assert text.startswith("(Offline model")
+    assert "2 messages" in text and "about 13 tokens" in text  # 10 + 3 by pi's chars/4 estimate
+    assert text.endswith("> What is 2+2?")
+    assert final.message["provider"] == "arbor" and final.message["stopReason"] == "stop"
+    assert final.message["usage"]["output"] > 0
+
+
+async def test_offline_summary_is_deterministic_and_has_every_heading() -> None:
+    provider = OfflineProvider()
+    first = await generate_summary(CONVERSATION, provider, 16384)
+    second = await generate_summary(CONVERSATION, OfflineProvider(chunk_chars=3), 16384)
+    assert first == second
+    lines = first.splitlines()
+    assert lines[0] == OFFLINE_SUMMARY_NOTICE
+    positions = [lines.index(heading) for heading in SECTION_HEADINGS]
+    assert positions == sorted(positions)  # all nine headings, in pi's order
+    section = dict(zip(SECTION_HEADINGS, positions, strict=True))
+
+    def body(heading: str) -> str:
+        start = section[heading] + 1
+        later = [p for p in positions if p > section[heading]]
+        return "\n".join(lines[start : later[0] if later else len(lines)])
+
+    assert "Add a /health endpoint to src/server.ts" in body("## Goal")
+    assert "It must return JSON" in body("## Constraints & Preferences")
+    assert "prefer small commits" in body("## Constraints & Preferences")
+    assert "read `src/server.ts`" in body("### Done") and "bash: `npm test`" in body("### Done")
+    assert "Error: test failed" in body("### Blocked")
+    assert "instead of a new app" in body("## Key Decisions")
+    assert "Fix the failing test" in body("## Next Steps")
+    assert "src/server.ts" in body("## Critical Context") and "tests/health.test.ts" in body(
+        "## Critical Context"
+    )
+
+
+async def test_update_keeps_the_previous_summary_items() -> None:
+    provider = OfflineProvider()
+    previous = await generate_summary(CONVERSATION[:3], provider, 16384)
+    updated = await generate_summary(CONVERSATION[3:], provider, 16384, previous_summary=previous)
+    assert "Add a /health endpoint" in updated  # the old goal survives the update
+    assert "read `src/server.ts`" in updated and "bash: `npm test`" in updated
+    assert updated.count(OFFLINE_SUMMARY_NOTICE) == 1
+    for heading in SECTION_HEADINGS:
+        assert heading in updated.splitlines()
+
+
+async def test_turn_prefix_and_length_limit() -> None:
+    text = await generate_turn_prefix_summary(CONVERSATION[:3], OfflineProvider(), 16384)
+    assert text.splitlines()[:4] == [
+        OFFLINE_SUMMARY_NOTICE,
+        "",
+        "## Original Request",
+        CONVERSATION[0]["content"],
+    ]
+    assert "## Early Progress" in text and "## Context for Suffix" in text
+    request = LLMRequest(
+        system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
+        messages=[user_text_message("<conversation>\n\n</conversation>\n\n")],
+    )
+    request.max_tokens = 5
+    message = await complete(OfflineProvider(), request)
+    assert message["stopReason"] == "length" and len(message_text(message)) == 20
+
+
+async def test_offline_compaction_and_branch_summary_on_a_real_session(tmp_path: Path) -> None:
+    copy = tmp_path / "gen-0004.jsonl"
+    shutil.copyfile(FIXTURES / "gen-0004.jsonl", copy)
+    manager = SessionManager.open(copy)
+    prep = prepare_compaction(manager.get_branch(), CompactionSettings(keep_recent_tokens=2000))
+    assert prep is not None and prep.is_split_turn
+    first = await compact(prep, OfflineProvider())
+    again = await compact(prep, OfflineProvider(chunk_chars=100))
+    assert first.summary == again.summary
+    assert first.summary.startswith(OFFLINE_SUMMARY_NOTICE)
+    assert "\n\n---\n\n**Turn Context (split turn):**\n\n" + OFFLINE_SUMMARY_NOTICE in first.summary
+    assert first.summary.endswith("</modified-files>")
+
+    leaves = manager.index.leaves()
+    other = next(leaf for leaf in leaves if leaf != manager.leaf_id)
+    entries = collect_entries_for_branch_summary(manager, manager.leaf_id, other).entries
+    result = await generate_branch_summary(entries, OfflineProvider())
+    assert result.summary is not None and result.summary.startswith(
+        BRANCH_SUMMARY_PREAMBLE + OFFLINE_SUMMARY_NOTICE
+    )
+    manager.close()
