@@ -22,6 +22,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="generate ids 00000001, 00000002, ... (as pi's conformance harness) so migrated files compare",
     )
+    ask = sub.add_parser("ask", help="send one message and stream the reply to stdout (appends to the session)")
+    ask.add_argument("text", help="the message")
+    ask.add_argument("--session", help="session file to continue (created if missing); default: a new session")
+    ask.add_argument("--leaf", help="continue from this entry instead of the last one")
+    ask.add_argument("--base-url", help="an Anthropic-compatible API endpoint")
+    ask.add_argument("--model", help="model id (e.g. claude-sonnet-4-5, or 'offline')")
     return parser
 
 
@@ -33,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
         from .inspect import run
 
         return run(args.file, args.sequential_ids)
+    if args.command == "ask":
+        from .agent.ask import run as run_ask
+
+        return run_ask(args.text, args.session, args.leaf, args.base_url, args.model)
     parser.print_help()
     return 0
 

@@ -7,20 +7,14 @@ A missing or broken file never stops the app: defaults are used and the problem 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .compaction.tokens import CompactionSettings
 from .session.paths import arbor_config_dir
 
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
-
-
-@dataclass
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
 
 
 @dataclass
@@ -83,9 +77,12 @@ class Settings:
             return current
 
         c, b, r = raw.get("compaction"), raw.get("branchSummary"), raw.get("retry")
-        self.compaction.enabled = pick(c, "enabled", bool, self.compaction.enabled)
-        self.compaction.reserve_tokens = pick(c, "reserveTokens", int, self.compaction.reserve_tokens)
-        self.compaction.keep_recent_tokens = pick(c, "keepRecentTokens", int, self.compaction.keep_recent_tokens)
+        self.compaction = replace(
+            self.compaction,
+            enabled=pick(c, "enabled", bool, self.compaction.enabled),
+            reserve_tokens=pick(c, "reserveTokens", int, self.compaction.reserve_tokens),
+            keep_recent_tokens=pick(c, "keepRecentTokens", int, self.compaction.keep_recent_tokens),
+        )
         self.branch_summary.reserve_tokens = pick(b, "reserveTokens", int, self.branch_summary.reserve_tokens)
         self.branch_summary.skip_prompt = pick(b, "skipPrompt", bool, self.branch_summary.skip_prompt)
         self.retry.enabled = pick(r, "enabled", bool, self.retry.enabled)

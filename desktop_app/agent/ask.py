@@ -1,0 +1,70 @@
+"""``arbor ask``: one turn from the command line, through the same AgentSession the window uses.
+
+For scripts and smoke tests: the reply streams to stdout, the turn is appended to the session file
+(created when missing), errors go to stderr with exit code 1, and nothing ever prints a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from desktop_app.session import SessionError, SessionFileError, SessionManager
+from desktop_app.settings import Settings
+
+from .providers import make_provider
+from .session import AgentEvent, AgentSession
+
+
+async def _ask(text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None) -> int:
+    settings = Settings.load()
+    for warning in settings.warnings:
+        print(f"arbor: {warning}", file=sys.stderr)
+    if session:
+        manager = SessionManager.open(session, fsync=settings.fsync)
+        if manager.read_only:
+            print(f"arbor ask: {manager.report.error}", file=sys.stderr)
+            return 1
+    else:
+        manager = SessionManager.create(os.getcwd(), fsync=settings.fsync)
+    if leaf:
+        manager.branch(leaf)
+    agent = AgentSession(manager, make_provider(settings, base_url=base_url, model_id=model), settings)
+    failed: list[str] = []
+
+    def show(event: AgentEvent) -> None:
+        if event.kind == "text_delta":
+            sys.stdout.write(event.data["text"])
+            sys.stdout.flush()
+        elif event.kind == "retry_scheduled":
+            print(f"\n[retry {event.data['attempt']} in {event.data['delay_ms']} ms: {event.data['error']}]", file=sys.stderr)
+        elif event.kind == "compaction_started":
+            print(f"\n[compacting ({event.data['reason']})...]", file=sys.stderr)
+        elif event.kind == "error":
+            failed.append(str(event.data.get("message")))
+
+    agent.subscribe(show)
+    reply = await agent.prompt(text)
+    sys.stdout.write("\n")
+    manager.close()
+    print(f"[session: {manager.session_file}]", file=sys.stderr)
+    if failed or reply is None or reply.get("stopReason") in ("error", "aborted"):
+        reason = failed[-1] if failed else (reply or {}).get("errorMessage", "no reply")
+        print(f"arbor ask: {reason}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run(text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None) -> int:
+    try:
+        return asyncio.run(_ask(text, session, leaf, base_url, model))
+    except KeyboardInterrupt:
+        return 130
+    except (SessionError, SessionFileError, OSError) as exc:
+        print(f"arbor ask: {exc}", file=sys.stderr)
+        return 1
+
+
+__all__ = ["run", "Path"]

@@ -1,0 +1,26 @@
+"""Which model Arbor talks to: Anthropic when a key is configured, the offline model otherwise.
+
+The app never needs a network to start (DESIGN.md §6): without a key every request goes to the
+deterministic offline provider, and the window says so.
+"""
+
+from __future__ import annotations
+
+from desktop_app.llm.keys import get_api_key
+from desktop_app.llm.offline import OfflineProvider
+from desktop_app.llm.protocol import Provider
+from desktop_app.settings import Settings
+
+
+def make_provider(settings: Settings, *, base_url: str | None = None, model_id: str | None = None) -> Provider:
+    """The provider for these settings; ``base_url``/``model_id`` override the settings' values."""
+    wants_offline = settings.provider == "offline" or model_id == "offline"
+    key = None if wants_offline else get_api_key()
+    if key is None:
+        return OfflineProvider()
+    from desktop_app.llm.anthropic import AnthropicProvider
+    from desktop_app.llm.catalog import DEFAULT_MODEL_ID
+
+    return AnthropicProvider(
+        base_url=base_url or settings.base_url, model_id=model_id or settings.model or DEFAULT_MODEL_ID
+    )

@@ -1,0 +1,607 @@
+"""``AgentSession``: the one object the window drives (DESIGN.md §6), with pi's turn semantics.
+
+Order of persistence is the contract (pi-spec §3.8, §5.4): the user's entry is on disk before the
+request leaves; the finished (or aborted, or failed) assistant is appended when the stream ends; a
+failed attempt stays in the file and its retry becomes its child; compactions are appended only
+after their summary is complete, so cancelling one writes nothing. Everything else is an event for
+the views. The model is whatever :class:`~desktop_app.llm.protocol.Provider` is given: Anthropic
+with a key, the offline model without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from desktop_app.compaction.branch_entries import collect_entries_for_branch_summary
+from desktop_app.compaction.branch_summary import generate_branch_summary
+from desktop_app.compaction.session_ops import NothingToCompactError, compact_session
+from desktop_app.compaction.tokens import (
+    calculate_context_tokens,
+    estimate_context_tokens,
+    is_context_overflow,
+    should_compact,
+)
+from desktop_app.llm.protocol import (
+    Done,
+    ErrorEvent,
+    LLMRequest,
+    Provider,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    empty_usage,
+    make_assistant_message,
+)
+from desktop_app.session.context import convert_to_llm
+from desktop_app.session.entries import Message, message_text, now_ms, parse_date_ms
+from desktop_app.session.manager import SessionManager
+from desktop_app.settings import THINKING_LEVELS, Settings
+
+__all__ = ["AgentEvent", "AgentSession", "AgentBusyError", "ContextUsage", "NavigateResult", "ForkResult"]
+
+DEFAULT_SYSTEM_PROMPT = (
+    "You are a helpful assistant in Arbor, a desktop app where the user explores a conversation as a "
+    "tree: they branch, come back, and compact old history into summaries. Answer clearly and concisely."
+)
+OVERFLOW_RECOVERY_FAILED = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+ABORTED_MESSAGE = "Request was aborted"
+
+# pi's retryable error texts (pi-spec §3.8), matched case-insensitively.
+_RETRYABLE = re.compile(
+    r"overloaded|provider returned error|rate limit|too many requests|429|500|502|503|504|"
+    r"service unavailable|server error|internal error|network error|connection error|"
+    r"connection refused|connection lost|websocket closed|websocket error|other side closed|"
+    r"fetch failed|upstream connect|reset before headers|socket hang up|ended without|"
+    r"http2 request did not get a response|timed out|time out|timeout|terminated|retry delay",
+    re.IGNORECASE,
+)
+
+T = TypeVar("T")
+
+
+class AgentBusyError(RuntimeError):
+    """A turn, compaction or branch summary is already running."""
+
+
+@dataclass
+class AgentEvent:
+    """What happened, for the views. ``kind`` names it; ``data`` carries the details.
+
+    Kinds: ``turn_started``, ``text_delta``, ``thinking_delta``, ``toolcall_delta``,
+    ``message_appended``, ``retry_scheduled``, ``compaction_started``, ``compaction_progress``,
+    ``compaction_finished``, ``compaction_failed``, ``branch_summary_started``,
+    ``branch_summary_finished``, ``session_changed``, ``error``, ``turn_finished``.
+    """
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ContextUsage:
+    """The context meter: ``tokens`` is ``None`` right after a compaction (pi shows ``?``)."""
+
+    tokens: int | None
+    context_window: int
+    reserve_tokens: int
+
+    @property
+    def percent(self) -> float | None:
+        return None if self.tokens is None else self.tokens / self.context_window * 100
+
+    @property
+    def threshold(self) -> int:
+        return self.context_window - self.reserve_tokens
+
+
+@dataclass
+class NavigateResult:
+    editor_text: str | None = None
+    cancelled: bool = False
+    aborted: bool = False
+    summary_entry_id: str | None = None
+
+
+@dataclass
+class ForkResult:
+    session_file: str | None
+    editor_text: str | None
+
+
+def is_retryable(message: Message, context_window: int) -> bool:
+    """pi's rule: an error stop, not a context overflow, whose text names a transient failure."""
+    if message.get("stopReason") != "error" or is_context_overflow(message, context_window):
+        return False
+    return bool(_RETRYABLE.search(str(message.get("errorMessage") or "")))
+
+
+def _user_message(text: str, images: Sequence[dict[str, Any]]) -> Message:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}, *images]
+    return {"role": "user", "content": content, "timestamp": now_ms()}
+
+
+class AgentSession:
+    """A session plus a model: prompts, aborts, compaction, tree navigation, forks."""
+
+    def __init__(
+        self,
+        session_manager: SessionManager,
+        provider: Provider,
+        settings: Settings | None = None,
+        *,
+        system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.session = session_manager
+        self.provider = provider
+        self.settings = settings or Settings()
+        self.system_prompt = system_prompt
+        self._sleep = sleep
+        self._subscribers: list[Callable[[AgentEvent], None]] = []
+        self._task: asyncio.Task[Any] | None = None
+        self._abort_requested = False
+        self._overflow_attempted = False
+        self.thinking_level = self._restore_thinking_level()
+
+    # ------------------------------------------------------------------------------- events
+
+    def subscribe(self, callback: Callable[[AgentEvent], None]) -> Callable[[], None]:
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _emit(self, kind: str, **data: Any) -> None:
+        event = AgentEvent(kind, data)
+        for callback in list(self._subscribers):
+            callback(event)
+
+    # ------------------------------------------------------------------------------- state
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def model(self) -> Any:
+        return self.provider.model
+
+    def _branch_has_thinking_change(self) -> bool:
+        return any(e.get("type") == "thinking_level_change" for e in self.session.get_branch())
+
+    def _restore_thinking_level(self) -> str:
+        context = self.session.build_session_context()
+        if self._branch_has_thinking_change():
+            return self._clamp(context.thinking_level)
+        return self._clamp(self.settings.default_thinking_level)
+
+    def _clamp(self, level: str) -> str:
+        if not getattr(self.provider.model, "reasoning", False):
+            return "off"
+        return level if level in THINKING_LEVELS else "medium"
+
+    def _ensure_session_setup(self) -> None:
+        """pi's creation path, deferred to the first prompt so that merely opening a file never writes.
+
+        A new session gets ``model_change`` then ``thinking_level_change``; a session whose branch has no
+        thinking level gets the (clamped) default level.
+        """
+        if not self.session.get_entries():
+            model = self.provider.model
+            self.session.append_model_change(model.provider, model.id)
+        if not self._branch_has_thinking_change():
+            self.session.append_thinking_level_change(self.thinking_level)
+
+    # ------------------------------------------------------------------------------- running
+
+    async def _run_exclusive(self, work: Awaitable[T]) -> T:
+        if self.busy:
+            close = getattr(work, "close", None)
+            if close:
+                close()
+            raise AgentBusyError("Arbor is busy with another request")
+        self._abort_requested = False
+        task: asyncio.Task[T] = asyncio.ensure_future(work)
+        self._task = task
+        try:
+            return await task
+        finally:
+            if self._task is task:
+                self._task = None
+
+    def abort(self) -> None:
+        """Stop what is running (a turn, a compaction, a branch summary). Partial replies are kept."""
+        if self.busy and self._task is not None:
+            self._abort_requested = True
+            self._task.cancel()
+
+    async def wait_idle(self) -> None:
+        task = self._task
+        if task is not None:
+            await asyncio.gather(task, return_exceptions=True)
+
+    # ------------------------------------------------------------------------------- prompt
+
+    async def prompt(self, text: str, images: Sequence[dict[str, Any]] = ()) -> Message | None:
+        """Send a user message and stream the reply; returns the last assistant message."""
+        return await self._run_exclusive(self._prompt(text, images))
+
+    async def _prompt(self, text: str, images: Sequence[dict[str, Any]]) -> Message | None:
+        self._overflow_attempted = False  # resets on every user message (pi)
+        try:
+            await self._check_compaction(self._last_assistant(), skip_aborted=False)
+        except asyncio.CancelledError:
+            if not self._abort_requested:
+                raise
+            return None
+        self._ensure_session_setup()
+        user_id = self.session.append_message(_user_message(text, images))
+        self._emit("message_appended", entry_id=user_id, message=self.session.get_entry(user_id))
+        self._emit("turn_started")
+        try:
+            return await self._run_turn()
+        finally:
+            self._emit("turn_finished")
+
+    def _last_assistant(self) -> Message | None:
+        for message in reversed(self.session.build_session_context().messages):
+            if message.get("role") == "assistant":
+                return message
+        return None
+
+    def _request(self) -> LLMRequest:
+        messages = convert_to_llm(self.session.build_session_context().messages)
+        model = self.provider.model
+        reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
+        return LLMRequest(self.system_prompt, messages, max_tokens=model.max_tokens, reasoning=reasoning)
+
+    async def _run_turn(self) -> Message | None:
+        attempt = 0
+        while True:
+            message = await self._stream_reply(self._request())
+            entry_id = self.session.append_message(message)
+            self._emit("message_appended", entry_id=entry_id, message=message)
+            stop = message.get("stopReason")
+            if stop == "aborted":
+                return message
+            if stop == "error":
+                window = self.provider.model.context_window
+                if self.settings.retry.enabled and is_retryable(message, window) and attempt < self.settings.retry.max_retries:
+                    attempt += 1
+                    delay_ms = self.settings.retry.base_delay_ms * 2 ** (attempt - 1)
+                    retry_after = getattr(self._last_error_event, "retry_after", None)
+                    if retry_after is not None:
+                        delay_ms = min(max(delay_ms, int(retry_after * 1000)), self.settings.retry.max_retry_delay_ms)
+                    self._emit("retry_scheduled", attempt=attempt, delay_ms=delay_ms, error=message.get("errorMessage"))
+                    try:
+                        await self._sleep(delay_ms / 1000)
+                    except asyncio.CancelledError:
+                        if self._abort_requested:
+                            return message
+                        raise
+                    continue
+                if await self._check_compaction(message, skip_aborted=True):
+                    await self._sleep(0.1)
+                    continue  # compacted after an overflow: retry the request once
+                if not is_context_overflow(message, window):
+                    self._emit("error", message=message.get("errorMessage") or "The request failed")
+                return message
+            self._overflow_attempted = False
+            await self._check_compaction(message, skip_aborted=True)
+            return message
+
+    _last_error_event: ErrorEvent | None = None
+
+    async def _stream_reply(self, request: LLMRequest) -> Message:
+        """Stream one reply, publishing deltas; an abort returns the partial reply as ``aborted``."""
+        text: list[str] = []
+        thinking: list[str] = []
+        calls: list[dict[str, Any]] = []
+        self._last_error_event = None
+        stream = self.provider.stream(request)
+        try:
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    text.append(event.text)
+                    self._emit("text_delta", text=event.text)
+                elif isinstance(event, ThinkingDelta):
+                    thinking.append(event.text)
+                    self._emit("thinking_delta", text=event.text)
+                elif isinstance(event, (ToolCallStart, ToolCallDelta)):
+                    self._emit("toolcall_delta", event=event)
+                elif isinstance(event, ToolCallEnd):
+                    calls.append(event.tool_call)
+                elif isinstance(event, (Done, ErrorEvent)):
+                    if isinstance(event, ErrorEvent):
+                        self._last_error_event = event
+                    return dict(event.message)
+        except asyncio.CancelledError:
+            if not self._abort_requested:
+                raise
+            content: list[dict[str, Any]] = []
+            if thinking:
+                content.append({"type": "thinking", "thinking": "".join(thinking)})
+            if text:
+                content.append({"type": "text", "text": "".join(text)})
+            content.extend(calls)
+            return make_assistant_message(
+                self.provider.model, content, usage=empty_usage(), stop_reason="aborted", error_message=ABORTED_MESSAGE
+            )
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                try:
+                    await asyncio.shield(aclose())
+                except Exception:  # noqa: BLE001 - closing a broken stream must not mask the reply
+                    pass
+        return make_assistant_message(
+            self.provider.model, [], stop_reason="error", error_message="The stream ended without a reply"
+        )
+
+    # ------------------------------------------------------------------------------- compaction
+
+    def _latest_compaction_ms(self) -> int | None:
+        for entry in reversed(self.session.get_branch()):
+            if entry.get("type") == "compaction":
+                return parse_date_ms(entry.get("timestamp"))
+        return None
+
+    async def _check_compaction(self, message: Message | None, *, skip_aborted: bool) -> bool:
+        """pi's ``_checkCompaction`` (pi-spec §5.4); True when an overflow was compacted (retry)."""
+        settings = self.settings.compaction
+        if message is None or not settings.enabled:
+            return False
+        if skip_aborted and message.get("stopReason") == "aborted":
+            return False
+        model = self.provider.model
+        same_model = message.get("provider") == model.provider and message.get("model") == model.id
+        compacted_at = self._latest_compaction_ms()
+        stamp = message.get("timestamp")
+        if compacted_at is not None and isinstance(stamp, (int, float)) and stamp <= compacted_at:
+            return False
+        if same_model and is_context_overflow(message, model.context_window):
+            if self._overflow_attempted:
+                self._emit("error", message=OVERFLOW_RECOVERY_FAILED)
+                return False
+            self._overflow_attempted = True
+            return await self._auto_compact("overflow", will_retry=True)
+        if message.get("stopReason") == "error":
+            estimate = estimate_context_tokens(self.session.build_session_context().messages)
+            if estimate.last_usage_index is None:
+                return False
+            tokens: Any = estimate.tokens
+        else:
+            usage = message.get("usage")
+            if not isinstance(usage, dict):
+                return False
+            tokens = calculate_context_tokens(usage)
+        if should_compact(tokens, model.context_window, settings):
+            await self._auto_compact("threshold", will_retry=False)
+        return False
+
+    async def _auto_compact(self, reason: str, *, will_retry: bool) -> bool:
+        try:
+            await self._compact(reason, None, will_retry=will_retry)
+        except NothingToCompactError:
+            return False
+        except asyncio.CancelledError:
+            if self._abort_requested:
+                return False
+            raise
+        except Exception:  # noqa: BLE001 - reported through compaction_failed; the turn goes on
+            return False
+        return True
+
+    async def compact(self, custom_instructions: str | None = None) -> str:
+        """Manual compaction (pi's ``/compact``): aborts a running turn first; returns the new entry id."""
+        if self.busy:
+            self.abort()
+            await self.wait_idle()
+        return await self._run_exclusive(self._compact("manual", custom_instructions, will_retry=False))
+
+    async def _compact(self, reason: str, custom_instructions: str | None, *, will_retry: bool) -> str:
+        self._emit("compaction_started", reason=reason)
+
+        def progress(chars: int) -> None:
+            self._emit("compaction_progress", reason=reason, chars=chars)
+
+        level = self.thinking_level if self.thinking_level != "off" else None
+        try:
+            outcome = await compact_session(
+                self.session,
+                self.provider,
+                settings=self.settings.compaction,
+                custom_instructions=custom_instructions,
+                thinking_level=level,
+                on_progress=progress,
+            )
+        except asyncio.CancelledError:
+            self._emit("compaction_failed", reason=reason, aborted=True, error="Compaction cancelled")
+            raise
+        except Exception as exc:
+            self._emit("compaction_failed", reason=reason, aborted=False, error=str(exc))
+            raise
+        self._emit(
+            "compaction_finished", reason=reason, entry_id=outcome.entry_id, will_retry=will_retry,
+            tokens_before=outcome.result.tokens_before,
+        )
+        return outcome.entry_id
+
+    # ------------------------------------------------------------------------------- tree
+
+    async def navigate_tree(
+        self,
+        target_id: str,
+        summarize: bool = False,
+        custom_instructions: str | None = None,
+        replace_instructions: bool = False,
+        label: str | None = None,
+    ) -> NavigateResult:
+        """Move to another node (pi-spec §4.6), optionally summarizing the branch being left."""
+        return await self._run_exclusive(
+            self._navigate(target_id, summarize, custom_instructions, replace_instructions, label)
+        )
+
+    async def _navigate(
+        self, target_id: str, summarize: bool, custom: str | None, replace: bool, label: str | None
+    ) -> NavigateResult:
+        old_leaf = self.session.leaf_id
+        if target_id == old_leaf:
+            return NavigateResult()
+        target = self.session.get_entry(target_id)
+        if target is None:
+            raise KeyError(f"Entry {target_id} not found")
+        summary_text: str | None = None
+        details: dict[str, Any] | None = None
+        if summarize:
+            collected = collect_entries_for_branch_summary(self.session, old_leaf, target_id)
+            if collected.entries:
+                self._emit("branch_summary_started")
+                try:
+                    result = await generate_branch_summary(
+                        collected.entries,
+                        self.provider,
+                        custom_instructions=custom,
+                        replace_instructions=replace,
+                        reserve_tokens=self.settings.branch_summary.reserve_tokens,
+                    )
+                except asyncio.CancelledError:
+                    self._emit("branch_summary_finished", aborted=True)
+                    if self._abort_requested:
+                        return NavigateResult(cancelled=True, aborted=True)
+                    raise
+                if result.aborted:
+                    self._emit("branch_summary_finished", aborted=True)
+                    return NavigateResult(cancelled=True, aborted=True)
+                if result.error:
+                    self._emit("branch_summary_finished", aborted=False, error=result.error)
+                    raise RuntimeError(result.error)
+                summary_text = result.summary
+                details = result.details()
+        editor_text: str | None = None
+        new_leaf: str | None
+        role = target.get("message", {}).get("role") if target.get("type") == "message" else None
+        if role == "user":
+            new_leaf = target.get("parentId")
+            editor_text = message_text(target["message"].get("content"))
+        elif target.get("type") == "custom_message":
+            new_leaf = target.get("parentId")
+            editor_text = message_text(target.get("content"))
+        else:
+            new_leaf = target_id
+        summary_id: str | None = None
+        if summary_text is not None:
+            summary_id = self.session.branch_with_summary(new_leaf, summary_text, details, False)
+            self._emit("branch_summary_finished", aborted=False, entry_id=summary_id)
+            if label:
+                self.session.append_label_change(summary_id, label)
+        else:
+            if new_leaf is None:
+                self.session.reset_leaf()
+            else:
+                self.session.branch(new_leaf)
+            if label:
+                self.session.append_label_change(target_id, label)
+        return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
+
+    def fork(self, entry_id: str) -> ForkResult:
+        """pi's ``/fork``: a new session holding the path up to the user message's parent."""
+        entry = self.session.get_entry(entry_id)
+        message = entry.get("message") if entry and entry.get("type") == "message" else None
+        if not isinstance(message, dict) or message.get("role") != "user":
+            raise ValueError("Invalid entry ID for forking")
+        editor_text = message_text(message.get("content"))
+        new_leaf = entry.get("parentId") if entry else None
+        current_file = self.session.session_file
+        if new_leaf is None:
+            directory = Path(current_file).parent if current_file else None
+            manager = (
+                SessionManager.create(self.session.cwd, directory)
+                if self.session.persist
+                else SessionManager.in_memory(self.session.cwd)
+            )
+            manager.new_session(parent_session=current_file)
+            self._switch(manager)
+            return ForkResult(manager.session_file, editor_text)
+        if self.session.persist and current_file:
+            manager = SessionManager.open(current_file)
+        else:
+            manager = self.session
+        path = manager.create_branched_session(new_leaf)
+        self._switch(manager)
+        return ForkResult(path, editor_text)
+
+    def new_session(self, cwd: str | None = None) -> str | None:
+        """pi's ``/new``: an empty session in the current session directory."""
+        directory = self.session.session_dir
+        manager = (
+            SessionManager.create(cwd or self.session.cwd, directory)
+            if self.session.persist
+            else SessionManager.in_memory(cwd or self.session.cwd)
+        )
+        self._switch(manager)
+        return manager.session_file
+
+    def open_session(self, manager: SessionManager) -> None:
+        """Bind to another session (resume)."""
+        self._switch(manager)
+
+    def _switch(self, manager: SessionManager) -> None:
+        if self.busy:
+            self.abort()
+        if manager is not self.session:
+            self.session.close()
+        self.session = manager
+        self._overflow_attempted = False
+        self.thinking_level = self._restore_thinking_level()
+        self._emit("session_changed", session_file=manager.session_file)
+
+    # ------------------------------------------------------------------------------- model
+
+    def set_model(self, provider: Provider) -> bool:
+        """Use another model; appends ``model_change`` only when the model actually changes."""
+        old, new = self.provider.model, provider.model
+        self.provider = provider
+        if (old.provider, old.id) == (new.provider, new.id):
+            return False
+        self.session.append_model_change(new.provider, new.id)
+        self.set_thinking_level(self.thinking_level)
+        return True
+
+    def set_thinking_level(self, level: str) -> bool:
+        """Clamp to the model and append ``thinking_level_change`` only when the level changes."""
+        clamped = self._clamp(level)
+        if clamped == self.thinking_level and self._branch_has_thinking_change():
+            return False
+        self.thinking_level = clamped
+        self.session.append_thinking_level_change(clamped)
+        return True
+
+    def context_usage(self) -> ContextUsage:
+        """The meter (pi-spec §5.3): unknown right after a compaction until a reply reports usage."""
+        model = self.provider.model
+        reserve = self.settings.compaction.reserve_tokens
+        branch = self.session.get_branch()
+        last_compaction = max((i for i, e in enumerate(branch) if e.get("type") == "compaction"), default=-1)
+        if last_compaction >= 0:
+            valid_after = any(
+                e.get("type") == "message"
+                and isinstance(e.get("message"), dict)
+                and e["message"].get("role") == "assistant"
+                and e["message"].get("stopReason") not in ("aborted", "error")
+                and calculate_context_tokens(e["message"].get("usage") or {}) > 0
+                for e in branch[last_compaction + 1 :]
+            )
+            if not valid_after:
+                return ContextUsage(None, model.context_window, reserve)
+        estimate = estimate_context_tokens(self.session.build_session_context().messages)
+        tokens = estimate.tokens
+        return ContextUsage(int(tokens) if tokens == tokens else None, model.context_window, reserve)
