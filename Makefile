@@ -37,8 +37,15 @@ $(STAMP): pyproject.toml | system-deps
 
 setup: system-deps $(STAMP)
 
+# Without a display (a headless server, CI, ssh without -X) Arbor runs on a virtual X display so it
+# still starts; use `arbor screenshot` to see it, or run with a real display.
 run: setup
-	$(VENV)/bin/arbor $(ARGS)
+	@if [ "$$(uname)" = Linux ] && [ -z "$${DISPLAY:-}" ] && [ -z "$${WAYLAND_DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then \
+		echo "No display found: starting Arbor on a virtual display (xvfb-run). Set DISPLAY to see the window."; \
+		xvfb-run -a $(VENV)/bin/arbor $(ARGS); \
+	else \
+		$(VENV)/bin/arbor $(ARGS); \
+	fi
 
 test: setup
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest $(PYTEST_ARGS)

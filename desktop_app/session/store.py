@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
+from .entries import ParsedText, parse_session_lines
+
 FILE_MODE = 0o600
 
 
@@ -63,8 +65,7 @@ class SessionStore:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def read(self) -> FileSnapshot:
-        """Read the whole file; raises :class:`SessionFileError` if it cannot be read at all."""
+    def _open_regular(self) -> int:
         try:
             # O_NONBLOCK: opening a FIFO must not hang; anything but a regular file is refused.
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
@@ -72,10 +73,16 @@ class SessionStore:
             raise
         except OSError as exc:
             raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
+        if not S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise SessionFileError(f"{self.path} is not a regular file")
+        return fd
+
+    def read(self) -> FileSnapshot:
+        """Read the whole file; raises :class:`SessionFileError` if it cannot be read at all."""
+        fd = self._open_regular()
         try:
             stat = os.fstat(fd)
-            if not S_ISREG(stat.st_mode):
-                raise SessionFileError(f"{self.path} is not a regular file")
             with os.fdopen(fd, "rb", closefd=False) as fh:
                 data = fh.read()
         except OSError as exc:
@@ -92,6 +99,35 @@ class SessionStore:
         )
         self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode)
         return snapshot
+
+    def read_parsed(self) -> tuple[ParsedText, bool]:
+        """Parse the file line by line as pi reads it, without holding it as one string.
+
+        Returns the parse and whether the file ends with ``\n`` (else its last line may be torn).
+        """
+        fd = self._open_regular()
+        size = 0
+        last = b""
+        try:
+            stat = os.fstat(fd)
+            with os.fdopen(fd, "rb", closefd=False, buffering=1 << 20) as fh:
+
+                def lines() -> Iterator[bytes]:
+                    nonlocal size, last
+                    for raw in fh:
+                        size += len(raw)
+                        last = raw
+                        yield raw[:-1] if raw.endswith(b"\n") else raw
+
+                parsed = parse_session_lines(lines())
+        except OSError as exc:
+            raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
+        finally:
+            os.close(fd)
+        ends_with_newline = not last or last.endswith(b"\n")
+        consumed = size if ends_with_newline else size - len(last)
+        self._remember(size, consumed, ends_with_newline, stat.st_ino)
+        return parsed, ends_with_newline
 
     def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int) -> None:
         self.size, self.consumed, self.ends_with_newline, self.inode = size, consumed, ends_with_newline, inode

@@ -1,12 +1,16 @@
 """The index over a session's entries: ids, children, labels, name, paths (pi-spec §3.3, §3.5).
 
 Built once on open and updated one entry at a time on append, so an append costs the same at 100
-entries as at 100,000. Paths are walked with a visited set: pi loops forever on a parentId cycle,
-Arbor stops at the repeated node and reports it (DESIGN.md §2).
+entries as at 100,000; that includes the tree of :meth:`SessionIndex.get_tree`, whose nodes are kept
+sorted as entries arrive instead of being rebuilt on every call (pi rebuilds it each time). Files
+that defeat incremental upkeep (duplicate ids, unparseable timestamps) fall back to pi's full
+rebuild. Paths are walked with a visited set: pi loops forever on a parentId cycle, Arbor stops at
+the repeated node and reports it (DESIGN.md §2).
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,14 +19,15 @@ from .entries import Entry, parse_date_ms
 from .jsjson import js_trim
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class TreeNode:
-    """One node of :meth:`SessionIndex.get_tree` (pi's ``SessionTreeNode``)."""
+    """One node of :meth:`SessionIndex.get_tree` (pi's ``SessionTreeNode``). Read-only for callers."""
 
     entry: Entry
     children: list[TreeNode] = field(default_factory=list)
     label: str | None = None
     label_timestamp: str | None = None
+    sort_key: int = 0  # Date.parse(entry.timestamp): children are kept in this order
 
 
 @dataclass
@@ -37,7 +42,11 @@ class SessionIndex:
     session_name: str | None = None
     last_id: Any = None
     _children: dict[Any, list[Entry]] = field(default_factory=dict)
-    cycles: list[str] = field(default_factory=list)
+    cycles: set[str] = field(default_factory=set)
+    _nodes: dict[Any, TreeNode] = field(default_factory=dict)
+    _roots: list[TreeNode] = field(default_factory=list)
+    _waiting: dict[Any, list[TreeNode]] = field(default_factory=dict)  # children whose parent comes later
+    _tree_exact: bool = True
 
     @classmethod
     def build(cls, entries: list[Entry]) -> SessionIndex:
@@ -52,7 +61,10 @@ class SessionIndex:
         entry_id = entry.get("id")
         self.by_id[entry_id] = entry
         self.last_id = entry_id
-        self._children.setdefault(entry.get("parentId"), []).append(entry)
+        parent_id = entry.get("parentId")
+        self._children.setdefault(parent_id, []).append(entry)
+        if self._tree_exact:
+            self._add_node(entry, entry_id, parent_id)
         entry_type = entry.get("type")
         if entry_type == "label":
             target = entry.get("targetId")
@@ -63,10 +75,35 @@ class SessionIndex:
             else:
                 self.labels.pop(target, None)
                 self.label_timestamps.pop(target, None)
+            node = self._nodes.get(target)
+            if node is not None:
+                node.label = self.labels.get(target)
+                node.label_timestamp = self.label_timestamps.get(target)
         elif entry_type == "session_info":
             name = entry.get("name")
             trimmed = js_trim(name) if isinstance(name, str) else ""
             self.session_name = trimmed or None
+
+    def _add_node(self, entry: Entry, entry_id: Any, parent_id: Any) -> None:
+        key = parse_date_ms(entry.get("timestamp"))
+        if key is None or entry_id in self._nodes:
+            self._tree_exact = False  # JS's NaN ordering and duplicate ids: use pi's full rebuild
+            return
+        node = TreeNode(entry, [], self.labels.get(entry_id), self.label_timestamps.get(entry_id), key)
+        self._nodes[entry_id] = node
+        parent = self._nodes.get(parent_id) if parent_id is not None and parent_id != entry_id else None
+        if parent is not None:
+            _insert_sorted(parent.children, node)
+        else:
+            self._roots.append(node)
+            if parent_id is not None and parent_id != entry_id:
+                self._waiting.setdefault(parent_id, []).append(node)
+        early = self._waiting.pop(entry_id, None)
+        if early:  # children that appeared in the file before their parent
+            moved = {id(n) for n in early}
+            self._roots = [r for r in self._roots if id(r) not in moved]
+            for child in early:
+                _insert_sorted(node.children, child)
 
     # ----------------------------------------------------------------------------------- queries
 
@@ -88,7 +125,7 @@ class SessionIndex:
         while entry is not None:
             marker = id(entry)
             if marker in seen:
-                self.cycles.append(str(entry.get("id")))
+                self.cycles.add(str(entry.get("id")))
                 break
             seen.add(marker)
             path.append(entry)
@@ -98,7 +135,16 @@ class SessionIndex:
         return path
 
     def get_tree(self) -> list[TreeNode]:
-        """Roots (file order) with children sorted by timestamp, oldest first (stable)."""
+        """Roots (file order) with children sorted by timestamp, oldest first (stable).
+
+        The nodes are the index's own (kept up to date on every append): treat them as read-only.
+        """
+        if self._tree_exact:
+            return list(self._roots)
+        return self.build_tree()
+
+    def build_tree(self) -> list[TreeNode]:
+        """pi's ``getTree`` from scratch: the reference the incremental tree must always equal."""
         nodes: dict[Any, TreeNode] = {}
         for entry in self.entries:
             entry_id = entry.get("id")
@@ -132,6 +178,14 @@ class SessionIndex:
             if not self._children.get(entry_id):
                 out.append(entry_id)
         return out
+
+
+def _insert_sorted(children: list[TreeNode], node: TreeNode) -> None:
+    """Keep ``children`` sorted by time; equal times keep file order (a stable sort's result)."""
+    if not children or children[-1].sort_key <= node.sort_key:
+        children.append(node)
+    else:
+        bisect.insort_right(children, node, key=lambda n: n.sort_key)
 
 
 def _cmp_ms(a: int | None, b: int | None) -> int:

@@ -122,19 +122,22 @@ def test_branch_reset_and_branch_with_summary() -> None:
     assert m.get_entry(hook)["details"] == {"custom": 1}  # an extension's details are left alone
 
 
-def test_get_tree_sorts_children_by_timestamp_and_keeps_roots_in_file_order() -> None:
-    m = SessionManager.in_memory("/p")
-    root = m.append_message(user("r"))
-    late = m.append_message(assistant("late"))
-    m.branch(root)
-    early = m.append_message(assistant("early"))
-    m.get_entry(late)["timestamp"] = "2030-01-01T00:00:00.000Z"
-    m.get_entry(early)["timestamp"] = "2020-01-01T00:00:00.000Z"
-    m.reset_leaf()
-    second_root = m.append_message(user("r2"))
-    tree = m.get_tree()
-    assert [n.entry["id"] for n in tree] == [root, second_root]
-    assert [c.entry["id"] for c in tree[0].children] == [early, late]
+def test_get_tree_sorts_children_by_timestamp_and_keeps_roots_in_file_order(tmp_path: Path) -> None:
+    def line(entry_id: str, parent: str | None, ts: str) -> str:
+        return json.dumps({"type": "message", "id": entry_id, "parentId": parent, "timestamp": ts,
+                           "message": {"role": "user", "content": entry_id, "timestamp": 1}}) + "\n"
+
+    path = tmp_path / "s.jsonl"
+    path.write_text(
+        '{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}\n'
+        + line("root", None, "2025-01-01T00:00:01.000Z")
+        + line("late", "root", "2030-01-01T00:00:00.000Z")
+        + line("early", "root", "2020-01-01T00:00:00+02:00")
+        + line("root2", None, "2019-01-01T00:00:00.000Z")
+    )
+    tree = SessionManager.open(path).get_tree()
+    assert [n.entry["id"] for n in tree] == ["root", "root2"]
+    assert [c.entry["id"] for c in tree[0].children] == ["early", "late"]
 
 
 def test_build_session_context_follows_leaf() -> None:

@@ -132,6 +132,8 @@ def test_reopen_gives_the_same_session(tmp_path_factory: Any, ops: list[tuple[An
     manager.close()
     reopened = SessionManager.open(path or "")
     assert snapshot(reopened) == before
+    assert flatten(reopened.get_tree()) == flatten(reopened.index.build_tree())
+    assert flatten(manager.get_tree()) == flatten(manager.index.build_tree())
     entries = reopened.get_entries()
     assert reopened.leaf_id == entries[-1]["id"]  # pi's leaf rule: the last line
     text = Path(path or "").read_text(encoding="utf-8")
