@@ -6,10 +6,15 @@ import argparse
 import sys
 
 
+COMMANDS = ("inspect", "ask", "screenshot")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
-        description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3).",
+        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot} ...",
+        description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
+        "Without a command, opens the window (with FILE.jsonl if given).",
     )
     sub = parser.add_subparsers(dest="command")
     inspect = sub.add_parser(
@@ -28,12 +33,24 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--leaf", help="continue from this entry instead of the last one")
     ask.add_argument("--base-url", help="an Anthropic-compatible API endpoint")
     ask.add_argument("--model", help="model id (e.g. claude-sonnet-4-5, or 'offline')")
+    shot = sub.add_parser("screenshot", help="render the main window offscreen with a session open and save a PNG")
+    shot.add_argument("file", help="a session .jsonl file")
+    shot.add_argument("--out", required=True, help="where to write the PNG")
+    shot.add_argument("--leaf", help="show the context of this entry")
+    shot.add_argument("--select", help="select this node (e.g. a compaction, to show its audit)")
+    shot.add_argument("--size", default="1600x1000", help="WIDTHxHEIGHT in pixels (default 1600x1000)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = _parser()
+    if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
+        if len(args_list) > 1:
+            parser.error("give at most one session file")
+        from .ui.app import run_gui
+
+        return run_gui(args_list[0] if args_list else None)
     args = parser.parse_args(args_list)
     if args.command == "inspect":
         from .inspect import run
@@ -43,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         from .agent.ask import run as run_ask
 
         return run_ask(args.text, args.session, args.leaf, args.base_url, args.model)
+    if args.command == "screenshot":
+        from .ui.screenshot import run as run_screenshot
+
+        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size)
     parser.print_help()
     return 0
 

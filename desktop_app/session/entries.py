@@ -133,14 +133,14 @@ def parse_date_ms(text: Any) -> int | None:
         return None
     if len(text) == 24 and text[23] == "Z" and text[10] == "T" and text[19] == "." and text[:4].isdigit():
         # pi's own format (toISOString), nearly every timestamp in a file: no regex, cached days
-        day = _DAY_MS.get(text[:10])
-        if day is None:
-            day = _DAY_MS[text[:10]] = _day_ms(text[:10])
+        day_ms = _DAY_MS.get(text[:10])
+        if day_ms is None:
+            day_ms = _DAY_MS[text[:10]] = _day_ms(text[:10])
         rest = text[11:23]
-        if day >= 0 and rest[2] == ":" and rest[5] == ":" and rest.replace(":", "").replace(".", "").isdigit():
+        if day_ms >= 0 and rest[2] == ":" and rest[5] == ":" and rest.replace(":", "").replace(".", "").isdigit():
             hour, minute, sec = int(rest[0:2]), int(rest[3:5]), int(rest[6:8])
             if hour < 24 and minute < 60 and sec < 60:
-                return day + ((hour * 60 + minute) * 60 + sec) * 1000 + int(rest[9:12])
+                return day_ms + ((hour * 60 + minute) * 60 + sec) * 1000 + int(rest[9:12])
     m = _ISO_RE.fullmatch(text.strip())
     if not m:
         return None
