@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-
 COMMANDS = ("inspect", "ask", "screenshot")
 
 

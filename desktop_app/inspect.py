@@ -21,8 +21,8 @@ from .session.context import build_session_context, message_from_entry
 from .session.entries import is_header, parse_session_text, sequential_ids
 from .session.jsjson import js_stringify
 from .session.manager import SessionManager
-from .session.store import SessionFileError
 from .session.migrate import header_version, migrate_objects, needs_migration
+from .session.store import SessionFileError
 
 SCHEMA = "arbor-inspect/expected@1"
 PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')"

@@ -1,0 +1,84 @@
+"""Starting Arbor: the Qt application, the asyncio loop on top of it (qasync), the first session.
+
+A newcomer with no key and no sessions gets the sample session (branches, two compactions, a
+branch summary, labels) copied into their sessions folder, on the offline model, so everything the
+app can show is on screen at once. The copy is theirs; the shipped file is never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+from pathlib import Path
+
+from desktop_app.agent import AgentSession
+from desktop_app.agent.providers import make_provider
+from desktop_app.session import SessionManager
+from desktop_app.session.catalog import SessionCatalog
+from desktop_app.session.paths import arbor_sessions_root, encode_cwd
+from desktop_app.settings import Settings
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+SAMPLE_SESSION = RESOURCES / "sample-session.jsonl"
+
+
+def initial_session(path: str | None, settings: Settings) -> SessionManager:
+    """The session to show: the given file, else the newest of Arbor's, else the sample, else a new one."""
+    if path:
+        return SessionManager.open(path, fsync=settings.fsync)
+    root = Path(settings.sessions_root) if settings.sessions_root else arbor_sessions_root()
+    sessions = SessionCatalog(root).list_all()
+    if sessions:
+        return SessionManager.open(sessions[0].path, fsync=settings.fsync)
+    if SAMPLE_SESSION.exists():
+        target_dir = root / encode_cwd("/home/you/trips")
+        target_dir.mkdir(parents=True, exist_ok=True)
+        target = target_dir / SAMPLE_SESSION.name
+        shutil.copyfile(SAMPLE_SESSION, target)
+        target.chmod(0o600)
+        return SessionManager.open(target, fsync=settings.fsync)
+    return SessionManager.create(os.getcwd(), fsync=settings.fsync)
+
+
+def run_gui(path: str | None = None) -> int:
+    """Open the main window and run until it closes."""
+    import qasync
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from .main_window import MainWindow
+    from .state import UiState
+
+    app = QApplication.instance() or QApplication(sys.argv)
+    app.setApplicationName("Arbor")
+    app.setOrganizationName("Arbor")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    settings = Settings.load()
+    try:
+        manager = initial_session(path, settings)
+    except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
+        QMessageBox.critical(None, "Arbor", f"Cannot open {path}:\n{exc}")
+        return 1
+    provider = make_provider(settings)
+    agent = AgentSession(manager, provider, settings)
+    window = MainWindow(agent, settings, ui_state=UiState())
+    for warning in settings.warnings:
+        window.chat.show_error(warning)
+    window.show()
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    app.aboutToQuit.connect(closed.set)
+
+    async def warm_up() -> None:
+        # The SDK builds its models on first use (a 40–140 ms stall): do it now, off the first turn.
+        if provider.__class__.__name__ == "AnthropicProvider":
+            from desktop_app.llm.anthropic import warm_up as warm
+
+            await warm()
+
+    with loop:
+        loop.create_task(warm_up())
+        loop.run_until_complete(closed.wait())
+    return 0

@@ -1,0 +1,530 @@
+"""``MessageDelegate``: paints one chat row with a cached ``QTextDocument``; clicks toggle sections.
+
+Why a delegate and not a widget per message: a session context can hold thousands of messages,
+and rebinding the chat to another leaf must take milliseconds. A ``QListView`` asks the delegate
+for every row's ``sizeHint`` on layout but paints only the visible rows, so:
+
+* ``sizeHint`` never builds a document. It returns the exact height when this row has been laid
+  out at this width before, else a cheap estimate from the text length (``estimate_height``).
+* ``paint`` builds (or reuses) the row's document, lays it out at the row width, and if the real
+  height differs from the one the view used, records it and asks for one coalesced relayout
+  (``sizeHintChanged``, from a zero timer; the live row's at most every ``STREAM_RELAYOUT_MS``).
+* Documents are cached per row (LRU, keyed by message, expanded sections, revision and theme) and
+  re-laid out only when the width changes; exact heights are cached per width.
+* The live (streaming) row is re-rendered at most every ``STREAM_RENDER_MS`` and grows in steps of
+  a quarter viewport (at least ``STREAM_HEADROOM_LINES`` lines), so a fast stream neither re-parses its markdown per token nor
+  relayouts thousands of rows per wrapped line.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QPointF,
+    QRect,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFontMetrics,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
+
+from ..markdown import SafeTextDocument
+from .messages import (
+    CARD_KINDS,
+    SINGLE_SECTION_KINDS,
+    as_text,
+    block_type,
+    content_blocks,
+    message_kind,
+    message_status,
+)
+from .model import ChatModel, RowState
+from .render import parse_toggle, render_message
+from .theme import ChatTheme, theme_for_palette
+
+__all__ = ["MessageDelegate"]
+
+_Index = QModelIndex | QPersistentModelIndex
+
+MARGIN_X = 10  # row edge → bubble
+MARGIN_Y = 4
+PAD_X = 12  # bubble edge → text
+PAD_Y = 8
+ACCENT_W = 4  # left bar of cards and failed replies
+USER_INDENT = 44  # user bubbles sit to the right, replies to the left
+TOOL_INDENT = 22  # tool results nest under the call that asked for them
+DOC_CACHE_SIZE = 160
+HEIGHT_CACHE_LIMIT = 50_000
+STREAM_RELAYOUT_MS = 80
+STREAM_HEADROOM_LINES = 4
+STREAM_RENDER_MS = 50
+
+
+def _indent(kind: str) -> int:
+    if kind == "user":
+        return USER_INDENT
+    if kind == "toolResult":
+        return TOOL_INDENT
+    return 0
+
+
+def _text_lines(text: str, chars_per_line: int) -> float:
+    """Lines ``text`` takes wrapped at ``chars_per_line`` (plus half a line per paragraph gap)."""
+    return text.count("\n") + 1 + len(text) / chars_per_line + text.count("\n\n") * 0.5
+
+
+def _has_accent(kind: str, status: str) -> bool:
+    return kind in CARD_KINDS or status in ("error", "aborted")
+
+
+class MessageDelegate(QStyledItemDelegate):
+    """Paints :class:`ChatModel` rows; owns the document and height caches."""
+
+    #: A non-toggle link in a message was clicked (the panel decides what to do; nothing is opened here).
+    link_activated = Signal(str)
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self._view = view
+        self._model: ChatModel | None = None
+        self._theme_override: ChatTheme | None = None
+        self._docs: OrderedDict[Hashable, tuple[Any, SafeTextDocument]] = OrderedDict()
+        self._heights: dict[Hashable, tuple[Any, int]] = {}
+        self._size_list: list[QSize | None] | None = None  # row -> size for the current layout
+        self._size_width = 0
+        self._relayout_row: int | None = None
+        self._relayout = QTimer(self)
+        self._relayout.setSingleShot(True)
+        self._relayout.timeout.connect(self._emit_relayout)
+        self._swallow_release = False
+        self._row_width = 0
+        self._stream_doc: tuple[Hashable, SafeTextDocument] | None = None
+        self._stream_height: tuple[int, int] | None = None  # (width, height) allotted to the live row
+        self._stream_rendered_at = 0.0
+        self._stream_repaint = QTimer(self)
+        self._stream_repaint.setSingleShot(True)
+        self._stream_repaint.timeout.connect(self._repaint_stream_row)
+        self._line = 16
+        self._char = 7
+        self.stats = {"documents_built": 0, "estimates": 0}
+        self.refresh_metrics()
+        view.viewport().installEventFilter(self)
+        view.installEventFilter(self)
+
+    # ================================================================================ configuration
+
+    def eventFilter(self, watched: Any, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        """Track the viewport width and the font: ``sizeHint`` reads both for every row."""
+        if event.type() in (QEvent.Type.Resize, QEvent.Type.FontChange, QEvent.Type.Show):
+            self.refresh_metrics()
+        return False
+
+    def refresh_metrics(self) -> None:
+        metrics = QFontMetrics(self._view.font())
+        self._line = metrics.lineSpacing()
+        self._char = max(1, metrics.averageCharWidth())
+        self._row_width = max(120, self._view.viewport().width())
+
+    def set_theme(self, theme: ChatTheme | None) -> None:
+        """Force a theme (``None``: follow the view's palette)."""
+        self._theme_override = theme
+        self.invalidate()
+        self._view.viewport().update()
+
+    def theme(self, palette: QPalette | None = None) -> ChatTheme:
+        if self._theme_override is not None:
+            return self._theme_override
+        return theme_for_palette(palette if palette is not None else self._view.palette())
+
+    def invalidate(self, row: int | None = None) -> None:
+        """Forget layout sizes (all rows, or one); documents and exact heights stay cached by key."""
+        if row is None:
+            self._size_list = None
+        elif self._size_list is not None and row < len(self._size_list):
+            self._size_list[row] = None
+
+    def attach(self, model: ChatModel) -> None:
+        """Follow ``model``'s changes so per-row layout sizes never outlive the rows they describe."""
+        self._model = model
+        model.stream_started.connect(self._stream_ended)
+        model.stream_finished.connect(self._stream_ended)
+        model.stream_updated.connect(self.invalidate)
+        model.modelReset.connect(self.invalidate)
+        model.rowsInserted.connect(lambda _parent, first, _last: self._forget_from(first))
+        model.rowsRemoved.connect(lambda _parent, first, _last: self._forget_from(first))
+        model.dataChanged.connect(lambda top, bottom, _roles=(): self._forget_range(top.row(), bottom.row()))
+
+    def _forget_from(self, first: int) -> None:
+        if self._size_list is not None:
+            del self._size_list[first:]
+
+    def _forget_range(self, first: int, last: int) -> None:
+        for row in range(first, last + 1):
+            self.invalidate(row)
+
+    def _stream_ended(self) -> None:
+        self._stream_doc = None
+        self._stream_height = None
+        self._stream_repaint.stop()
+
+    def _repaint_stream_row(self) -> None:
+        model = self._model
+        row = model.stream_row() if model is not None else None
+        if model is not None and row is not None:
+            self._view.update(model.index(row))
+
+    def clear_caches(self) -> None:
+        self._docs.clear()
+        self._heights.clear()
+        self._size_list = None
+        self._stream_ended()
+
+    # ================================================================================ geometry
+
+    @property
+    def row_width(self) -> int:
+        return self._row_width
+
+    def bubble_rect(self, rect: QRect, kind: str) -> QRect:
+        left = rect.left() + MARGIN_X + _indent(kind)
+        return QRect(
+            left, rect.top() + MARGIN_Y, rect.right() - MARGIN_X - left + 1, rect.height() - 2 * MARGIN_Y
+        )
+
+    def _text_left(self, kind: str, status: str) -> int:
+        return PAD_X + (ACCENT_W if _has_accent(kind, status) else 0)
+
+    def text_width(self, row_width: int, kind: str, status: str) -> int:
+        bubble = row_width - 2 * MARGIN_X - _indent(kind)
+        return max(40, bubble - self._text_left(kind, status) - PAD_X)
+
+    @staticmethod
+    def _chrome() -> int:
+        return 2 * PAD_Y + 2 * MARGIN_Y
+
+    # ================================================================================ documents
+
+    def document(self, model: ChatModel, row: int, theme: ChatTheme | None = None) -> SafeTextDocument:
+        """The row's document (cached), not yet laid out at any particular width."""
+        theme = theme or self.theme()
+        state = model.row_state(row)
+        key = (state.key, state.revision, state.expanded, state.streaming, theme.dark)
+        if state.streaming:  # one slot: every delta is a new revision, none is worth keeping
+            if self._stream_doc is not None:
+                if self._stream_doc[0] == key:
+                    return self._stream_doc[1]
+                # Re-render the live row at most every STREAM_RENDER_MS: a long reply costs
+                # milliseconds to lay out, and tokens arrive faster than that.
+                wait = STREAM_RENDER_MS - (time.monotonic() - self._stream_rendered_at) * 1000
+                if wait > 0:
+                    if not self._stream_repaint.isActive():
+                        self._stream_repaint.start(max(1, int(wait)))
+                    return self._stream_doc[1]
+        else:
+            cached = self._docs.get(key)
+            if cached is not None:
+                self._docs.move_to_end(key)
+                return cached[1]
+        doc = SafeTextDocument()
+        doc.setDocumentMargin(0)
+        doc.setDefaultFont(self._view.font())
+        doc.setUndoRedoEnabled(False)
+        doc.setHtml(render_message(state.message, theme, state.expanded, streaming=state.streaming))
+        self.stats["documents_built"] += 1
+        if state.streaming:
+            self._stream_doc = (key, doc)
+            self._stream_rendered_at = time.monotonic()
+            return doc
+        self._docs[key] = (state.message, doc)
+        while len(self._docs) > DOC_CACHE_SIZE:
+            self._docs.popitem(last=False)
+        return doc
+
+    def laid_out_document(self, model: ChatModel, row: int, row_width: int) -> tuple[SafeTextDocument, int]:
+        """The row's document laid out for ``row_width``, and the row height that needs."""
+        state = model.row_state(row)
+        kind = message_kind(state.message)
+        status = "streaming" if state.streaming else message_status(state.message)
+        doc = self.document(model, row)
+        text_width = self.text_width(row_width, kind, status)
+        if doc.textWidth() != text_width:
+            doc.setTextWidth(text_width)
+        height = math.ceil(doc.size().height()) + self._chrome()
+        if state.streaming:
+            # Grow the live row in steps of a few lines, so a reply arriving token by token
+            # relayouts the list every few lines rather than on every wrapped line.
+            step = max(STREAM_HEADROOM_LINES * self._line, self._view.viewport().height() // 4)
+            height = -(-height // step) * step
+            if self._stream_height is not None and self._stream_height[0] == row_width:
+                height = max(height, self._stream_height[1])
+            self._stream_height = (row_width, height)
+        else:
+            if len(self._heights) > HEIGHT_CACHE_LIMIT:  # every width a window was ever dragged to
+                self._heights.clear()
+            self._heights[(state.key, state.revision, state.expanded, row_width)] = (state.message, height)
+        return doc, height
+
+    # ================================================================================ sizes
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:  # noqa: N802 - Qt's name
+        """Exact height if this row was laid out at this width before, else an estimate (no document).
+
+        The view asks for every row on each layout; after a reset all sizes are computed in one
+        Python pass (:meth:`_rebuild_sizes`) and this call is a list lookup.
+        """
+        row = index.row()
+        sizes = self._size_list
+        if self._size_width != self._row_width or sizes is None:
+            sizes = self._rebuild_sizes()
+        size = sizes[row] if row < len(sizes) else None
+        if size is None:
+            model = self._model if self._model is not None else index.model()
+            assert isinstance(model, ChatModel)
+            size = self._size_for(model.row_state(row), self._row_width)
+            if row >= len(sizes):
+                sizes.extend([None] * (row + 1 - len(sizes)))
+            sizes[row] = size
+        return size
+
+    def _size_for(self, state: RowState, width: int) -> QSize:
+        if state.streaming and self._stream_height is not None and self._stream_height[0] == width:
+            return QSize(width, self._stream_height[1])
+        exact = self._heights.get((state.key, state.revision, state.expanded, width))
+        height = exact[1] if exact is not None else self.estimate_height(state.message, state.expanded, width)
+        return QSize(width, height)
+
+    def _rebuild_sizes(self) -> list[QSize | None]:
+        width = self._row_width
+        model = self._model
+        self._size_width = width
+        sizes: list[QSize | None] = (
+            [self._size_for(state, width) for state in model.row_states()] if model is not None else []
+        )
+        self._size_list = sizes
+        return sizes
+
+    def estimate_height(self, message: Any, expanded: frozenset[int], width: int) -> int:
+        """A cheap guess of a row's height (no document): line count from text length and width.
+
+        Only rows never painted at this width use it; painting corrects it. Collapsed sections are
+        one line each, which is most of a coding session (tool calls and results).
+        """
+        self.stats["estimates"] += 1
+        line = self._line
+        chrome = 2 * PAD_Y + 2 * MARGIN_Y
+        role = message.get("role") if type(message) is dict else None
+        if role in SINGLE_SECTION_KINDS and not expanded:
+            return chrome + line + 4 + (line + 4 if role == "bashExecution" else 0)
+        chars_per_line = max(12, (width - 2 * MARGIN_X - _indent(role or "") - 2 * PAD_X) // self._char)
+        lines = 1.0  # header or toggle line
+        if role in SINGLE_SECTION_KINDS:
+            if role == "toolResult":
+                text = "\n".join(
+                    as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text"
+                )
+            else:
+                text = as_text(message.get("summary" if role in CARD_KINDS else "output"))
+            lines += 1 + min(_text_lines(text, chars_per_line), 420)
+        elif role in ("user", "custom", "assistant"):
+            content = message.get("content")
+            if isinstance(content, str):
+                lines += _text_lines(content, chars_per_line)
+            elif isinstance(content, list):
+                for i, block in enumerate(content):
+                    kind = block.get("type") if type(block) is dict else None
+                    if kind == "text":
+                        lines += _text_lines(as_text(block.get("text")), chars_per_line)
+                    elif i in expanded:
+                        lines += 12
+                    else:
+                        lines += 1.25
+            if role == "assistant" and message.get("stopReason") in ("error", "aborted"):
+                lines += 2
+        else:
+            lines += 8
+        return int(lines * line) + chrome
+
+    # ================================================================================ painting
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        model = index.model()
+        assert isinstance(model, ChatModel)
+        row = index.row()
+        theme = self.theme(option.palette)
+        message = model.message(row)
+        kind = message_kind(message)
+        streaming = model.is_stream_row(row)
+        status = "streaming" if streaming else message_status(message)
+        rect = QRect(option.rect)
+        doc, height = self.laid_out_document(model, row, rect.width())
+        if height != rect.height():
+            self.invalidate(row)
+            self._schedule_relayout(row, streaming)
+
+        is_error_result = kind == "toolResult" and bool(message.get("isError"))
+        bubble = theme.bubble(kind, "ok" if streaming else status, is_error_result)
+        box = self.bubble_rect(rect, kind)
+        if streaming:  # the live row has headroom below its text; the bubble hugs the text
+            box.setHeight(min(box.height(), math.ceil(doc.size().height()) + 2 * PAD_Y))
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(QColor(bubble.border))
+        pen.setWidthF(1.5 if kind in CARD_KINDS else 1.0)
+        if kind == "custom":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(QColor(bubble.fill))
+        outline = QRectF(box).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.drawRoundedRect(outline, 8, 8)
+        if _has_accent(kind, status):
+            path = QPainterPath()
+            path.addRoundedRect(outline, 8, 8)
+            painter.setClipPath(path)
+            painter.fillRect(QRectF(box.left(), box.top(), ACCENT_W, box.height()), QColor(bubble.accent))
+            painter.setClipping(False)
+
+        text_left = box.left() + self._text_left(kind, status)
+        painter.translate(text_left, box.top() + PAD_Y)
+        clip = QRectF(0, 0, doc.textWidth(), max(0, box.height() - 2 * PAD_Y))
+        painter.setClipRect(clip)
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette.setColor(QPalette.ColorRole.Text, QColor(theme.text))
+        context.clip = clip
+        doc.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def _schedule_relayout(self, row: int, streaming: bool) -> None:
+        self._relayout_row = row if self._relayout_row is None else min(row, self._relayout_row)
+        if not self._relayout.isActive():
+            self._relayout.start(STREAM_RELAYOUT_MS if streaming else 0)
+
+    def _emit_relayout(self) -> None:
+        row, self._relayout_row = self._relayout_row, None
+        model = self._view.model()
+        if row is not None and model is not None and row < model.rowCount():
+            self.sizeHintChanged.emit(model.index(row, 0))
+
+    def prime(self, model: ChatModel, rows: range | list[int]) -> None:
+        """Measure ``rows`` exactly now (e.g. the rows that will be visible after a rebind)."""
+        width = self._row_width
+        for row in rows:
+            self.laid_out_document(model, row, width)
+            self.invalidate(row)
+
+    # ================================================================================ clicks
+
+    def hit_section(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> int | None:
+        """The collapsible section whose header line is under ``pos`` (viewport coordinates)."""
+        doc, point = self._doc_point(model, row, rect, pos)
+        if point is None:
+            return None
+        layout = doc.documentLayout()
+        position = layout.hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
+        if position < 0:
+            return None
+        block = doc.findBlock(position)
+        bounds = layout.blockBoundingRect(block)
+        if not bounds.top() <= point.y() <= bounds.bottom():
+            return None
+        it = block.begin()
+        while not it.atEnd():
+            section = parse_toggle(it.fragment().charFormat().anchorHref())
+            if section is not None:
+                return section
+            it += 1
+        return None
+
+    def section_rect(self, model: ChatModel, row: int, rect: QRect, section: int) -> QRect | None:
+        """Where the header line of ``section`` is drawn (viewport coordinates), or ``None``.
+
+        For keyboard/accessibility helpers and tests that click a particular toggle.
+        """
+        message = model.message(row)
+        kind = message_kind(message)
+        status = "streaming" if model.is_stream_row(row) else message_status(message)
+        doc, _ = self.laid_out_document(model, row, rect.width())
+        box = self.bubble_rect(rect, kind)
+        layout = doc.documentLayout()
+        block = doc.begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                if parse_toggle(it.fragment().charFormat().anchorHref()) == section:
+                    bounds = layout.blockBoundingRect(block).toAlignedRect()
+                    return bounds.translated(box.left() + self._text_left(kind, status), box.top() + PAD_Y)
+                it += 1
+            block = block.next()
+        return None
+
+    def link_at(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> str:
+        doc, point = self._doc_point(model, row, rect, pos)
+        return doc.documentLayout().anchorAt(point) if point is not None else ""
+
+    def _doc_point(
+        self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF
+    ) -> tuple[SafeTextDocument, QPointF | None]:
+        message = model.message(row)
+        kind = message_kind(message)
+        status = "streaming" if model.is_stream_row(row) else message_status(message)
+        doc, _ = self.laid_out_document(model, row, rect.width())
+        box = self.bubble_rect(rect, kind)
+        if not box.contains(QPoint(int(pos.x()), int(pos.y()))):
+            return doc, None
+        return doc, QPointF(pos.x() - box.left() - self._text_left(kind, status), pos.y() - box.top() - PAD_Y)
+
+    def editorEvent(  # noqa: N802 - Qt's name
+        self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: _Index
+    ) -> bool:
+        """Left click on a toggle line flips that section; on a collapsed card, anywhere expands it."""
+        if not isinstance(model, ChatModel) or not isinstance(event, QMouseEvent):
+            return False
+        if event.button() != Qt.MouseButton.LeftButton:
+            return False
+        if event.type() == QEvent.Type.MouseButtonDblClick:
+            self._swallow_release = True  # a double click toggles once, not twice
+            return True
+        if event.type() == QEvent.Type.MouseButtonPress:
+            return True
+        if event.type() != QEvent.Type.MouseButtonRelease:
+            return False
+        if self._swallow_release:
+            self._swallow_release = False
+            return True
+        row = index.row()
+        pos = event.position()
+        section = self.hit_section(model, row, option.rect, pos)
+        if section is None:
+            kind = message_kind(model.message(row))
+            inside = self.bubble_rect(option.rect, kind).contains(pos.toPoint())
+            if kind in SINGLE_SECTION_KINDS and inside and model.is_collapsed(row, 0):
+                section = 0
+        if section is not None:
+            model.toggle(row, section)
+            self.invalidate(row)
+            return True
+        link = self.link_at(model, row, option.rect, pos)
+        if link:
+            self.link_activated.emit(link)
+            return True
+        return False

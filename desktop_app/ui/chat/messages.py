@@ -1,0 +1,175 @@
+"""Reading pi-shaped messages for display: kinds, plain text, status, one-line summaries.
+
+Pure Python (no Qt), so the rules are testable on their own and shared by the model (roles), the
+renderer (HTML) and the delegate (height estimates). Session files are untrusted JSON: every
+accessor tolerates missing keys and odd types (a number where a string was expected, ``null``
+content, a message that is not an object) instead of raising while painting.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+Message = dict[str, Any]
+
+KNOWN_KINDS = frozenset(
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+)
+#: Kinds whose whole row is one collapsible section (section 0), collapsed by default.
+SINGLE_SECTION_KINDS = frozenset({"toolResult", "bashExecution", "branchSummary", "compactionSummary"})
+#: Kinds painted as summary cards.
+CARD_KINDS = frozenset({"branchSummary", "compactionSummary"})
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness: pi hides a custom message when ``!message.display``."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0 and not (isinstance(value, float) and math.isnan(value))
+    if isinstance(value, str):
+        return value != ""
+    return True
+
+
+def as_text(value: Any) -> str:
+    """A value shown as text: strings as-is, ``None`` as empty, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def message_kind(message: Any) -> str:
+    """The row kind: the message role when it is one pi knows, else ``"unknown"``."""
+    if isinstance(message, dict):
+        role = message.get("role")
+        if isinstance(role, str) and role in KNOWN_KINDS:
+            return role
+    return "unknown"
+
+
+def is_displayed(message: Any) -> bool:
+    """Whether the chat shows a context message (pi-spec §4.5: custom only when ``display``)."""
+    return message_kind(message) != "custom" or js_truthy(message.get("display"))
+
+
+def content_blocks(message: Message) -> list[Any]:
+    """``content`` as a list of blocks (a string becomes one text block)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return content
+    return []
+
+
+def block_type(block: Any) -> str:
+    return block.get("type", "") if isinstance(block, dict) and isinstance(block.get("type"), str) else ""
+
+
+def joined_text(message: Message) -> str:
+    """The ``text`` blocks of ``content`` joined with newlines (images and the rest left out)."""
+    return "\n".join(as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text")
+
+
+def message_text(message: Any) -> str:
+    """The plain text a row stands for (its ``TextRole``, and what "Copy" copies).
+
+    user, custom, toolResult, assistant: their text blocks (an assistant's thinking and tool calls
+    are sections of their own); bashExecution: ``$ command`` and the output; summaries: the summary.
+    """
+    kind = message_kind(message)
+    if kind in ("user", "assistant", "toolResult", "custom"):
+        return joined_text(message)
+    if kind == "bashExecution":
+        output = as_text(message.get("output"))
+        return f"$ {as_text(message.get('command'))}" + (f"\n{output}" if output else "")
+    if kind in CARD_KINDS:
+        return as_text(message.get("summary"))
+    return ""
+
+
+def message_status(message: Any) -> str:
+    """``"error"``, ``"aborted"`` or ``"ok"`` (assistants only carry the first two)."""
+    if message_kind(message) == "assistant":
+        reason = message.get("stopReason")
+        if reason in ("error", "aborted"):
+            return str(reason)
+    return "ok"
+
+
+def collapsible_sections(message: Any) -> tuple[int, ...]:
+    """Indices of the sections a click can expand (thinking and tool-call blocks, or the whole row)."""
+    kind = message_kind(message)
+    if kind in SINGLE_SECTION_KINDS:
+        return (0,)
+    if kind == "assistant":
+        return tuple(
+            i for i, b in enumerate(content_blocks(message)) if block_type(b) in ("thinking", "toolCall")
+        )
+    return ()
+
+
+def first_line(text: str, limit: int = 120) -> str:
+    """The first non-empty line, shortened to ``limit`` characters with an ellipsis."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+    return ""
+
+
+_MARKUP = re.compile(r"[*_`#>]+")
+
+
+def plain_preview(text: str, limit: int = 120) -> str:
+    """A one-line preview of markdown with the emphasis markers taken out (``**Plan**`` → ``Plan``)."""
+    return first_line(_MARKUP.sub("", text[: limit * 4]), limit)
+
+
+_MAIN_ARGUMENT = {
+    "read": "path",
+    "write": "path",
+    "edit": "path",
+    "ls": "path",
+    "bash": "command",
+    "grep": "pattern",
+    "find": "pattern",
+}
+
+
+def tool_call_summary(block: dict[str, Any]) -> tuple[str, str]:
+    """``(name, one-line argument summary)`` for a tool-call block: ``("read", "src/app.py")``."""
+    name = as_text(block.get("name")) or "tool"
+    arguments = block.get("arguments")
+    if not isinstance(arguments, dict):
+        return name, first_line(as_text(block.get("partialJson") or arguments), 100)
+    key = _MAIN_ARGUMENT.get(name)
+    if key and key in arguments:
+        return name, first_line(as_text(arguments[key]), 100)
+    return name, first_line(as_text(arguments), 100)
+
+
+def pretty_json(value: Any) -> str:
+    """Indented JSON for expanded tool-call arguments (never raises)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=2, default=str)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def format_count(value: Any) -> str:
+    """``12345`` → ``"12,345"`` (pi's ``toLocaleString``); non-numbers as text, ``?`` when missing."""
+    if isinstance(value, bool) or value is None:
+        return "?"
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return f"{value:,.0f}"
+    return as_text(value)

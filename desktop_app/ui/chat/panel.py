@@ -1,0 +1,359 @@
+"""``ChatPanel``: the chat of the active leaf (a virtualized list) and the composer below it.
+
+The panel shows what it is given and emits what the user wants; it never touches the session or
+the agent (DESIGN.md §3: views never poke the file). The window binds it:
+
+* ``set_context(build_session_context(...).messages)`` on every leaf change (one model reset; the
+  layout uses height estimates except for the rows that will be visible, measured exactly);
+* ``begin_stream`` / ``append_delta`` / ``end_stream`` / ``abort_stream`` from agent events;
+* ``send_requested(text)`` / ``stop_requested()`` back to the agent; ``set_busy`` while a turn runs.
+
+The list stays pinned to the bottom while the user is at the bottom (new messages, a growing
+reply), and stays put when they have scrolled up to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QGuiApplication,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QListView,
+    QMenu,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .banner import Banner
+from .composer import Composer
+from .delegate import MessageDelegate
+from .messages import collapsible_sections
+from .model import ChatModel, ChatRole, DeltaKind
+from .theme import ChatTheme, theme_for_palette
+
+__all__ = ["ChatPanel", "ChatView"]
+
+Message = dict[str, Any]
+PIN_SLACK = 6  # pixels from the bottom that still count as "at the bottom"
+
+
+class ChatView(QListView):
+    """The message list: per-pixel scrolling, variable row heights, only visible rows painted."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.setUniformItemSizes(False)
+        self.setLayoutMode(QListView.LayoutMode.SinglePass)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Always on: a scrollbar that appears and disappears changes the width, hence every height.
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setFrameShape(QListView.Shape.NoFrame)
+        self.setMouseTracking(True)
+        self.placeholder = "No messages on this branch yet."
+
+    def updateGeometries(self) -> None:  # noqa: N802 - Qt's name
+        super().updateGeometries()
+        self.verticalScrollBar().setSingleStep(self.fontMetrics().lineSpacing() * 2)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        super().paintEvent(event)
+        model = self.model()
+        if model is not None and model.rowCount() == 0 and self.placeholder:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
+            painter.drawText(self.viewport().rect(), Qt.AlignmentFlag.AlignCenter, self.placeholder)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt's name
+        """A pointing hand over lines that expand or collapse something."""
+        index = self.indexAt(event.position().toPoint())
+        delegate = self.itemDelegate()
+        model = self.model()
+        clickable = False
+        if index.isValid() and isinstance(delegate, MessageDelegate) and isinstance(model, ChatModel):
+            rect = self.visualRect(index)
+            clickable = delegate.hit_section(model, index.row(), rect, event.position()) is not None
+        self.viewport().setCursor(
+            Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor
+        )
+        super().mouseMoveEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt's name
+        index = self.indexAt(event.pos())
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        copy = menu.addAction("Copy message text")
+        model = self.model()
+        toggle = None
+        if isinstance(model, ChatModel) and collapsible_sections(model.message(index.row())):
+            collapsed = model.is_collapsed(index.row())
+            toggle = menu.addAction("Expand all" if collapsed else "Collapse all")
+        chosen = menu.exec(event.globalPos())
+        if chosen is copy:
+            QGuiApplication.clipboard().setText(str(index.data(Qt.ItemDataRole.DisplayRole) or ""))
+        elif toggle is not None and chosen is toggle and isinstance(model, ChatModel):
+            model.setData(index, not model.is_collapsed(index.row()), ChatRole.Collapsed)
+
+
+class ChatPanel(QWidget):
+    """Chat of the active leaf: message list, banners, composer with Send/Stop."""
+
+    #: The user sent this text (the composer is cleared already).
+    send_requested = Signal(str)
+    #: The user asked to stop the running turn (Esc or Stop).
+    stop_requested = Signal()
+    #: A link inside a message was clicked; nothing is opened by the panel itself.
+    link_activated = Signal(str)
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatPanel")
+        self._busy = False
+        self._pinned = True
+
+        self._model = ChatModel(self)
+        self._view = ChatView(self)
+        self._view.setModel(self._model)
+        self._delegate = MessageDelegate(self._view)
+        self._delegate.attach(self._model)
+        self._view.setItemDelegate(self._delegate)
+        self._delegate.link_activated.connect(self.link_activated)
+
+        self._banner = Banner("info", self)
+        self._error = Banner("error", self)
+        self._composer = Composer(self)
+        self._send = QPushButton("Send", self)
+        self._send.setObjectName("chatSend")
+        self._send.setDefault(False)
+        self._send.setAutoDefault(False)
+        self._stop = QPushButton("Stop", self)
+        self._stop.setObjectName("chatStop")
+        self._stop.setAutoDefault(False)
+        self._stop.setToolTip("Stop the reply (Esc)")
+        self._send.setToolTip("Send (Enter)")
+
+        buttons = QVBoxLayout()
+        buttons.setSpacing(4)
+        buttons.addWidget(self._send)
+        buttons.addWidget(self._stop)
+        buttons.addStretch(1)
+        composer_row = QHBoxLayout()
+        composer_row.setContentsMargins(8, 4, 8, 8)
+        composer_row.setSpacing(6)
+        composer_row.addWidget(self._composer, 1)
+        composer_row.addLayout(buttons)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        banner_box = QVBoxLayout()
+        banner_box.setContentsMargins(8, 0, 8, 0)
+        banner_box.setSpacing(4)
+        banner_box.addWidget(self._banner)
+        banner_box.addWidget(self._error)
+        layout.addWidget(self._view, 1)
+        layout.addLayout(banner_box)
+        layout.addLayout(composer_row)
+
+        self._composer.submitted.connect(self._submit)
+        self._composer.stop.connect(self.stop_requested)
+        self._send.clicked.connect(lambda: self._submit(self._composer.toPlainText()))
+        self._stop.clicked.connect(self.stop_requested)
+        bar = self._view.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+        bar.rangeChanged.connect(self._on_range_changed)
+        self._model.rowsInserted.connect(self._follow_bottom)
+        self._model.dataChanged.connect(self._follow_bottom)
+        self._model.stream_updated.connect(self._stream_updated)
+        self._apply_theme()
+        self.set_busy(False)
+
+    # ================================================================================ parts
+
+    @property
+    def model(self) -> ChatModel:
+        return self._model
+
+    @property
+    def view(self) -> ChatView:
+        return self._view
+
+    @property
+    def delegate(self) -> MessageDelegate:
+        return self._delegate
+
+    @property
+    def composer(self) -> Composer:
+        return self._composer
+
+    @property
+    def send_button(self) -> QPushButton:
+        return self._send
+
+    @property
+    def stop_button(self) -> QPushButton:
+        return self._stop
+
+    @property
+    def error_banner(self) -> Banner:
+        return self._error
+
+    @property
+    def info_banner(self) -> Banner:
+        return self._banner
+
+    # ================================================================================ content
+
+    def set_context(self, messages: Sequence[Message]) -> None:
+        """Show a context's messages (``build_session_context(...).messages``), scrolled to the end.
+
+        Cost: one model reset, the layout of every row from cheap estimates, and exact layout of
+        just the rows that fit the viewport at the bottom (so the first paint does not jump).
+        """
+        self._pinned = True
+        self._model.set_messages(messages)
+        self._prime_bottom_rows()
+        self._view.scrollToBottom()  # runs the pending layout now, so the new rows are placed
+
+    def begin_stream(self) -> None:
+        """Start the live reply row at the end."""
+        self._model.begin_stream()
+
+    def append_delta(self, kind: DeltaKind, text: str) -> None:
+        """Add streamed ``text`` (``"text"``, ``"thinking"`` or ``"toolcall"``) to the live row."""
+        self._model.append_delta(kind, text)
+
+    def end_stream(self, message: Message) -> None:
+        """Replace the live row with the finished assistant message."""
+        self._model.end_stream(message)
+
+    def abort_stream(self, message: Message | None = None) -> None:
+        """End the live row as aborted (with the persisted partial message, if given)."""
+        self._model.abort_stream(message)
+
+    @property
+    def hidden_count(self) -> int:
+        """Context messages not shown (custom messages with ``display: false``)."""
+        return self._model.hidden_count
+
+    # ================================================================================ composer
+
+    def set_editor_text(self, text: str) -> None:
+        """Put ``text`` in the composer, cursor at the end, focused ("Edit & branch")."""
+        self._composer.setPlainText(text)
+        cursor = self._composer.textCursor()
+        cursor.movePosition(cursor.MoveOperation.End)
+        self._composer.setTextCursor(cursor)
+        self._composer.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def editor_text(self) -> str:
+        return self._composer.toPlainText()
+
+    def set_busy(self, busy: bool) -> None:
+        """While a turn runs: Stop instead of Send, and Enter does not send."""
+        self._busy = busy
+        self._send.setVisible(not busy)
+        self._send.setEnabled(not busy)
+        self._stop.setVisible(busy)
+        self._stop.setEnabled(busy)
+
+    @property
+    def is_busy(self) -> bool:
+        return self._busy
+
+    def _submit(self, text: str) -> None:
+        if self._busy or not text.strip():
+            return
+        self._composer.clear()
+        self._pinned = True
+        self.send_requested.emit(text)
+
+    # ================================================================================ banners
+
+    def show_error(self, text: str) -> None:
+        """A red, dismissable banner above the composer (plain text)."""
+        self._error.show_text(text)
+
+    def clear_error(self) -> None:
+        self._error.dismiss()
+
+    def show_banner(self, text: str) -> None:
+        """A neutral, dismissable notice (e.g. "Offline model — add an API key to chat with Claude")."""
+        self._banner.show_text(text)
+
+    def clear_banner(self) -> None:
+        self._banner.dismiss()
+
+    # ================================================================================ scrolling
+
+    def scroll_to_bottom(self) -> None:
+        self._pinned = True
+        self._view.scrollToBottom()
+
+    @property
+    def pinned_to_bottom(self) -> bool:
+        return self._pinned
+
+    def _prime_bottom_rows(self) -> None:
+        """Measure the last rows exactly until they fill the viewport (a few documents at most)."""
+        rows = self._model.rowCount()
+        if not rows:
+            return
+        height = self._view.viewport().height()
+        width = self._view.viewport().width()
+        total, row = 0, rows - 1
+        while row >= 0 and total < height:
+            _, row_height = self._delegate.laid_out_document(self._model, row, max(120, width))
+            total += row_height
+            row -= 1
+
+    def _on_scrolled(self, value: int) -> None:
+        self._pinned = value >= self._view.verticalScrollBar().maximum() - PIN_SLACK
+
+    def _on_range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._pinned:
+            self._view.verticalScrollBar().setValue(maximum)
+
+    def _stream_updated(self, row: int) -> None:
+        """Repaint just the live row (its height is re-checked when painted)."""
+        self._view.update(self._model.index(row))
+        self._follow_bottom()
+
+    def _follow_bottom(self, *_args: Any) -> None:
+        if self._pinned:
+            self._view.scrollToBottom()
+
+    # ================================================================================ theme
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_theme()
+        super().changeEvent(event)
+
+    def theme(self) -> ChatTheme:
+        return self._delegate.theme(self.palette())
+
+    def _apply_theme(self) -> None:
+        theme = theme_for_palette(self.palette())
+        palette = self._view.palette()
+        palette.setColor(QPalette.ColorRole.Base, QColor(theme.background))
+        self._view.setPalette(palette)
+        self._banner.apply_theme(theme.dark)
+        self._error.apply_theme(theme.dark)

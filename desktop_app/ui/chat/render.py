@@ -1,0 +1,336 @@
+"""One message → the HTML of its row (Qt rich text), given which sections are expanded.
+
+Kept apart from the delegate so what a row *says* is testable without painting. Collapsible
+sections are paragraphs holding an ``arbor:toggle/N`` link; the delegate turns a click anywhere on
+such a line into ``ChatModel.toggle(row, N)``. No ``<img>`` is ever produced (see ``ui/markdown``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from typing import Any
+
+from ..markdown import code_block_html, escape, markdown_to_html, markdown_to_html_streaming
+from .messages import (
+    as_text,
+    block_type,
+    content_blocks,
+    first_line,
+    format_count,
+    joined_text,
+    message_kind,
+    message_status,
+    plain_preview,
+    pretty_json,
+    tool_call_summary,
+)
+from .theme import ChatTheme
+
+__all__ = ["TOGGLE_SCHEME", "render_message", "toggle_href", "parse_toggle"]
+
+TOGGLE_SCHEME = "arbor:toggle/"
+MAX_LINES = 400
+MAX_CHARS = 40_000
+
+_EXT_LANG = {
+    ".py": "python",
+    ".js": "javascript",
+    ".ts": "javascript",
+    ".tsx": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".json": "json",
+    ".sh": "bash",
+    ".rs": "rust",
+    ".go": "go",
+    ".c": "c",
+    ".h": "c",
+    ".cpp": "c",
+    ".hpp": "c",
+    ".java": "java",
+    ".kt": "java",
+    ".yml": "yaml",
+    ".yaml": "yaml",
+    ".toml": "toml",
+    ".sql": "sql",
+    ".html": "html",
+    ".xml": "html",
+    ".css": "css",
+    ".md": None,
+}
+
+
+def toggle_href(section: int) -> str:
+    return f"{TOGGLE_SCHEME}{section}"
+
+
+def parse_toggle(href: str) -> int | None:
+    """The section of an ``arbor:toggle/N`` link, or ``None`` for any other link."""
+    if href.startswith(TOGGLE_SCHEME):
+        tail = href[len(TOGGLE_SCHEME) :]
+        if tail.isdigit():
+            return int(tail)
+    return None
+
+
+def clip(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> tuple[str, str]:
+    """``text`` cut to what a row can lay out quickly, and a note saying what was left out."""
+    lines = text.count("\n") + 1
+    if lines <= max_lines and len(text) <= max_chars:
+        return text, ""
+    kept = "\n".join(text.split("\n", max_lines)[:max_lines])[:max_chars]
+    omitted = lines - (kept.count("\n") + 1)
+    what = f"{omitted:,} more lines" if omitted > 0 else f"{len(text) - len(kept):,} more characters"
+    return kept, f"… {what} not shown (Copy gets the whole text)"
+
+
+class _Html:
+    """Small builder for the rich-text subset Qt renders well."""
+
+    def __init__(self, theme: ChatTheme) -> None:
+        self.theme = theme
+        self.parts: list[str] = []
+
+    def add(self, html: str) -> None:
+        self.parts.append(html)
+
+    def header(self, label: str, accent: str, extra: str = "") -> None:
+        extra_html = f' <span style="color:{self.theme.dim};">{extra}</span>' if extra else ""
+        self.add(
+            f'<p style="margin-top:0px; margin-bottom:3px;"><span style="color:{accent}; font-weight:700; '
+            f'font-size:small;">{escape(label)}</span>{extra_html}</p>'
+        )
+
+    def toggle(self, section: int, expanded: bool, title: str, preview: str = "", color: str = "") -> None:
+        arrow = "▾" if expanded else "▸"
+        color = color or self.theme.dim
+        preview_html = (
+            f' <span style="color:{self.theme.dim};">{escape(preview)}</span>'
+            if preview and not expanded
+            else ""
+        )
+        # One line, clipped at the row edge rather than wrapped: a list of collapsed tool calls
+        # should read like a list.
+        self.add(
+            f'<p style="margin-top:2px; margin-bottom:2px; white-space:nowrap;"><a href="{toggle_href(section)}" '
+            f'style="color:{color}; text-decoration:none;">{arrow} <b>{escape(title)}</b></a>{preview_html}</p>'
+        )
+
+    def note(self, text: str, color: str = "", italic: bool = True) -> None:
+        style = f"color:{color or self.theme.dim};" + (" font-style:italic;" if italic else "")
+        self.add(f'<p style="margin-top:2px; margin-bottom:2px; {style}">{escape(text)}</p>')
+
+    def pre_text(self, text: str, color: str = "", italic: bool = False) -> None:
+        style = f"color:{color or self.theme.text};" + (" font-style:italic;" if italic else "")
+        body = escape(text).replace("\n", "<br/>")
+        self.add(f'<p style="margin-top:2px; margin-bottom:4px; white-space:pre-wrap; {style}">{body}</p>')
+
+    def code(self, text: str, language: str | None = None) -> None:
+        kept, note = clip(text)
+        self.add(code_block_html(kept, language, dark=self.theme.dark))
+        if note:
+            self.note(note)
+
+    def markdown(self, text: str, streaming: bool = False) -> None:
+        if not text.strip():
+            return
+        kept, note = clip(text, max_lines=4000, max_chars=200_000)
+        render = markdown_to_html_streaming if streaming else markdown_to_html
+        self.add(render(kept, dark=self.theme.dark))
+        if note:
+            self.note(note)
+
+    def box(self, text: str, fill: str, color: str) -> None:
+        self.add(
+            f'<table width="100%" cellspacing="0" cellpadding="6" bgcolor="{fill}" style="margin-top:4px;">'
+            f'<tr><td style="color:{color};">{escape(text).replace(chr(10), "<br/>")}</td></tr></table>'
+        )
+
+    def html(self) -> str:
+        return "\n".join(self.parts)
+
+
+def _time(message: dict[str, Any]) -> str:
+    stamp = message.get("timestamp")
+    if isinstance(stamp, (int, float)) and not isinstance(stamp, bool):
+        try:
+            return _dt.datetime.fromtimestamp(stamp / 1000).strftime("%b %d, %H:%M")
+        except (OverflowError, OSError, ValueError):
+            return ""
+    return ""
+
+
+def _images(message: dict[str, Any], out: _Html) -> None:
+    for block in content_blocks(message):
+        if block_type(block) == "image":
+            out.note(f"[image: {as_text(block.get('mimeType')) or 'image'} — shown in the file, not here]")
+
+
+def _language_for_path(path: str) -> str | None:
+    return _EXT_LANG.get(os.path.splitext(path)[1].lower())
+
+
+def _tool_call_body(block: dict[str, Any], out: _Html) -> None:
+    name = as_text(block.get("name"))
+    arguments = block.get("arguments")
+    if not isinstance(arguments, dict):
+        partial = block.get("partialJson")
+        out.code(as_text(partial) if partial else pretty_json(arguments), "json")
+        return
+    path = as_text(arguments.get("path"))
+    if name == "bash" and isinstance(arguments.get("command"), str):
+        out.code(arguments["command"], "bash")
+    elif name == "write" and isinstance(arguments.get("content"), str):
+        out.note(path, italic=False)
+        out.code(arguments["content"], _language_for_path(path))
+    elif name == "edit" and (isinstance(arguments.get("edits"), list) or "oldText" in arguments):
+        raw_edits = arguments.get("edits")
+        edits: list[Any] = raw_edits if isinstance(raw_edits, list) else [arguments]
+        lines: list[str] = []
+        for edit in edits:
+            if not isinstance(edit, dict):
+                continue
+            lines.append("@@")
+            lines += ["-" + line for line in as_text(edit.get("oldText")).split("\n")]
+            lines += ["+" + line for line in as_text(edit.get("newText")).split("\n")]
+        out.note(path, italic=False)
+        out.code("\n".join(lines), "diff")
+    else:
+        out.code(pretty_json(arguments), "json")
+
+
+def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: bool, out: _Html) -> None:
+    theme = out.theme
+    status = "streaming" if streaming else message_status(message)
+    bubble = theme.bubble("assistant", status)
+    model = as_text(message.get("model"))
+    out.header("Assistant", bubble.accent, escape(" · ".join(x for x in (model, _time(message)) if x)))
+    for i, block in enumerate(content_blocks(message)):
+        kind = block_type(block)
+        if kind == "text":
+            out.markdown(as_text(block.get("text")), streaming=streaming)
+        elif kind == "thinking":
+            thinking = as_text(block.get("thinking"))
+            if block.get("redacted"):
+                out.note("Thinking (redacted by the provider)")
+                continue
+            is_open = i in expanded
+            out.toggle(i, is_open, "Thinking", plain_preview(thinking) or "…")
+            if is_open:
+                out.add(f'<div style="color:{theme.dim}; font-style:italic;">')
+                out.markdown(thinking, streaming=streaming)
+                out.add("</div>")
+        elif kind == "redacted_thinking":
+            out.note("Thinking (redacted by the provider)")
+        elif kind == "toolCall":
+            name, summary = tool_call_summary(block)
+            is_open = i in expanded
+            out.toggle(i, is_open, name or "tool call", summary, color=theme.tool.accent)
+            if is_open:
+                _tool_call_body(block, out)
+        elif kind == "image":
+            out.note("[image]")
+    error = as_text(message.get("errorMessage"))
+    if status == "error":
+        out.box("⚠ Error" + (f": {error}" if error else ""), theme.error.fill, theme.error.accent)
+    elif status == "aborted":
+        out.box("■ Aborted" + (f": {error}" if error else ""), theme.aborted.fill, theme.aborted.accent)
+    elif status == "streaming":
+        out.note("▍ streaming…")
+    elif message.get("stopReason") == "length":
+        out.note("Stopped: the reply hit the output token limit")
+
+
+def _tool_result(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None:
+    theme = out.theme
+    failed = bool(message.get("isError"))
+    bubble = theme.bubble("toolResult", is_error_result=failed)
+    name = as_text(message.get("toolName")) or "tool"
+    text = joined_text(message).rstrip("\n")
+    lines = text.count("\n") + 1 if text else 0
+    title = f"{'✗' if failed else '✓'} {name} {'failed' if failed else 'result'}"
+    # The line count first: the preview may be clipped at the row's edge, the count should not be.
+    count = f"{lines:,} lines · " if lines > 1 else ""
+    detail = count + first_line(text, 100) if text else "(no output)"
+    is_open = 0 in expanded
+    out.toggle(0, is_open, title, detail, color=bubble.accent)
+    if is_open:
+        if text:
+            out.code(text)
+        _images(message, out)
+
+
+def _bash(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None:
+    theme = out.theme
+    command = as_text(message.get("command"))
+    facts = []
+    exit_code = message.get("exitCode")
+    if message.get("cancelled"):
+        facts.append("cancelled")
+    elif isinstance(exit_code, (int, float)) and not isinstance(exit_code, bool):
+        facts.append(f"exit {format_count(exit_code)}")
+    if message.get("excludeFromContext"):
+        facts.append("not sent to the model (!!)")
+    out.header("Shell", theme.bash.accent, escape(" · ".join(x for x in [*facts, _time(message)] if x)))
+    out.add(
+        f'<p style="margin-top:0px; margin-bottom:2px;"><span style="font-family:monospace; '
+        f'color:{theme.text};">$ {escape(command)}</span></p>'
+    )
+    output = as_text(message.get("output")).rstrip("\n")
+    lines = output.count("\n") + 1 if output else 0
+    is_open = 0 in expanded
+    out.toggle(
+        0, is_open, "output", f"{lines:,} line{'s' if lines != 1 else ''}" if output else "(no output)"
+    )
+    if is_open and output:
+        out.code(output)
+        if message.get("truncated"):
+            out.note(f"Output truncated; full output: {as_text(message.get('fullOutputPath'))}")
+
+
+def _summary_card(message: dict[str, Any], kind: str, expanded: frozenset[int], out: _Html) -> None:
+    theme = out.theme
+    bubble = theme.bubble(kind)
+    if kind == "compactionSummary":
+        title = f"◆ Compacted from {format_count(message.get('tokensBefore'))} tokens"
+        hint = "click to read the summary"
+    else:
+        title = "↩ Branch summary"
+        hint = "of the branch this conversation came back from"
+    is_open = 0 in expanded
+    out.toggle(0, is_open, title, hint, color=bubble.accent)
+    if is_open:
+        out.markdown(as_text(message.get("summary")))
+
+
+def render_message(
+    message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
+) -> str:
+    """The HTML of a row: a small header, the content, collapsible sections as toggle lines."""
+    out = _Html(theme)
+    kind = message_kind(message)
+    if kind == "user":
+        out.header("You", theme.user.accent, escape(_time(message)))
+        out.markdown(joined_text(message))
+        _images(message, out)
+    elif kind == "assistant":
+        _assistant(message, expanded, streaming, out)
+    elif kind == "toolResult":
+        _tool_result(message, expanded, out)
+    elif kind == "bashExecution":
+        _bash(message, expanded, out)
+    elif kind in ("compactionSummary", "branchSummary"):
+        _summary_card(message, kind, expanded, out)
+    elif kind == "custom":
+        out.header(
+            as_text(message.get("customType")) or "custom message",
+            theme.custom.accent,
+            escape(_time(message)),
+        )
+        out.markdown(joined_text(message))
+        _images(message, out)
+    else:
+        out.header("Unrecognised message", theme.unknown.accent)
+        out.code(pretty_json(message), "json")
+    return out.html()

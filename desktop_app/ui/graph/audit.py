@@ -1,0 +1,163 @@
+"""What a compaction threw away and what it kept; what a branch summary stands for. No Qt.
+
+The rules are pi's (pi-spec §4.1, §5.7): a compaction C on a path replaced the path entries from the
+previous compaction's kept boundary (its ``firstKeptEntryId``, or the entry after it when that id is
+not on the path, or the root when there is no previous compaction) up to, but not including,
+``C.firstKeptEntryId``; those are the *summarized* entries. From ``firstKeptEntryId`` up to C the
+entries are *kept* verbatim: the context at C is the summary followed by exactly their messages.
+If ``firstKeptEntryId`` is not on the path at all, pi keeps nothing, so everything since the boundary
+counts as summarized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.session.entries import Entry
+from desktop_app.session.tree import SessionIndex
+
+__all__ = [
+    "SPLIT_TURN_MARKER",
+    "BranchSummaryInfo",
+    "CompactionAudit",
+    "audit_compaction",
+    "branch_summary_info",
+]
+
+#: The heading pi's ``compact`` writes when the cut fell inside a turn (pi-spec §5.8).
+SPLIT_TURN_MARKER = "**Turn Context (split turn):**"
+ABANDONED_UNKNOWN = "abandoned branch unknown"
+
+
+@dataclass(frozen=True)
+class CompactionAudit:
+    """Everything the audit band and the side panel show for one compaction entry."""
+
+    compaction_id: str
+    summary: str
+    tokens_before: int | float | None
+    first_kept_entry_id: str | None
+    #: ``firstKeptEntryId`` lies on the path before the compaction (else nothing was kept).
+    first_kept_found: bool
+    #: Entries the summary replaced, in path order (the dimmed band).
+    summarized_ids: tuple[str, ...]
+    #: Entries kept verbatim, ``firstKeptEntryId`` … the entry before the compaction (the outlined band).
+    kept_ids: tuple[str, ...]
+    #: The cut lies between these two entries (either may be ``None`` at the ends).
+    cut_after_id: str | None
+    cut_before_id: str | None
+    previous_compaction_id: str | None
+    read_files: tuple[str, ...]
+    modified_files: tuple[str, ...]
+    is_split_turn: bool
+    #: ``True`` an extension made it, ``False`` pi's own /compact or auto-compaction, ``None`` unknown.
+    from_hook: bool | None
+    details: Any = None
+
+    @property
+    def made_by(self) -> str:
+        if self.from_hook is True:
+            return "an extension"
+        if self.from_hook is False:
+            return "pi / Arbor"
+        return "unknown (fromHook not recorded)"
+
+
+@dataclass(frozen=True)
+class BranchSummaryInfo:
+    """A branch summary entry and, when Arbor made it, the branch it summarized."""
+
+    entry_id: str
+    summary: str
+    abandoned_leaf_id: str | None
+    read_files: tuple[str, ...]
+    modified_files: tuple[str, ...]
+    from_hook: bool | None
+
+    @property
+    def abandoned_known(self) -> bool:
+        return self.abandoned_leaf_id is not None
+
+    @property
+    def abandoned_text(self) -> str:
+        return self.abandoned_leaf_id if self.abandoned_leaf_id is not None else ABANDONED_UNKNOWN
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+
+def _index_of(path: list[Entry], entry_id: Any, end: int) -> int:
+    for i in range(end):
+        if path[i].get("id") == entry_id:
+            return i
+    return -1
+
+
+def audit_compaction(index: SessionIndex, compaction_id: str) -> CompactionAudit:
+    """The audit of compaction ``compaction_id`` on its own path (root → the compaction)."""
+    path = index.get_branch(compaction_id)
+    if not path or path[-1].get("type") != "compaction":
+        raise ValueError(f"{compaction_id} is not a compaction entry")
+    ci = len(path) - 1
+    compaction = path[ci]
+
+    prev = -1
+    for i in range(ci - 1, -1, -1):
+        if path[i].get("type") == "compaction":
+            prev = i
+            break
+    start = 0
+    if prev >= 0:
+        boundary = _index_of(path, path[prev].get("firstKeptEntryId"), ci)
+        start = boundary if boundary >= 0 else prev + 1
+
+    first_kept = compaction.get("firstKeptEntryId")
+    kept_at = _index_of(path, first_kept, ci)
+    found = kept_at >= 0
+    cut = kept_at if found else ci
+    summarized = path[start:cut] if cut > start else []
+    kept = path[kept_at:ci] if found else []
+
+    details = compaction.get("details")
+    from_hook = compaction.get("fromHook")
+    summary = compaction.get("summary")
+    summary_text = summary if isinstance(summary, str) else ""
+    tokens = compaction.get("tokensBefore")
+    return CompactionAudit(
+        compaction_id=compaction_id,
+        summary=summary_text,
+        tokens_before=tokens if isinstance(tokens, (int, float)) and not isinstance(tokens, bool) else None,
+        first_kept_entry_id=first_kept if isinstance(first_kept, str) else None,
+        first_kept_found=found,
+        summarized_ids=tuple(str(e.get("id")) for e in summarized),
+        kept_ids=tuple(str(e.get("id")) for e in kept),
+        cut_after_id=str(path[cut - 1].get("id")) if cut > 0 else None,
+        cut_before_id=str(path[cut].get("id")),
+        previous_compaction_id=str(path[prev].get("id")) if prev >= 0 else None,
+        read_files=_strings(details.get("readFiles")) if isinstance(details, dict) else (),
+        modified_files=_strings(details.get("modifiedFiles")) if isinstance(details, dict) else (),
+        is_split_turn=SPLIT_TURN_MARKER in summary_text,
+        from_hook=from_hook if isinstance(from_hook, bool) else None,
+        details=details,
+    )
+
+
+def branch_summary_info(index: SessionIndex, entry_id: str) -> BranchSummaryInfo:
+    """A branch summary's text, files and (for Arbor-made ones) the abandoned leaf."""
+    entry = index.by_id.get(entry_id)
+    if entry is None or entry.get("type") != "branch_summary":
+        raise ValueError(f"{entry_id} is not a branch summary entry")
+    details = entry.get("details")
+    abandoned = details.get("abandonedLeafId") if isinstance(details, dict) else None
+    from_hook = entry.get("fromHook")
+    summary = entry.get("summary")
+    return BranchSummaryInfo(
+        entry_id=entry_id,
+        summary=summary if isinstance(summary, str) else "",
+        abandoned_leaf_id=abandoned if isinstance(abandoned, str) else None,
+        read_files=_strings(details.get("readFiles")) if isinstance(details, dict) else (),
+        modified_files=_strings(details.get("modifiedFiles")) if isinstance(details, dict) else (),
+        from_hook=from_hook if isinstance(from_hook, bool) else None,
+    )

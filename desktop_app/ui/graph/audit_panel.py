@@ -1,0 +1,132 @@
+"""``CompactionAuditPanel``: the side panel next to the canvas for a selected compaction.
+
+Connect ``GraphView.compaction_selected`` to :meth:`CompactionAuditPanel.set_audit` (and, if the
+window wants it, ``branch_summary_selected`` to :meth:`CompactionAuditPanel.set_branch_summary`).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .audit import BranchSummaryInfo, CompactionAudit
+
+__all__ = ["CompactionAuditPanel"]
+
+
+def _tokens(value: int | float | None) -> str:
+    if value is None:
+        return "unknown"
+    return f"{value:,.0f} ({value / 1000:.1f}k)"
+
+
+class CompactionAuditPanel(QWidget):
+    """Summary text, tokensBefore, files read/modified, split-turn flag and who made it."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._title = QLabel()
+        self._title.setTextFormat(Qt.TextFormat.RichText)
+        self._title.setWordWrap(True)
+        self._tokens = QLabel()
+        self._made_by = QLabel()
+        self._split = QLabel()
+        self._counts = QLabel()
+        self._counts.setWordWrap(True)
+        self._read = QListWidget()
+        self._modified = QListWidget()
+        for files in (self._read, self._modified):
+            files.setMaximumHeight(110)
+            files.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        self._summary = QPlainTextEdit()
+        self._summary.setReadOnly(True)
+        self._summary.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+
+        form = QFormLayout()
+        form.addRow("Tokens before:", self._tokens)
+        form.addRow("Made by:", self._made_by)
+        form.addRow("Split turn:", self._split)
+        form.addRow("Entries:", self._counts)
+        form.addRow("Files read:", self._read)
+        form.addRow("Files modified:", self._modified)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._title)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("Summary:"))
+        layout.addWidget(self._summary, 1)
+        self.set_audit(None)
+
+    def set_audit(self, audit: CompactionAudit | None) -> None:
+        """Show ``audit``; ``None`` shows a hint instead."""
+        self._audit = audit
+        if audit is None:
+            self._title.setText(
+                "<b>Compaction audit</b><br><i>Select a compaction node to see what it "
+                "summarized and what it kept.</i>"
+            )
+            for label in (self._tokens, self._made_by, self._split, self._counts):
+                label.setText("–")
+            self._read.clear()
+            self._modified.clear()
+            self._summary.setPlainText("")
+            return
+        self._title.setText(f"<b>Compaction</b> <code>{html.escape(audit.compaction_id)}</code>")
+        self._tokens.setText(_tokens(audit.tokens_before))
+        self._made_by.setText(audit.made_by)
+        self._split.setText(
+            "yes: the cut fell inside a turn; its start is summarized as a turn prefix"
+            if audit.is_split_turn
+            else "no"
+        )
+        kept = f"{len(audit.kept_ids)} kept verbatim from {audit.first_kept_entry_id}"
+        if not audit.first_kept_found:
+            kept = f"none kept: firstKeptEntryId {audit.first_kept_entry_id} is not on the path"
+        self._counts.setText(f"{len(audit.summarized_ids)} summarized · {kept}")
+        self._fill(self._read, audit.read_files)
+        self._fill(self._modified, audit.modified_files)
+        self._summary.setPlainText(audit.summary)
+
+    def set_branch_summary(self, info: BranchSummaryInfo | None) -> None:
+        """Reuse the panel for a branch summary: its text, files and the abandoned leaf."""
+        if info is None:
+            self.set_audit(None)
+            return
+        self._title.setText(f"<b>Branch summary</b> <code>{html.escape(info.entry_id)}</code>")
+        self._tokens.setText("–")
+        self._made_by.setText("an extension" if info.from_hook else "pi / Arbor")
+        self._split.setText("–")
+        self._counts.setText(f"abandoned branch: {info.abandoned_text}")
+        self._fill(self._read, info.read_files)
+        self._fill(self._modified, info.modified_files)
+        self._summary.setPlainText(info.summary)
+
+    def audit(self) -> CompactionAudit | None:
+        return self._audit
+
+    def text(self) -> str:
+        """Everything shown, as plain text (tests, copy to clipboard)."""
+        parts = [
+            self._title.text(),
+            self._tokens.text(),
+            self._made_by.text(),
+            self._split.text(),
+            self._counts.text(),
+            *(self._read.item(i).text() for i in range(self._read.count())),
+            *(self._modified.item(i).text() for i in range(self._modified.count())),
+            self._summary.toPlainText(),
+        ]
+        return "\n".join(parts)
+
+    @staticmethod
+    def _fill(widget: QListWidget, files: tuple[str, ...]) -> None:
+        widget.clear()
+        widget.addItems(list(files) or ["(none)"])

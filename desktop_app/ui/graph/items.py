@@ -1,0 +1,433 @@
+"""The scene's items: one :class:`NodeItem` per view node, one :class:`EdgeItem` per edge.
+
+Both derive from ``QGraphicsRectItem`` and override only ``paint``: their bounding rectangles stay
+in C++, so the scene's per-frame scan over 10,000+ items never calls into Python, and an edge's
+curve is built only when it is first painted. Node pictures are cached by Qt
+(``DeviceCoordinateCache``). Far out, the view hides all of them and :class:`OverviewLayer` draws
+the whole graph in a handful of bulk calls instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any
+
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPolygonF,
+)
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
+
+from .model import Node
+from .style import KIND_TITLES, GraphStyle
+
+__all__ = ["PILL_INSET", "EdgeItem", "NodeItem", "OverviewLayer", "edge_path"]
+
+_PAD_X = 16.0  # room for the leaf pin on the right and halos
+_PAD_TOP = 18.0  # room for the label flag above
+_PAD_BOTTOM = 8.0
+PILL_INSET = 7.0  # pills (tool results, settings) are this much shorter than the box, top and bottom
+_NO_PEN = QPen(Qt.PenStyle.NoPen)
+
+
+class NodeItem(QGraphicsRectItem):
+    """A view node: shape and colour by kind, text, label flag, leaf pin, selection and matches."""
+
+    def __init__(
+        self, node: Node, attrs: dict[str, Any], style: GraphStyle, parent: QGraphicsItem | None = None
+    ):
+        w, h = style.spec.node_width, style.spec.node_height
+        body = QRectF(-w / 2, -h / 2, w, h)
+        super().__init__(body.adjusted(-_PAD_X, -_PAD_TOP, _PAD_X, _PAD_BOTTOM), parent)
+        self.node = node
+        self.attrs = attrs
+        self.style = style
+        self.selected = False
+        self.pinned = False
+        self.match = 0  # 0 none, 1 a search match, 2 the current match
+        self._body = body
+        self.setPen(_NO_PEN)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        #: Half the drawn height: where edges attach (pills are shorter than the layout box).
+        self.half_height = h / 2 - (
+            PILL_INSET if style.kind(str(attrs.get("kind", ""))).shape == "pill" else 0.0
+        )
+
+    # ------------------------------------------------------------------------------------ state
+
+    def set_state(
+        self, *, selected: bool | None = None, pinned: bool | None = None, match: int | None = None
+    ) -> None:
+        changed = False
+        if selected is not None and selected != self.selected:
+            self.selected, changed = selected, True
+        if pinned is not None and pinned != self.pinned:
+            self.pinned, changed = pinned, True
+        if match is not None and match != self.match:
+            self.match, changed = match, True
+        if changed:
+            self.update()
+
+    def set_attrs(self, attrs: dict[str, Any]) -> None:
+        self.attrs = attrs
+        self.update()
+
+    @property
+    def body(self) -> QRectF:
+        """The node's box in item coordinates (what layout sizes refer to)."""
+        return self._body
+
+    def _outline(self, shape: str) -> QPainterPath:
+        r = self._body
+        path = QPainterPath()
+        if shape == "card" or shape == "terminal":
+            path.addRoundedRect(r, 8, 8)
+        elif shape == "pill":
+            inner = r.adjusted(14, PILL_INSET, -14, -PILL_INSET)
+            path.addRoundedRect(inner, inner.height() / 2, inner.height() / 2)
+        elif shape == "hexagon":
+            k = r.height() / 2
+            path.addPolygon(
+                QPolygonF(
+                    [
+                        QPointF(r.left(), r.center().y()),
+                        QPointF(r.left() + k, r.top()),
+                        QPointF(r.right() - k, r.top()),
+                        QPointF(r.right(), r.center().y()),
+                        QPointF(r.right() - k, r.bottom()),
+                        QPointF(r.left() + k, r.bottom()),
+                    ]
+                )
+            )
+            path.closeSubpath()
+        elif shape == "slab":
+            path.addPolygon(_torn_slab(r.adjusted(-4, -2, 4, 2)))
+            path.closeSubpath()
+        else:  # stack
+            path.addRoundedRect(r.adjusted(0, 4, -6, 0), 6, 6)
+        return path
+
+    # ------------------------------------------------------------------------------------ paint
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        style = self.style
+        kind = str(self.attrs.get("kind", "unknown"))
+        ks = style.kind(kind)
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        outline = self._outline(ks.shape)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, lod > 0.2)
+
+        if self.match or self.selected:  # halos behind the body
+            halo = QPainterPath()
+            halo.addRoundedRect(self._body.adjusted(-7, -7, 7, 7), 12, 12)
+            if self.match:
+                color = QColor(style.current_match if self.match == 2 else style.match)
+                color.setAlpha(230 if self.match == 2 else 190)
+                painter.fillPath(halo, color)
+            if self.selected:
+                painter.setPen(QPen(style.selection, 3.0))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawPath(halo)
+
+        if ks.shape == "stack":  # the cards behind a folded run
+            back = QPainterPath()
+            back.addRoundedRect(self._body.adjusted(6, 0, 0, -4), 6, 6)
+            painter.setPen(QPen(ks.accent, 1.0, Qt.PenStyle.DashLine))
+            painter.setBrush(ks.fill)
+            painter.drawPath(back)
+
+        on_path = bool(self.attrs.get("on_active_path"))
+        if on_path and ks.shape not in ("slab", "hexagon"):
+            border = QPen(style.active, 2.6)
+        elif ks.shape in ("slab", "hexagon"):
+            border = QPen(ks.accent.darker(135), 2.0)
+        else:
+            border = QPen(ks.accent, 1.3, Qt.PenStyle.DashLine if ks.dashed else Qt.PenStyle.SolidLine)
+        painter.setPen(border)
+        painter.setBrush(ks.fill)
+        painter.drawPath(outline)
+        if on_path and ks.shape in ("slab", "hexagon"):  # active path ring outside the solid shapes
+            painter.setPen(QPen(style.active, 2.6))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            ring = QPainterPath()
+            ring.addRoundedRect(self._body.adjusted(-5, -5, 5, 5), 10, 10)
+            painter.drawPath(ring)
+
+        if ks.shape in ("card", "terminal"):  # kind stripe
+            stripe = QPainterPath()
+            stripe.addRoundedRect(QRectF(self._body.left(), self._body.top(), 6, self._body.height()), 3, 3)
+            painter.fillPath(stripe, ks.accent)
+
+        if lod >= 0.35:
+            self._paint_text(painter, kind, ks)
+        if self.attrs.get("label"):
+            self._paint_flag(painter, str(self.attrs["label"]), lod)
+        if self.pinned:
+            self._paint_pin(painter)
+
+    def _paint_text(self, painter: QPainter, kind: str, ks: Any) -> None:
+        style = self.style
+        r = self._body
+        text = str(self.attrs.get("text") or "")
+        if ks.shape == "pill":
+            inner = r.adjusted(24, PILL_INSET, -22, -PILL_INSET)
+            font = style.mono_font if kind == "toolResult" else style.font
+            painter.setFont(font)
+            painter.setPen(style.muted if kind != "toolResult" else style.text)
+            metrics = QFontMetricsF(font)
+            painter.drawText(
+                inner,
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()),
+            )
+            return
+        left = r.left() + (14 if ks.shape in ("card", "terminal") else 26 if ks.shape == "hexagon" else 12)
+        right = r.right() - (26 if ks.shape == "hexagon" else 10)
+        title = KIND_TITLES.get(kind, kind)
+        if kind == "segment":
+            count = int(self.attrs.get("count", 0))
+            title = f"⋯ {count} entries folded"
+        elif kind == "compaction":
+            title = "✂ COMPACTION"
+        elif kind == "branch_summary":
+            title = "⤺ BRANCH SUMMARY"
+            if not text:
+                text = "(empty summary)"
+        painter.setFont(style.tag_font)
+        painter.setPen(ks.text if ks.shape in ("slab", "hexagon", "terminal") else ks.accent)
+        tag_rect = QRectF(left, r.top() + 4, right - left, 14)
+        painter.drawText(tag_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
+        font = style.mono_font if kind == "bashExecution" else style.font
+        if kind == "compaction":
+            font = style.font
+        painter.setFont(font)
+        painter.setPen(ks.text)
+        metrics = QFontMetricsF(font)
+        body_rect = QRectF(left, r.top() + 19, right - left, r.height() - 22)
+        if kind == "compaction":
+            if text.startswith("[compaction: "):  # "[compaction: 18k tokens]"
+                text = text.removeprefix("[compaction: ").removesuffix("]") + " before"
+            else:
+                text = "tokens before unknown"
+        elif kind == "bashExecution":
+            text = "$ " + text.removeprefix("[bash]: ")
+        painter.drawText(
+            body_rect,
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+            metrics.elidedText(text, Qt.TextElideMode.ElideRight, body_rect.width()),
+        )
+
+    def _paint_flag(self, painter: QPainter, label: str, lod: float) -> None:
+        style = self.style
+        r = self._body
+        font = style.tag_font
+        metrics = QFontMetricsF(font)
+        text = metrics.elidedText(label, Qt.TextElideMode.ElideRight, r.width() * 0.6)
+        width = metrics.horizontalAdvance(text) + 22 if lod >= 0.35 else 24
+        x = r.right() - width - 8
+        y = r.top() - 15
+        pole = QRectF(x, y, 2, 17)
+        painter.fillRect(pole, style.flag.darker(130))
+        flag = QPainterPath()
+        flag.moveTo(x + 2, y)
+        flag.lineTo(x + width, y)
+        flag.lineTo(x + width - 6, y + 6.5)
+        flag.lineTo(x + width, y + 13)
+        flag.lineTo(x + 2, y + 13)
+        flag.closeSubpath()
+        painter.fillPath(flag, style.flag)
+        if lod >= 0.35:
+            painter.setFont(font)
+            painter.setPen(QColor("#212529"))
+            painter.drawText(QRectF(x + 5, y, width - 12, 13), Qt.AlignmentFlag.AlignVCenter, text)
+
+    def _paint_pin(self, painter: QPainter) -> None:
+        """The leaf marker: a map pin standing on the node's right edge."""
+        r = self._body
+        cx, top = r.right() + 2, r.top() - 14
+        radius = 8.0
+        pin = QPainterPath()
+        pin.moveTo(cx, top + 26)
+        pin.arcTo(QRectF(cx - radius, top, 2 * radius, 2 * radius), -60, 300)
+        pin.closeSubpath()
+        painter.setPen(QPen(self.style.pin.darker(140), 1.2))
+        painter.setBrush(self.style.pin)
+        painter.drawPath(pin)
+        painter.setBrush(QColor("#ffffff"))
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.drawEllipse(QPointF(cx, top + radius), 3.2, 3.2)
+
+
+def _torn_slab(r: QRectF) -> QPolygonF:
+    """A rectangle whose top and bottom edges are zig-zags: history was torn off here."""
+    teeth = 11
+    step = r.width() / teeth
+    depth = 4.0
+    points = [QPointF(r.left(), r.top() + depth)]
+    for i in range(1, teeth + 1):
+        y = r.top() if i % 2 else r.top() + depth
+        points.append(QPointF(r.left() + i * step, y))
+    points.append(QPointF(r.right(), r.bottom() - depth))
+    for i in range(teeth - 1, -1, -1):
+        y = r.bottom() if i % 2 else r.bottom() - depth
+        points.append(QPointF(r.left() + i * step, y))
+    return QPolygonF(points)
+
+
+def edge_path(start: QPointF, end: QPointF) -> QPainterPath:
+    """A parent → child edge: leaves the parent's bottom and enters the child's top vertically."""
+    path = QPainterPath(start)
+    dy = max(abs(end.y() - start.y()) * 0.5, 12.0)
+    if math.isclose(start.x(), end.x()):
+        path.lineTo(end)
+    else:
+        path.cubicTo(QPointF(start.x(), start.y() + dy), QPointF(end.x(), end.y() - dy), end)
+    return path
+
+
+class EdgeItem(QGraphicsRectItem):
+    """A parent → child edge; its curve is built lazily, its bounds are the endpoints' box."""
+
+    def __init__(self, style: GraphStyle, active: bool, parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
+        self.setPen(_NO_PEN)
+        self._style = style
+        self._start = QPointF()
+        self._end = QPointF()
+        self._path: QPainterPath | None = None
+        self._pen = QPen()
+        self.active = False
+        self.set_active(active)
+
+    def set_ends(self, start: QPointF, end: QPointF) -> None:
+        self._start, self._end = start, end
+        self._path = None
+        # The curve leaves and enters vertically, so it stays inside its endpoints' box.
+        self.setRect(QRectF(start, end).normalized().adjusted(-3, -3, 3, 3))
+
+    def set_active(self, active: bool) -> None:
+        self.active = active
+        pen = QPen(self._style.active if active else self._style.edge, 3.0 if active else 1.5)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        self._pen = pen
+        self.setZValue(0.2 if active else 0.0)
+        self.update()
+
+    def path(self) -> QPainterPath:
+        if self._path is None:
+            self._path = edge_path(self._start, self._end)
+        return self._path
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(self._pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self.path())
+
+
+class OverviewLayer(QGraphicsItem):
+    """The whole graph at overview zoom: edges as lines, nodes as coloured blocks, in bulk calls.
+
+    Below ~30 % zoom no text is legible, and painting 10,000 items one Python call at a time would
+    take a visible fraction of a second per frame; this draws the same picture in a few calls.
+    """
+
+    def __init__(self, style: GraphStyle) -> None:
+        super().__init__()
+        self._style = style
+        self._bounds = QRectF()
+        self._lines: list[QLineF] = []
+        self._active_lines: list[QLineF] = []
+        self._blocks: dict[str, list[QRectF]] = {}
+        self._positions: Mapping[Any, tuple[float, float]] = {}
+        self._marks: dict[str, list[QRectF]] = {}
+        self.setZValue(1.5)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresParentOpacity, True)
+
+    def set_content(
+        self,
+        bounds: QRectF,
+        positions: Mapping[Any, tuple[float, float]],
+        kinds: Mapping[Any, str],
+        edges: Iterable[tuple[Hashable, Hashable, bool]],
+    ) -> None:
+        self.prepareGeometryChange()
+        self._bounds = QRectF(bounds)
+        self._positions = positions
+        spec = self._style.spec
+        half_w, half_h = spec.node_width / 2, spec.node_height / 2
+        self._lines, self._active_lines = [], []
+        for a, b, active in edges:
+            if a in positions and b in positions:
+                (ax, ay), (bx, by) = positions[a], positions[b]
+                (self._active_lines if active else self._lines).append(
+                    QLineF(ax, ay + half_h, bx, by - half_h)
+                )
+        self._blocks = {}
+        for node, (x, y) in positions.items():
+            self._blocks.setdefault(kinds.get(node, "unknown"), []).append(
+                QRectF(x - half_w, y - half_h, spec.node_width, spec.node_height)
+            )
+        self.update()
+
+    def set_marks(self, marks: Mapping[str, Iterable[Hashable]]) -> None:
+        """Nodes to emphasise: ``selected``, ``leaf``, ``match``, ``current``, ``active``."""
+        spec = self._style.spec
+        pad = 14.0
+        self._marks = {
+            name: [
+                QRectF(
+                    x - spec.node_width / 2 - pad,
+                    y - spec.node_height / 2 - pad,
+                    spec.node_width + 2 * pad,
+                    spec.node_height + 2 * pad,
+                )
+                for n in nodes
+                if n in self._positions
+                for x, y in [self._positions[n]]
+            ]
+            for name, nodes in marks.items()
+        }
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def paint(
+        self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
+    ) -> None:
+        style = self._style
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for name, color in (("match", style.match), ("current", style.current_match)):
+            if self._marks.get(name):
+                painter.setPen(_NO_PEN)
+                painter.setBrush(color)
+                painter.drawRects(self._marks[name])
+        pen = QPen(style.edge, 0)  # cosmetic: one pixel at any zoom
+        painter.setPen(pen)
+        painter.drawLines(self._lines)
+        active = QPen(style.active, 2.5)
+        active.setCosmetic(True)
+        painter.setPen(active)
+        painter.drawLines(self._active_lines)
+        painter.setPen(_NO_PEN)
+        for kind, rects in self._blocks.items():
+            painter.setBrush(style.kind(kind).accent)
+            painter.drawRects(rects)
+        for name, color in (("selected", style.selection), ("leaf", style.pin)):
+            if self._marks.get(name):
+                ring = QPen(color, 3.0)
+                ring.setCosmetic(True)
+                painter.setPen(ring)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRects(self._marks[name])

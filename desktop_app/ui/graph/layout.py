@@ -1,0 +1,552 @@
+"""Where nodes go: an O(n) tidy tree now, Graphviz ``dot`` later, in a child process. No Qt.
+
+Measured on this machine (DESIGN.md §8): pygraphviz holds the GIL for the whole layout, and ``dot``
+needs ~2 s at 4,000 nodes and minutes at 20,000. So the canvas always shows the tidy tree first
+(Buchheim–Walker, linear time, iterative because sessions are 10k+ entries deep), then swaps in
+``dot``'s positions when a child process delivers them, only for view graphs up to
+:data:`DOT_NODE_LIMIT` nodes. A newer request kills the child working on an older one.
+
+Positions are node centres in scene pixels, y growing downwards, one row per tree depth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import json
+import logging
+import subprocess
+import sys
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+__all__ = [
+    "DOT_NODE_LIMIT",
+    "DotJob",
+    "LayoutError",
+    "LayoutSpec",
+    "LayoutSuperseded",
+    "Layouter",
+    "Positions",
+    "dot_layout_in_subprocess",
+    "layout",
+    "place_new_node",
+    "tidy_tree_layout",
+]
+
+log = logging.getLogger(__name__)
+
+#: Above this many view nodes the tidy tree is final: dot would take seconds (DESIGN.md §8).
+DOT_NODE_LIMIT = 2500
+#: A dot child still running after this long is killed and the tidy tree stays.
+DOT_TIMEOUT = 60.0
+_WORKER = Path(__file__).with_name("_dot_worker.py")
+#: The child's command line. ``None``: this interpreter running ``_dot_worker.py``. A frozen build
+#: (PyInstaller) must set it, e.g. to ``[sys.executable, "--dot-worker"]`` with the CLI calling
+#: ``_dot_worker.main()``; until then dot is reported unavailable there rather than re-launching
+#: the app itself as the "worker".
+WORKER_COMMAND: list[str] | None = None
+
+
+def _worker_command() -> list[str] | None:
+    if WORKER_COMMAND is not None:
+        return list(WORKER_COMMAND)
+    if getattr(sys, "frozen", False):
+        return None
+    return [sys.executable, str(_WORKER)]
+
+
+Positions = dict[Any, tuple[float, float]]
+DotCallback = Callable[[Positions | None, str | None], None]
+
+
+class LayoutError(Exception):
+    """The dot child failed (crash, bad output, timeout)."""
+
+
+class LayoutSuperseded(Exception):
+    """A newer layout request replaced this one before it finished."""
+
+
+@dataclass(frozen=True)
+class LayoutSpec:
+    """Node box size and gaps, shared by both layouts so their rows and columns line up."""
+
+    node_width: float = 220.0
+    node_height: float = 46.0
+    h_gap: float = 26.0
+    v_gap: float = 34.0
+
+    @property
+    def column(self) -> float:
+        return self.node_width + self.h_gap
+
+    @property
+    def row(self) -> float:
+        return self.node_height + self.v_gap
+
+
+# ----------------------------------------------------------------------------------- tidy tree
+
+
+def _forest(graph: nx.DiGraph) -> tuple[list[Hashable], list[list[int]], list[int]]:
+    """Nodes, children (by index) and parents of ``graph`` as a forest under a virtual root.
+
+    The view graph is a forest already; this only guards the layout against anything else: a
+    second parent is ignored, and a cycle is entered at its first node in graph order.
+    """
+    nodes = list(graph.nodes)
+    count = len(nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    root = count
+    children: list[list[int]] = [[] for _ in range(count + 1)]
+    parent = [-1] * (count + 1)
+    for i, n in enumerate(nodes):
+        for child in graph.succ[n]:
+            c = index[child]
+            if parent[c] == -1 and c != i:
+                parent[c] = i
+                children[i].append(c)
+    listed = [index[r] for r in graph.graph.get("roots", ()) if r in index and parent[index[r]] == -1]
+    seen = set(listed)
+    roots = listed + [i for i in range(count) if parent[i] == -1 and i not in seen]
+    reached = [False] * (count + 1)
+    stack = list(roots)
+    while stack:
+        v = stack.pop()
+        reached[v] = True
+        stack.extend(children[v])
+    for i in range(count):  # cycles: cut the edge into the first unreached node, make it a root
+        if not reached[i]:
+            p = parent[i]
+            children[p].remove(i)
+            roots.append(i)
+            stack = [i]
+            while stack:
+                v = stack.pop()
+                reached[v] = True
+                stack.extend(children[v])
+    for r in roots:
+        parent[r] = root
+    children[root] = roots
+    return nodes, children, parent
+
+
+def tidy_tree_layout(graph: nx.DiGraph, spec: LayoutSpec = LayoutSpec()) -> Positions:
+    """Buchheim–Walker ("Improving Walker's algorithm to run in linear time", 2002), iteratively.
+
+    Children keep their graph order left to right and subtrees are packed as tightly as their
+    contours allow, never overlapping. One change to the paper: a parent sits above its *first*
+    child instead of centred over all of them, so a conversation's original thread runs straight
+    down and each branch steps out to the right, rather than the main line drifting sideways by
+    half a column at every branch point.
+    """
+    nodes, children, parent = _forest(graph)
+    count = len(nodes)
+    if count == 0:
+        return {}
+    total = count + 1
+    root = count
+    number = [0] * total
+    for kids in children:
+        for i, c in enumerate(kids):
+            number[c] = i
+    prelim = [0.0] * total
+    mod = [0.0] * total
+    shift = [0.0] * total
+    change = [0.0] * total
+    thread = [-1] * total
+    ancestor = list(range(total))
+    default_ancestor = [kids[0] if kids else -1 for kids in children]
+
+    def next_left(v: int) -> int:
+        kids = children[v]
+        return kids[0] if kids else thread[v]
+
+    def next_right(v: int) -> int:
+        kids = children[v]
+        return kids[-1] if kids else thread[v]
+
+    def move_subtree(wm: int, wp: int, amount: float) -> None:
+        subtrees = number[wp] - number[wm]
+        change[wp] -= amount / subtrees
+        shift[wp] += amount
+        change[wm] += amount / subtrees
+        prelim[wp] += amount
+        mod[wp] += amount
+
+    def apportion(v: int, default: int) -> int:
+        p = parent[v]
+        siblings = children[p]
+        if number[v] == 0:
+            return default
+        vip = vop = v
+        vim = siblings[number[v] - 1]
+        vom = siblings[0]
+        sip, sop, sim, som = mod[vip], mod[vop], mod[vim], mod[vom]
+        nr_vim, nl_vip = next_right(vim), next_left(vip)
+        while nr_vim != -1 and nl_vip != -1:
+            vim, vip = nr_vim, nl_vip
+            vom, vop = next_left(vom), next_right(vop)
+            ancestor[vop] = v
+            amount = (prelim[vim] + sim) - (prelim[vip] + sip) + 1.0
+            if amount > 0:
+                a = ancestor[vim]
+                move_subtree(a if parent[a] == p else default, v, amount)
+                sip += amount
+                sop += amount
+            sim += mod[vim]
+            sip += mod[vip]
+            som += mod[vom]
+            sop += mod[vop]
+            nr_vim, nl_vip = next_right(vim), next_left(vip)
+        if nr_vim != -1 and next_right(vop) == -1:
+            thread[vop] = nr_vim
+            mod[vop] += sim - sop
+        if nl_vip != -1 and next_left(vom) == -1:
+            thread[vom] = nl_vip
+            mod[vom] += sip - som
+            default = v
+        return default
+
+    # First walk, post-order: a node is finished after its children; apportion right after.
+    post: list[int] = []
+    stack = [root]
+    while stack:
+        v = stack.pop()
+        post.append(v)
+        stack.extend(children[v])
+    for v in reversed(post):
+        kids = children[v]
+        p = parent[v]
+        left = children[p][number[v] - 1] if p != -1 and number[v] > 0 else -1
+        if kids:
+            acc_shift = acc_change = 0.0
+            for w in reversed(kids):  # execute shifts
+                prelim[w] += acc_shift
+                mod[w] += acc_shift
+                acc_change += change[w]
+                acc_shift += shift[w] + acc_change
+            mid = prelim[kids[0]]  # over the first (oldest) child: the original thread runs straight down
+            if left != -1:
+                prelim[v] = prelim[left] + 1.0
+                mod[v] = prelim[v] - mid
+            else:
+                prelim[v] = mid
+        else:
+            prelim[v] = prelim[left] + 1.0 if left != -1 else 0.0
+        if p != -1:
+            default_ancestor[p] = apportion(v, default_ancestor[p])
+
+    # Second walk, pre-order: absolute x from accumulated modifiers, y from depth.
+    xs = [0.0] * total
+    depth = [0] * total
+    walk: list[tuple[int, float, int]] = [(root, 0.0, -1)]
+    while walk:
+        v, m, d = walk.pop()
+        xs[v] = prelim[v] + m
+        depth[v] = d
+        for w in children[v]:
+            walk.append((w, m + mod[v], d + 1))
+    left_edge = min(xs[:count])
+    return {nodes[i]: ((xs[i] - left_edge) * spec.column, depth[i] * spec.row) for i in range(count)}
+
+
+def place_new_node(
+    positions: Mapping[Any, tuple[float, float]],
+    graph: nx.DiGraph,
+    node: Hashable,
+    spec: LayoutSpec = LayoutSpec(),
+) -> tuple[float, float]:
+    """A spot for a freshly appended ``node`` next to its parent that overlaps nothing.
+
+    Directly below the parent when it has no other child (the streaming case), else right of its
+    last placed sibling; then nudged right past any node already on that row. Nothing else moves.
+    """
+    parent = next(iter(graph.predecessors(node)), None)
+    if parent is None or parent not in positions:
+        y = 0.0
+        xs = [x for n, (x, yy) in positions.items() if abs(yy - y) < spec.row / 2 and n != node]
+        return ((max(xs) + spec.column) if xs else 0.0, y)
+    px, py = positions[parent]
+    y = py + spec.row
+    siblings = [positions[s][0] for s in graph.succ[parent] if s != node and s in positions]
+    x = max(siblings) + spec.column if siblings else px
+    row = sorted(xx for n, (xx, yy) in positions.items() if n != node and abs(yy - y) < spec.row / 2)
+    min_gap = spec.column * 0.999
+    for other in row:  # sorted, so one pass pushes x past every clash to its right
+        if abs(other - x) < min_gap:
+            x = other + spec.column
+    return (x, y)
+
+
+# ----------------------------------------------------------------------------------- dot child
+
+
+def _payload(graph: nx.DiGraph, spec: LayoutSpec) -> tuple[list[Hashable], bytes]:
+    nodes = list(graph.nodes)
+    index = {n: i for i, n in enumerate(nodes)}
+    data = {
+        "nodes": len(nodes),
+        "edges": [[index[a], index[b]] for a, b in graph.edges],
+        "width": spec.node_width,
+        "height": spec.node_height,
+        "nodesep": spec.h_gap,
+        "ranksep": spec.v_gap,
+    }
+    return nodes, json.dumps(data, separators=(",", ":")).encode()
+
+
+_LIVE_JOBS: weakref.WeakSet[DotJob] = weakref.WeakSet()
+
+
+@atexit.register
+def _kill_live_jobs() -> None:
+    """Never leave a dot child running after the app exits."""
+    for job in list(_LIVE_JOBS):
+        job.cancel()
+
+
+class DotJob:
+    """One ``dot`` layout running in a child process; a thread waits for it, the UI never does.
+
+    ``on_done(positions, error)`` is called once, from the waiting thread, unless the job was
+    cancelled first (then never). ``cancel()`` kills the child at once.
+    """
+
+    def __init__(
+        self,
+        graph: nx.DiGraph,
+        spec: LayoutSpec,
+        on_done: DotCallback,
+        timeout: float = DOT_TIMEOUT,
+    ) -> None:
+        self._nodes, self._data = _payload(graph, spec)
+        self._on_done = on_done
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._finished = False
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._thread = threading.Thread(target=self._run, name="arbor-dot-layout", daemon=True)
+        _LIVE_JOBS.add(self)
+        self._thread.start()
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    @property
+    def finished(self) -> bool:
+        """The child is done and the result was (or is being) handed over."""
+        return self._finished
+
+    def cancel(self) -> None:
+        """Kill the child (if it started) and drop its result."""
+        with self._lock:
+            self._cancelled = True
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the job ended (tests and benchmarks only); ``False`` on timeout."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            positions, error = self._layout()
+        except Exception as exc:  # never let the thread die silently
+            positions, error = None, f"{type(exc).__name__}: {exc}"
+        self._finished = True
+        if not self._cancelled:
+            self._on_done(positions, error)
+
+    def _layout(self) -> tuple[Positions | None, str | None]:
+        command = _worker_command()
+        if command is None:
+            return None, "dot layout is not available in this build (layout.WORKER_COMMAND unset)"
+        with self._lock:
+            if self._cancelled:
+                return None, "cancelled"
+            # Started here, not on the UI thread: even a fork of a large process costs time.
+            self._proc = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        proc = self._proc
+        try:
+            out, err = proc.communicate(self._data, timeout=self._timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None, f"dot timed out after {self._timeout:.0f} s"
+        if self._cancelled:
+            return None, "cancelled"
+        try:
+            doc = json.loads(out.decode() or "{}")
+        except ValueError:
+            doc = {}
+        if proc.returncode != 0 or "positions" not in doc:
+            reason = (
+                doc.get("error") or err.decode(errors="replace").strip()[-500:] or f"exit {proc.returncode}"
+            )
+            return None, f"dot failed: {reason}"
+        coords = doc["positions"]
+        if len(coords) != len(self._nodes):
+            return None, "dot returned a different number of nodes"
+        return {n: (float(x), float(y)) for n, (x, y) in zip(self._nodes, coords, strict=True)}, None
+
+
+async def dot_layout_in_subprocess(
+    graph: nx.DiGraph, spec: LayoutSpec = LayoutSpec(), timeout: float = DOT_TIMEOUT
+) -> Positions:
+    """``dot`` positions for ``graph``, computed in a child process; cancelling the await kills it.
+
+    Raises :class:`LayoutError` if the child fails or times out.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Positions] = loop.create_future()
+
+    def done(positions: Positions | None, error: str | None) -> None:
+        loop.call_soon_threadsafe(_settle, future, positions, error)
+
+    job = DotJob(graph, spec, done, timeout)
+    try:
+        return await future
+    finally:
+        job.cancel()  # no-op when it already finished
+
+
+def _settle(future: asyncio.Future[Positions], positions: Positions | None, error: str | None) -> None:
+    if future.done():
+        return
+    if positions is None:
+        future.set_exception(LayoutError(error or "dot failed"))
+    else:
+        future.set_result(positions)
+
+
+class Layouter:
+    """One canvas's layouts: the tidy tree on demand, at most one ``dot`` child at a time.
+
+    Either drive it with callbacks (:meth:`start_dot`, what the Qt view does, so it works with or
+    without an asyncio loop) or ``await`` :meth:`layout` under asyncio/qasync. Any new request
+    supersedes the running one: its child is killed and its awaiter gets :class:`LayoutSuperseded`.
+    """
+
+    def __init__(
+        self,
+        spec: LayoutSpec = LayoutSpec(),
+        dot_node_limit: int | None = DOT_NODE_LIMIT,
+        timeout: float = DOT_TIMEOUT,
+    ) -> None:
+        self.spec = spec
+        self.dot_node_limit = dot_node_limit
+        self.timeout = timeout
+        self._job: DotJob | None = None
+        self._future: asyncio.Future[Positions] | None = None
+        #: What the last finished :meth:`layout` returned: ``"tidy"`` or ``"dot"``.
+        self.last_kind = "none"
+
+    def tidy(self, graph: nx.DiGraph) -> Positions:
+        """The tidy-tree positions, synchronously (O(n); ~0.1 s for 20,000 nodes)."""
+        return tidy_tree_layout(graph, self.spec)
+
+    def wants_dot(self, graph: nx.DiGraph) -> bool:
+        count = graph.number_of_nodes()
+        return count > 1 and (self.dot_node_limit is None or count <= self.dot_node_limit)
+
+    @property
+    def busy(self) -> bool:
+        job = self._job
+        return job is not None and not job.cancelled and not job.finished
+
+    def cancel(self) -> None:
+        """Kill the running child, if any; a pending :meth:`layout` raises :class:`LayoutSuperseded`."""
+        if self._job is not None:
+            self._job.cancel()
+            self._job = None
+        if self._future is not None and not self._future.done():
+            self._future.set_exception(LayoutSuperseded())
+        self._future = None
+
+    def start_dot(self, graph: nx.DiGraph, on_done: DotCallback, use_dot: bool = True) -> DotJob | None:
+        """Supersede any running job and start ``dot`` for ``graph`` if it is small enough.
+
+        Returns ``None`` (and never calls ``on_done``) when the tidy tree is final.
+        """
+        self.cancel()
+        if not use_dot or not self.wants_dot(graph):
+            return None
+        self._job = DotJob(graph, self.spec, on_done, self.timeout)
+        return self._job
+
+    async def layout(self, graph: nx.DiGraph, use_dot: bool = True) -> Positions:
+        """The best layout for ``graph``: ``dot``'s when it applies and succeeds, else the tidy tree.
+
+        The tidy tree is computed first and is what a failed or skipped ``dot`` leaves.
+        """
+        self.cancel()
+        tidy = self.tidy(graph)
+        if not use_dot or not self.wants_dot(graph):
+            self.last_kind = "tidy"
+            return tidy
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Positions] = loop.create_future()
+
+        def done(positions: Positions | None, error: str | None) -> None:
+            loop.call_soon_threadsafe(_settle, future, positions, error)
+
+        self._future = future
+        self._job = DotJob(graph, self.spec, done, self.timeout)
+        job = self._job
+        try:
+            positions = await future
+            self.last_kind = "dot"
+            return positions
+        except LayoutError as exc:
+            log.warning("dot layout failed, keeping the tidy tree: %s", exc)
+            self.last_kind = "tidy"
+            return tidy
+        finally:
+            job.cancel()
+            if self._job is job:
+                self._job = None
+                self._future = None
+
+    def close(self) -> None:
+        self.cancel()
+
+
+_shared: Layouter | None = None
+
+
+async def layout(graph: nx.DiGraph, use_dot: bool = True) -> Positions:
+    """``Layouter.layout`` on one shared layouter: a newer call supersedes (and kills) an older one.
+
+    For one canvas, prefer an own :class:`Layouter` (what ``GraphView`` uses); the tidy tree is
+    available synchronously from :func:`tidy_tree_layout`.
+    """
+    global _shared
+    if _shared is None:
+        _shared = Layouter()
+    return await _shared.layout(graph, use_dot)
+
+
+def positions_to_json(positions: Mapping[Any, tuple[float, float]]) -> dict[str, list[float]]:
+    """Debug helper: positions keyed by ``str(node)``."""
+    return {str(n): [x, y] for n, (x, y) in positions.items()}

@@ -1,0 +1,129 @@
+"""A small overview of the whole graph with the visible area framed; click or drag to move there.
+
+It draws its own picture (one coloured dot per node, re-rendered only when positions change)
+instead of asking the scene to paint 10,000 items into a thumbnail on every scroll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QWidget
+
+from .style import GraphStyle
+
+__all__ = ["Minimap"]
+
+
+class Minimap(QWidget):
+    """Overview widget; the owner feeds it positions and the visible scene rectangle."""
+
+    def __init__(
+        self, style: GraphStyle, on_navigate: Callable[[QPointF], None], parent: QWidget | None = None
+    ):
+        super().__init__(parent)
+        self._style = style
+        self._navigate = on_navigate
+        self._image: QImage | None = None
+        self._scene_rect = QRectF()
+        self._viewport = QRectF()
+        self.setFixedSize(QSize(200, 140))
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Overview: click or drag to move")
+
+    def set_content(
+        self,
+        scene_rect: QRectF,
+        positions: Mapping[Any, tuple[float, float]],
+        kinds: Mapping[Any, str],
+        active: Mapping[Any, bool],
+    ) -> None:
+        """Redraw the picture of the graph (positions or structure changed)."""
+        self._scene_rect = QRectF(scene_rect)
+        image = QImage(self.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        if positions and scene_rect.width() > 0 and scene_rect.height() > 0:
+            painter = QPainter(image)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            target = self._target()
+            sx = target.width() / scene_rect.width()
+            sy = target.height() / scene_rect.height()
+            dot = 3.0 if len(positions) < 400 else 2.0
+            for node, (x, y) in positions.items():
+                color = (
+                    QColor(self._style.active)
+                    if active.get(node)
+                    else self._style.kind(kinds.get(node, "")).accent
+                )
+                px = target.left() + (x - scene_rect.left()) * sx
+                py = target.top() + (y - scene_rect.top()) * sy
+                painter.fillRect(QRectF(px - dot / 2, py - dot / 2, dot, dot), color)
+            painter.end()
+        self._image = image
+        self.update()
+
+    def set_viewport(self, visible: QRectF) -> None:
+        self._viewport = QRectF(visible)
+        self.update()
+
+    def _target(self) -> QRectF:
+        """Where the scene maps inside the widget, keeping its aspect ratio."""
+        inner = QRectF(self.rect()).adjusted(6, 6, -6, -6)
+        rect = self._scene_rect
+        if rect.width() <= 0 or rect.height() <= 0:
+            return inner
+        scale = min(inner.width() / rect.width(), inner.height() / rect.height())
+        w, h = rect.width() * scale, rect.height() * scale
+        return QRectF(inner.center().x() - w / 2, inner.center().y() - h / 2, w, h)
+
+    def _to_widget(self, r: QRectF) -> QRectF:
+        target = self._target()
+        rect = self._scene_rect
+        if rect.width() <= 0 or rect.height() <= 0:
+            return QRectF()
+        sx, sy = target.width() / rect.width(), target.height() / rect.height()
+        return QRectF(
+            target.left() + (r.left() - rect.left()) * sx,
+            target.top() + (r.top() - rect.top()) * sy,
+            r.width() * sx,
+            r.height() * sy,
+        )
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        painter = QPainter(self)
+        back = QColor(self._style.background)
+        back.setAlpha(235)
+        painter.setPen(QPen(self._style.edge, 1.0))
+        painter.setBrush(back)
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        if self._image is not None:
+            painter.drawImage(0, 0, self._image)
+        frame = self._to_widget(self._viewport).intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
+        if not frame.isEmpty():
+            painter.setPen(QPen(self._style.selection, 1.5))
+            fill = QColor(self._style.selection)
+            fill.setAlpha(30)
+            painter.setBrush(fill)
+            painter.drawRect(frame)
+        painter.end()
+
+    def _navigate_to(self, pos: QPointF) -> None:
+        target = self._target()
+        rect = self._scene_rect
+        if target.width() <= 0 or target.height() <= 0:
+            return
+        x = rect.left() + (pos.x() - target.left()) / target.width() * rect.width()
+        y = rect.top() + (pos.y() - target.top()) / target.height() * rect.height()
+        self._navigate(QPointF(x, y))
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        self._navigate_to(event.position())
+        event.accept()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self._navigate_to(event.position())
+        event.accept()

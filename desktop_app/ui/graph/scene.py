@@ -1,0 +1,460 @@
+"""The ``QGraphicsScene`` of the canvas: items for a view graph at given positions.
+
+It knows nothing about sessions or layouts: it is handed a graph and positions, and keeps items in
+step with them: all at once (:meth:`GraphScene.show_graph`), or node by node for appends
+(:meth:`GraphScene.add_node`), so a streaming turn never rebuilds 10,000 items. The item index is
+``NoIndex`` (DESIGN.md §8: the BSP index made the first paint 100× slower and buys nothing for a
+scene whose items move in bulk).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from math import cos, radians, sin
+from typing import Any
+
+import networkx as nx
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsLineItem,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+)
+
+from .audit import CompactionAudit
+from .items import EdgeItem, NodeItem, OverviewLayer
+from .model import Node
+from .style import GraphStyle
+
+__all__ = ["GraphScene", "AuditBands"]
+
+Positions = Mapping[Any, tuple[float, float]]
+
+
+class AuditBands:
+    """The overlay for one compaction: which nodes are in which band, and the items drawing it."""
+
+    def __init__(self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]) -> None:
+        self.audit = audit
+        self.summarized_nodes = summarized
+        self.kept_nodes = kept
+        self.items: list[QGraphicsItem] = []
+
+
+class GraphScene(QGraphicsScene):
+    """Items for one view graph; see the module docstring."""
+
+    def __init__(self, style: GraphStyle) -> None:
+        super().__init__()
+        self.graph_style = style  # not ``style``: that would shadow QGraphicsScene.style()
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.setBackgroundBrush(QBrush(style.background))
+        self.graph: nx.DiGraph = nx.DiGraph()
+        self.positions: dict[Node, tuple[float, float]] = {}
+        self.nodes: dict[Node, NodeItem] = {}
+        self.edges: dict[tuple[Node, Node], EdgeItem] = {}
+        self.links: list[QGraphicsPathItem] = []
+        self.bands: AuditBands | None = None
+        self.overview = False
+        self._pinned: Node | None = None
+        self._edge_layer = self._layer(0.0)
+        self._node_layer = self._layer(1.0)
+        self._overview = OverviewLayer(style)
+        self._overview.setVisible(False)
+        self.addItem(self._overview)
+        self._overview_dirty = True
+
+    def _layer(self, z: float) -> QGraphicsRectItem:
+        """A content-less parent: hiding it hides thousands of children in one call."""
+        layer = QGraphicsRectItem()
+        layer.setPen(QPen(Qt.PenStyle.NoPen))
+        layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        layer.setZValue(z)
+        self.addItem(layer)
+        return layer
+
+    # ------------------------------------------------------------------------------- whole graph
+
+    def show_graph(self, graph: nx.DiGraph, positions: Positions) -> None:
+        """Replace every item: the graph's nodes and edges at ``positions``."""
+        audit = self.bands.audit if self.bands is not None else None
+        self.clear_audit()
+        for item in self.links:
+            self.removeItem(item)
+        for layer in (self._edge_layer, self._node_layer):
+            self.removeItem(layer)
+        self._edge_layer = self._layer(0.0)
+        self._node_layer = self._layer(1.0)
+        self._apply_overview_visibility()
+        self.nodes.clear()
+        self.edges.clear()
+        self.links.clear()
+        self.graph = graph
+        self.positions = dict(positions)
+        style = self.graph_style
+        layer = self._node_layer
+        for node, attrs in graph.nodes(data=True):
+            node_item = NodeItem(node, attrs, style, layer)
+            node_item.setPos(*self.positions[node])
+            self.nodes[node] = node_item
+        for a, b in graph.edges:
+            self._add_edge(a, b)
+        self._pinned = None
+        self.update_pin()
+        self._rebuild_links()
+        self._update_rect()
+        self._content_changed()
+        if audit is not None:
+            self.show_audit(audit)
+
+    def move_to(self, positions: Positions) -> None:
+        """New positions for the same graph (the dot layout arriving): move items, re-route edges."""
+        self.positions.update({n: positions[n] for n in self.nodes if n in positions})
+        for node, item in self.nodes.items():
+            item.setPos(*self.positions[node])
+        for (a, b), edge in self.edges.items():
+            self._route(edge, a, b)
+        self._rebuild_links()
+        self._update_rect()
+        self._content_changed()
+        if self.bands is not None:
+            self.show_audit(self.bands.audit)
+
+    # ------------------------------------------------------------------------------- overview
+
+    def set_overview(self, on: bool) -> None:
+        """Far out: hide the items, draw the overview layer instead (see :class:`OverviewLayer`)."""
+        if on == self.overview:
+            return
+        self.overview = on
+        if on and self._overview_dirty:
+            self._refresh_overview()
+        self._apply_overview_visibility()
+        self.update_marks()
+
+    def _apply_overview_visibility(self) -> None:
+        self._edge_layer.setVisible(not self.overview)
+        self._node_layer.setVisible(not self.overview)
+        self._overview.setVisible(self.overview)
+
+    def _content_changed(self) -> None:
+        self._overview_dirty = True
+        if self.overview:
+            self._refresh_overview()
+
+    def _refresh_overview(self) -> None:
+        kinds = {n: str(a.get("kind", "")) for n, a in self.graph.nodes(data=True)}
+        edges = [(a, b, e.active) for (a, b), e in self.edges.items()]
+        self._overview.set_content(self.sceneRect(), self.positions, kinds, edges)
+        self._overview_dirty = False
+        self.update_marks()
+
+    def update_marks(self) -> None:
+        """Carry selection, matches and the leaf over to the overview layer (when it shows)."""
+        if not self.overview:
+            return
+        marks: dict[str, list[Node]] = {"selected": [], "match": [], "current": [], "leaf": []}
+        for node, item in self.nodes.items():
+            if item.selected:
+                marks["selected"].append(node)
+            if item.match:
+                marks["current" if item.match == 2 else "match"].append(node)
+        if self._pinned is not None:
+            marks["leaf"].append(self._pinned)
+        self._overview.set_marks(marks)
+
+    def rebind(self, graph: nx.DiGraph) -> None:
+        """A rebuilt graph with the same nodes and edges: restyle items, keep positions."""
+        self.graph = graph
+        for node, item in self.nodes.items():
+            item.set_attrs(graph.nodes[node])
+        for (a, b), edge in self.edges.items():
+            edge.set_active(self._edge_active(a, b))
+        self.update_pin()
+        self._rebuild_links()
+        self._content_changed()
+        if self.bands is not None:
+            self.show_audit(self.bands.audit)
+
+    # ------------------------------------------------------------------------------- increments
+
+    def add_node(self, node: Node, position: tuple[float, float]) -> NodeItem:
+        """One new node (already in ``self.graph``) and its in-edge; nothing else moves."""
+        item = NodeItem(node, self.graph.nodes[node], self.graph_style, self._node_layer)
+        item.setPos(*position)
+        self.positions[node] = position
+        self.nodes[node] = item
+        for parent in self.graph.predecessors(node):
+            self._add_edge(parent, node)
+        self._rebuild_links()
+        self._update_rect()
+        self._content_changed()
+        return item
+
+    def remove_node(self, node: Node) -> None:
+        item = self.nodes.pop(node, None)
+        if item is not None:
+            self.removeItem(item)
+        for key in [k for k in self.edges if node in k]:
+            self.removeItem(self.edges.pop(key))
+        self.positions.pop(node, None)
+        if self._pinned == node:
+            self._pinned = None
+        self._content_changed()
+
+    def refresh(self, nodes: Iterable[Node]) -> None:
+        """Re-read attributes (active path, leaf, label) of ``nodes`` and their edges."""
+        for node in nodes:
+            item = self.nodes.get(node)
+            if item is None or node not in self.graph:
+                continue
+            item.set_attrs(self.graph.nodes[node])
+            for a, b in list(self.graph.in_edges(node)) + list(self.graph.out_edges(node)):
+                edge = self.edges.get((a, b))
+                if edge is not None:
+                    edge.set_active(self._edge_active(a, b))
+        self.update_pin()
+        self._content_changed()
+
+    def update_pin(self) -> None:
+        """Put the leaf pin on the node standing for the leaf."""
+        target = self.graph.graph.get("leaf_node")
+        if target == self._pinned:
+            return
+        if self._pinned is not None and self._pinned in self.nodes:
+            self.nodes[self._pinned].set_state(pinned=False)
+        self._pinned = target if target in self.nodes else None
+        if self._pinned is not None:
+            self.nodes[self._pinned].set_state(pinned=True)
+        self.update_marks()
+
+    # ------------------------------------------------------------------------------- edges
+
+    def _edge_active(self, a: Node, b: Node) -> bool:
+        nodes = self.graph.nodes
+        return bool(nodes[a].get("on_active_path") and nodes[b].get("on_active_path"))
+
+    def _route(self, edge: EdgeItem, a: Node, b: Node) -> None:
+        """From the bottom of ``a``'s drawn shape to the top of ``b``'s (pills are shorter)."""
+        ax, ay = self.positions[a]
+        bx, by = self.positions[b]
+        edge.set_ends(
+            QPointF(ax, ay + self.nodes[a].half_height), QPointF(bx, by - self.nodes[b].half_height)
+        )
+
+    def _add_edge(self, a: Node, b: Node) -> None:
+        if a not in self.positions or b not in self.positions:
+            return
+        item = EdgeItem(self.graph_style, self._edge_active(a, b), self._edge_layer)
+        self._route(item, a, b)
+        self.edges[(a, b)] = item
+
+    def _rebuild_links(self) -> None:
+        """Dashed edges from Arbor-made branch summaries to the leaf they abandoned."""
+        for item in self.links:
+            self.removeItem(item)
+        self.links.clear()
+        spec = self.graph_style.spec
+        pen = QPen(self.graph_style.summary_link, 2.0, Qt.PenStyle.DashLine)
+        for source, target in self.graph.graph.get("summary_links", ()):
+            if source not in self.positions or target not in self.positions or source == target:
+                continue
+            sx, sy = self.positions[source]
+            tx, ty = self.positions[target]
+            start = QPointF(sx + (spec.node_width / 2 if tx >= sx else -spec.node_width / 2), sy)
+            end = QPointF(tx + (-spec.node_width / 2 - 4 if tx >= sx else spec.node_width / 2 + 4), ty)
+            path = QPainterPath(start)
+            bend = max(abs(end.x() - start.x()) * 0.5, 60.0)
+            sign = 1 if end.x() >= start.x() else -1
+            path.cubicTo(
+                QPointF(start.x() + sign * bend, start.y()), QPointF(end.x() - sign * bend, end.y()), end
+            )
+            head = _arrow_head(path, 9.0)
+            path.addPolygon(head)
+            item = QGraphicsPathItem(path)
+            item.setPen(pen)
+            item.setZValue(0.5)
+            item.setToolTip("branch summary → the branch it abandoned")
+            self.addItem(item)
+            self.links.append(item)
+
+    def _update_rect(self) -> None:
+        if not self.positions:
+            self.setSceneRect(QRectF(-200, -100, 400, 200))
+            return
+        xs = [x for x, _ in self.positions.values()]
+        ys = [y for _, y in self.positions.values()]
+        spec = self.graph_style.spec
+        margin = 160.0
+        self.setSceneRect(
+            QRectF(
+                min(xs) - spec.node_width / 2 - margin,
+                min(ys) - spec.node_height / 2 - margin,
+                max(xs) - min(xs) + spec.node_width + 2 * margin,
+                max(ys) - min(ys) + spec.node_height + 2 * margin,
+            )
+        )
+
+    # ------------------------------------------------------------------------------- audit
+
+    def clear_audit(self) -> None:
+        if self.bands is not None:
+            for item in self.bands.items:
+                self.removeItem(item)
+        self.bands = None
+
+    def show_audit(self, audit: CompactionAudit) -> AuditBands:
+        """Dim the summarized entries, outline the kept tail, draw the cut line."""
+        self.clear_audit()
+        node_of: Mapping[str, Node] = self.graph.graph.get("node_of", {})
+        summarized = _unique(node_of[i] for i in audit.summarized_ids if i in node_of)
+        kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
+        bands = AuditBands(audit, summarized, kept)
+        style = self.graph_style
+        if summarized:
+            item = QGraphicsPathItem(self._band_path(summarized))
+            item.setPen(QPen(Qt.PenStyle.NoPen))
+            item.setBrush(style.dim)
+            item.setZValue(2.0)
+            bands.items.append(item)
+        if kept:
+            item = QGraphicsPathItem(self._band_path(kept))
+            item.setPen(QPen(style.kept, 3.0, Qt.PenStyle.DashLine))
+            fill = QColor(style.kept)
+            fill.setAlpha(22)
+            item.setBrush(fill)
+            item.setZValue(2.0)
+            bands.items.append(item)
+        cut = self._cut_line(audit, summarized, kept)
+        if cut is not None:
+            line, left, y = cut
+            bands.items.append(line)
+            above = f"▲ summarized · {len(audit.summarized_ids)} entries"
+            below = f"▼ kept verbatim · {len(audit.kept_ids)} entries"
+            bands.items.append(self._caption(above, style.muted, left, y - 20, align_right=True))
+            bands.items.append(self._caption(below, style.kept, left, y + 4, align_right=True))
+        for band_item in bands.items:
+            self.addItem(band_item)
+        self.bands = bands
+        return bands
+
+    def _band_path(self, nodes: list[Node]) -> QPainterPath:
+        """One rounded box per straight run of the path, joined where the path changes column."""
+        spec = self.graph_style.spec
+        pad_x, pad_y = 12.0, 10.0
+        path = QPainterPath()
+        path.setFillRule(Qt.FillRule.WindingFill)
+        joints = QPainterPath()
+        runs: list[list[tuple[float, float]]] = []
+        for node in nodes:
+            x, y = self.positions[node]
+            if runs and runs[-1][-1][0] == x and abs(runs[-1][-1][1] - y) <= spec.row * 1.01:
+                runs[-1].append((x, y))
+            else:
+                if runs:
+                    joints.moveTo(*runs[-1][-1])
+                    joints.lineTo(x, y)
+                runs.append([(x, y)])
+        for run in runs:
+            x = run[0][0]
+            top = min(y for _, y in run) - spec.node_height / 2 - pad_y
+            bottom = max(y for _, y in run) + spec.node_height / 2 + pad_y
+            path.addRoundedRect(
+                QRectF(x - spec.node_width / 2 - pad_x, top, spec.node_width + 2 * pad_x, bottom - top),
+                12,
+                12,
+            )
+        if not joints.isEmpty():
+            stroker = QPainterPathStroker()
+            stroker.setWidth(spec.node_height)
+            path.addPath(stroker.createStroke(joints))
+        return path.simplified() if len(runs) > 1 else path
+
+    def _caption(
+        self, text: str, color: QColor, x: float, y: float, *, align_right: bool = False
+    ) -> QGraphicsItem:
+        caption = QGraphicsSimpleTextItem(text)
+        font = QFont(self.graph_style.tag_font)
+        font.setPixelSize(12)
+        caption.setFont(font)
+        caption.setBrush(color)
+        caption.setPos(x - caption.boundingRect().width() - 6 if align_right else x, y)
+        caption.setZValue(3.0)
+        return caption
+
+    def _cut_line(
+        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]
+    ) -> tuple[QGraphicsItem, float, float] | None:
+        """The dashed cut line between the last summarized and the first kept entry.
+
+        Returns the item (line + its label) with the line's left end and height, for captions.
+        """
+        spec = self.graph_style.spec
+        node_of: Mapping[str, Node] = self.graph.graph.get("node_of", {})
+        after = node_of.get(audit.cut_after_id) if audit.cut_after_id else None
+        before = node_of.get(audit.cut_before_id) if audit.cut_before_id else None
+        if before is None or before not in self.positions:
+            return None
+        by = self.positions[before][1]
+        if (
+            after is not None
+            and after in self.positions
+            and after != before
+            and self.positions[after][1] < by
+        ):
+            y = (self.positions[after][1] + by) / 2
+        else:
+            y = by - spec.row / 2
+        xs = [self.positions[n][0] for n in summarized + kept + [before] if n in self.positions]
+        left = min(xs) - spec.node_width / 2 - 30
+        right = max(xs) + spec.node_width / 2 + 30
+        line = QGraphicsLineItem(left, y, right, y)
+        line.setPen(QPen(self.graph_style.cut, 2.4, Qt.PenStyle.DashLine))
+        line.setZValue(3.0)
+        text = (
+            "✂ cut at firstKeptEntryId"
+            if audit.first_kept_found
+            else "✂ firstKeptEntryId not on the path: nothing kept"
+        )
+        label = self._caption(text, self.graph_style.cut, right + 6, y - 8)
+        label.setParentItem(line)
+        return line, left, y
+
+    # ------------------------------------------------------------------------------- queries
+
+    def node_at(self, point: QPointF) -> Node | None:
+        """The node whose box contains ``point`` (by position, so it works in overview mode too)."""
+        spec = self.graph_style.spec
+        half_w, half_h = spec.node_width / 2, spec.node_height / 2
+        px, py = point.x(), point.y()
+        for node, (x, y) in self.positions.items():
+            if abs(px - x) <= half_w and abs(py - y) <= half_h:
+                return node
+        return None
+
+    def node_rect(self, node: Node) -> QRectF:
+        x, y = self.positions[node]
+        spec = self.graph_style.spec
+        return QRectF(x - spec.node_width / 2, y - spec.node_height / 2, spec.node_width, spec.node_height)
+
+
+def _unique(nodes: Iterable[Node]) -> list[Node]:
+    seen: set[Node] = set()
+    out: list[Node] = []
+    for node in nodes:
+        if node not in seen:
+            seen.add(node)
+            out.append(node)
+    return out
+
+
+def _arrow_head(path: QPainterPath, size: float) -> QPolygonF:
+    end = path.pointAtPercent(1.0)
+    a = radians(path.angleAtPercent(0.98))
+    back = QPointF(end.x() - size * cos(a), end.y() + size * sin(a))
+    normal = QPointF(size * 0.5 * sin(a), size * 0.5 * cos(a))
+    return QPolygonF([end, back + normal, back - normal, end])

@@ -1,0 +1,155 @@
+"""Colours, shapes and fonts of the canvas, for a light and a dark window.
+
+One place decides how each kind reads at a glance: messages are rounded cards with a coloured
+stripe, bookkeeping entries are small pills, and the two kinds that rewrite context look like
+nothing else: a compaction is a solid orange slab with torn top and bottom edges (history was cut
+here), a branch summary a solid teal hexagon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+
+from .layout import LayoutSpec
+
+__all__ = ["GraphStyle", "KindStyle", "default_style", "KIND_TITLES"]
+
+#: Short names shown in the small tag on each node.
+KIND_TITLES = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "tool result",
+    "bashExecution": "bash",
+    "custom_message": "custom message",
+    "custom": "custom",
+    "model_change": "model",
+    "thinking_level_change": "thinking",
+    "compaction": "COMPACTION",
+    "branch_summary": "BRANCH SUMMARY",
+    "label": "label",
+    "session_info": "title",
+    "unknown": "entry",
+    "segment": "folded",
+}
+
+#: ``card`` rounded card, ``pill`` small rounded pill, ``terminal`` dark card, ``slab`` the torn
+#: compaction block, ``hexagon`` the branch summary, ``stack`` a folded run.
+SHAPES = {
+    "user": "card",
+    "assistant": "card",
+    "toolResult": "pill",
+    "bashExecution": "terminal",
+    "custom_message": "card",
+    "custom": "pill",
+    "model_change": "pill",
+    "thinking_level_change": "pill",
+    "compaction": "slab",
+    "branch_summary": "hexagon",
+    "label": "pill",
+    "session_info": "pill",
+    "unknown": "pill",
+    "segment": "stack",
+}
+
+_ACCENTS = {
+    "user": "#1971c2",
+    "assistant": "#2f9e44",
+    "toolResult": "#868e96",
+    "bashExecution": "#495057",
+    "custom_message": "#c2255c",
+    "custom": "#868e96",
+    "model_change": "#e67700",
+    "thinking_level_change": "#e67700",
+    "compaction": "#e8590c",
+    "branch_summary": "#0c8599",
+    "label": "#868e96",
+    "session_info": "#868e96",
+    "unknown": "#868e96",
+    "segment": "#868e96",
+}
+
+
+@dataclass(frozen=True)
+class KindStyle:
+    shape: str
+    accent: QColor
+    fill: QColor
+    text: QColor
+    dashed: bool = False
+
+
+def _mix(a: QColor, b: QColor, t: float) -> QColor:
+    """``a`` blended towards ``b`` by ``t`` (0 → a, 1 → b)."""
+    return QColor(
+        round(a.red() + (b.red() - a.red()) * t),
+        round(a.green() + (b.green() - a.green()) * t),
+        round(a.blue() + (b.blue() - a.blue()) * t),
+    )
+
+
+@dataclass
+class GraphStyle:
+    """Everything the items need to paint; built once per theme."""
+
+    dark: bool = False
+    spec: LayoutSpec = field(default_factory=LayoutSpec)
+    background: QColor = field(default_factory=lambda: QColor("#f8f9fb"))
+    edge: QColor = field(default_factory=lambda: QColor("#b4bac2"))
+    active: QColor = field(default_factory=lambda: QColor("#7048e8"))
+    selection: QColor = field(default_factory=lambda: QColor("#1c7ed6"))
+    pin: QColor = field(default_factory=lambda: QColor("#e03131"))
+    flag: QColor = field(default_factory=lambda: QColor("#f59f00"))
+    match: QColor = field(default_factory=lambda: QColor("#ffd43b"))
+    current_match: QColor = field(default_factory=lambda: QColor("#fd7e14"))
+    dim: QColor = field(default_factory=lambda: QColor(60, 64, 72, 120))
+    kept: QColor = field(default_factory=lambda: QColor("#e8590c"))
+    cut: QColor = field(default_factory=lambda: QColor("#c92a2a"))
+    summary_link: QColor = field(default_factory=lambda: QColor("#0c8599"))
+    text: QColor = field(default_factory=lambda: QColor("#212529"))
+    muted: QColor = field(default_factory=lambda: QColor("#6c757d"))
+    font: QFont = field(default_factory=QFont)
+    tag_font: QFont = field(default_factory=QFont)
+    mono_font: QFont = field(default_factory=QFont)
+    kinds: dict[str, KindStyle] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.font.setPixelSize(12)
+        self.tag_font.setPixelSize(10)
+        self.tag_font.setBold(True)
+        self.mono_font.setFamilies(["DejaVu Sans Mono", "Menlo", "Consolas", "monospace"])
+        self.mono_font.setStyleHint(QFont.StyleHint.Monospace)
+        self.mono_font.setPixelSize(11)
+        if self.dark:
+            self.background = QColor("#1b1c1f")
+            self.edge = QColor("#5c6370")
+            self.text = QColor("#e9ecef")
+            self.muted = QColor("#adb5bd")
+            self.dim = QColor(0, 0, 0, 140)
+            self.active = QColor("#9775fa")
+        base = QColor("#26282c") if self.dark else QColor("#ffffff")
+        for kind, accent_name in _ACCENTS.items():
+            accent = QColor(accent_name)
+            shape = SHAPES[kind]
+            if shape in ("slab", "hexagon"):
+                fill, text = accent, QColor("#ffffff")
+            elif shape == "terminal":
+                fill, text = QColor("#212529"), QColor("#b2f2bb")
+            else:
+                fill = _mix(base, accent, 0.22 if self.dark else 0.11)
+                text = self.text
+            dashed = kind in ("custom", "label", "session_info", "unknown", "segment")
+            self.kinds[kind] = KindStyle(shape, accent, fill, text, dashed)
+
+    def kind(self, kind: str) -> KindStyle:
+        return self.kinds.get(kind) or self.kinds["unknown"]
+
+
+def default_style() -> GraphStyle:
+    """Light or dark, following the application palette."""
+    app = QGuiApplication.instance()
+    dark = False
+    if isinstance(app, QGuiApplication):
+        dark = app.palette().color(QPalette.ColorRole.Window).lightness() < 128
+    return GraphStyle(dark=dark)

@@ -1,0 +1,333 @@
+"""What an entry *is* and what it *says*, in the words of pi's ``/tree`` selector (pi-spec §6.2).
+
+Pure Python, no Qt: the graph model, the search and the tooltips all read from here, so a node
+shows the same one-liner a pi user sees in ``/tree`` and a search matches what pi's search matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from desktop_app.session.entries import Entry
+from desktop_app.session.jsjson import js_trim
+
+__all__ = [
+    "KINDS",
+    "ToolCalls",
+    "entry_kind",
+    "entry_text",
+    "has_text_content",
+    "searchable_text",
+    "tool_calls_of",
+    "full_text",
+    "summary_headline",
+]
+
+#: pi's ``BRANCH_SUMMARY_PREAMBLE`` (pi-spec §5.9): every pi-made branch summary starts with it.
+BRANCH_SUMMARY_PREAMBLE = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
+
+#: Every value :func:`entry_kind` can return (plus ``"segment"`` for folded runs in the model).
+KINDS = (
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom_message",
+    "custom",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "label",
+    "session_info",
+    "unknown",
+)
+
+_MESSAGE_ROLES = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "toolResult",
+    "bashExecution": "bashExecution",
+    "custom": "custom_message",  # v2-migrated hook messages and direct appendMessage calls
+}
+_PLAIN_TYPES = frozenset(
+    {
+        "custom_message",
+        "custom",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "label",
+        "session_info",
+    }
+)
+
+#: toolCallId → (tool name, arguments), collected from assistant messages (pi's ``toolCallMap``).
+ToolCalls = dict[str, tuple[str, Any]]
+
+_CONTENT_MAX = 200  # pi's extractContent limit, shared by the display line and the search text
+
+
+def entry_kind(entry: Entry) -> str:
+    """The node kind: the message role for ``message`` entries, else the entry type."""
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        return _MESSAGE_ROLES.get(role, "unknown") if isinstance(role, str) else "unknown"
+    if isinstance(entry_type, str) and entry_type in _PLAIN_TYPES:
+        return entry_type
+    return "unknown"
+
+
+def _extract_content(content: Any, limit: int | None = _CONTENT_MAX) -> str:
+    """pi's ``extractContent``: the string, or text blocks concatenated, cut at ``limit`` chars."""
+    if isinstance(content, str):
+        return content if limit is None else content[:limit]
+    if not isinstance(content, list):
+        return ""
+    out = ""
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            out += text if isinstance(text, str) else ""
+            if limit is not None and len(out) >= limit:
+                return out[:limit]
+    return out
+
+
+def has_text_content(content: Any) -> bool:
+    """pi's ``hasTextContent``: some text block (or the string itself) is not blank."""
+    if isinstance(content, str):
+        return bool(js_trim(content))
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str) and js_trim(text):
+                    return True
+    return False
+
+
+def _normalize(text: str) -> str:
+    return js_trim(text.replace("\n", " ").replace("\t", " "))
+
+
+def tool_calls_of(entry: Entry) -> list[tuple[str, str, Any]]:
+    """``(id, name, arguments)`` of the tool calls in an assistant entry (empty otherwise)."""
+    if entry.get("type") != "message":
+        return []
+    message = entry.get("message")
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    out: list[tuple[str, str, Any]] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            call_id = block.get("id")
+            if isinstance(call_id, str):
+                out.append((call_id, str(block.get("name", "")), block.get("arguments")))
+    return out
+
+
+def _shorten_path(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "~" and path.startswith(home):
+        return "~" + path[len(home) :]
+    return path
+
+
+def _js_string(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _arg(args: Mapping[str, Any], *keys: str, default: str = "") -> str:
+    """``String(args.a || args.b || default)``: the first truthy value."""
+    for key in keys:
+        value = args.get(key)
+        if value:
+            return _js_string(value)
+    return default
+
+
+def format_tool_call(name: str, arguments: Any) -> str:
+    """pi's ``formatToolCall``: ``[read: ~/p/file.ts:10-29]``, ``[bash: cmd...]``, ..."""
+    args: Mapping[str, Any] = arguments if isinstance(arguments, Mapping) else {}
+    if name == "read":
+        display = _shorten_path(_arg(args, "path", "file_path"))
+        offset, limit = args.get("offset"), args.get("limit")
+        if offset is not None or limit is not None:
+            start = offset if offset is not None else 1
+            end = ""
+            if isinstance(limit, (int, float)) and isinstance(start, (int, float)):
+                end_value = start + limit - 1
+                end = str(int(end_value)) if float(end_value).is_integer() else str(end_value)
+            display += f":{_js_string(start)}" + (f"-{end}" if end else "")
+        return f"[read: {display}]"
+    if name in ("write", "edit"):
+        return f"[{name}: {_shorten_path(_arg(args, 'path', 'file_path'))}]"
+    if name == "bash":
+        raw = _arg(args, "command")
+        cmd = _normalize(raw)[:50]
+        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
+    if name == "grep":
+        return f"[grep: /{_arg(args, 'pattern')}/ in {_shorten_path(_arg(args, 'path', default='.'))}]"
+    if name == "find":
+        return f"[find: {_arg(args, 'pattern')} in {_shorten_path(_arg(args, 'path', default='.'))}]"
+    if name == "ls":
+        return f"[ls: {_shorten_path(_arg(args, 'path', default='.'))}]"
+    try:
+        text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = ""
+    return f"[{name}: {text[:40]}{'...' if len(text) > 40 else ''}]"
+
+
+def entry_text(entry: Entry, tool_calls: Mapping[str, tuple[str, Any]] | None = None) -> str:
+    """The one-line text pi's ``/tree`` shows for an entry, without the ``user: `` style prefix.
+
+    The role is what the node's shape and colour say; the text is what the entry says.
+    """
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            return "[message]"
+        role = message.get("role")
+        if role == "user":
+            return _normalize(_extract_content(message.get("content")))
+        if role == "assistant":
+            text = _normalize(_extract_content(message.get("content")))
+            if text:
+                return text
+            if message.get("stopReason") == "aborted":
+                return "(aborted)"
+            error = message.get("errorMessage")
+            if error:
+                return _normalize(_js_string(error))[:80]
+            calls = tool_calls_of(entry)
+            if calls:  # pi shows "(no content)"; the graph names the calls instead, they are the content
+                return "→ " + ", ".join(name for _, name, _ in calls)
+            return "(no content)"
+        if role == "toolResult":
+            call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
+            if call is not None:
+                return format_tool_call(call[0], call[1])
+            return f"[{message.get('toolName') or 'tool'}]"
+        if role == "bashExecution":
+            return f"[bash]: {_normalize(_js_string(message.get('command')))}"
+        if role == "custom":
+            return f"[{_js_string(message.get('customType'))}]: {_normalize(_extract_content(message.get('content')))}"
+        return f"[{_js_string(role)}]"
+    if entry_type == "custom_message":
+        return f"[{_js_string(entry.get('customType'))}]: {_normalize(_extract_content(entry.get('content'), None))}"
+    if entry_type == "compaction":
+        tokens = entry.get("tokensBefore")
+        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
+            return f"[compaction: {round(tokens / 1000)}k tokens]"
+        return "[compaction]"
+    if entry_type == "branch_summary":
+        return f"[branch summary]: {_normalize(_js_string(entry.get('summary')))}"
+    if entry_type == "model_change":
+        return f"[model: {_js_string(entry.get('modelId'))}]"
+    if entry_type == "thinking_level_change":
+        return f"[thinking: {_js_string(entry.get('thinkingLevel'))}]"
+    if entry_type == "custom":
+        return f"[custom: {_js_string(entry.get('customType'))}]"
+    if entry_type == "label":
+        label = entry.get("label")
+        return f"[label: {label if label is not None else '(cleared)'}]"
+    if entry_type == "session_info":
+        name = entry.get("name")
+        name = js_trim(name) if isinstance(name, str) else ""
+        return f"[title: {name}]" if name else "[title: empty]"
+    return f"[{_js_string(entry_type) or 'unknown'}]"
+
+
+def searchable_text(entry: Entry, label: str | None = None) -> str:
+    """pi's ``getSearchableText``: label + role/type words + content; matched lower-cased."""
+    parts: list[str] = []
+    if label:
+        parts.append(label)
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = entry.get("message")
+        if isinstance(message, dict):
+            parts.append(_js_string(message.get("role")))
+            if message.get("content"):
+                parts.append(_extract_content(message.get("content")))
+            if message.get("role") == "bashExecution" and message.get("command"):
+                parts.append(_js_string(message.get("command")))
+    elif entry_type == "custom_message":
+        parts.append(_js_string(entry.get("customType")))
+        parts.append(_extract_content(entry.get("content")))
+    elif entry_type == "compaction":
+        parts.append("compaction")
+    elif entry_type == "branch_summary":
+        parts += ["branch summary", _js_string(entry.get("summary"))]
+    elif entry_type == "model_change":
+        parts += ["model", _js_string(entry.get("modelId"))]
+    elif entry_type == "thinking_level_change":
+        parts += ["thinking", _js_string(entry.get("thinkingLevel"))]
+    elif entry_type == "custom":
+        parts += ["custom", _js_string(entry.get("customType"))]
+    elif entry_type == "label":
+        parts += ["label", _js_string(entry.get("label"))]
+    elif entry_type == "session_info":
+        parts += ["title", _js_string(entry.get("name"))]
+    return " ".join(parts)
+
+
+def full_text(entry: Entry, limit: int = 1200) -> str:
+    """A longer preview for tooltips: the whole text of the entry, cut at ``limit`` characters."""
+    entry_type = entry.get("type")
+    text = ""
+    if entry_type == "message":
+        message = entry.get("message")
+        if isinstance(message, dict):
+            role = message.get("role")
+            if role == "bashExecution":
+                text = f"$ {_js_string(message.get('command'))}\n{_js_string(message.get('output'))}"
+            else:
+                text = _extract_content(message.get("content"), None)
+                if role == "assistant":
+                    calls = tool_calls_of(entry)
+                    if calls:
+                        text += "".join(f"\n→ {format_tool_call(n, a)}" for _, n, a in calls)
+                    if not text and message.get("errorMessage"):
+                        text = _js_string(message.get("errorMessage"))
+    elif entry_type in ("compaction", "branch_summary"):
+        text = _js_string(entry.get("summary"))
+    elif entry_type == "custom_message":
+        text = _extract_content(entry.get("content"), None)
+    else:
+        text = entry_text(entry)
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def summary_headline(summary: str) -> str:
+    """The first line of a summary that says something: no preamble, headings or list markers."""
+    text = summary.removeprefix(BRANCH_SUMMARY_PREAMBLE)
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line in ("---", "***"):
+            continue
+        for marker in ("- [x] ", "- [ ] ", "- ", "* ", "> "):
+            if line.startswith(marker):
+                line = line[len(marker) :]
+                break
+        line = line.strip("*_ ")
+        if line:
+            return line
+    return text.strip()

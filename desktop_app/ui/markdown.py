@@ -1,0 +1,604 @@
+"""Markdown → safe HTML for Qt rich text, with highlighted code blocks.
+
+Session files hold text written by a model and by tools: it is untrusted, and a chat must never
+phone home because a message contains ``![](https://tracker/pixel.png)``. So this module renders
+markdown with **no remote (or local) content ever loaded**, in three layers:
+
+1. Raw HTML inside markdown is not interpreted (``MarkdownNoHTML``): ``<img src=...>`` typed in a
+   message stays visible text.
+2. Every markdown image is replaced by a text placeholder (``[image: alt]``) *before* the HTML is
+   produced, so :func:`markdown_to_html` never emits ``<img>``; any that slip through are stripped.
+3. :class:`SafeTextDocument`, the document the chat paints with, overrides
+   ``QTextDocument.loadResource`` to refuse every URL (http, https, file, qrc, data ...): it never
+   calls the base implementation, it only records what was asked for in ``blocked_urls``.
+
+Parsing is Qt's (md4c through ``QTextDocument.setMarkdown``, GitHub dialect): robust and fast. Fenced
+code blocks at the top level are cut out first and rendered here, with a small regex highlighter
+for common languages (Python, JS/TS, JSON, shell, Rust, Go, C/C++, Java, YAML, TOML, SQL, HTML/XML,
+CSS, diff), inside a padded box; other code blocks get the box colours without highlighting.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+__all__ = [
+    "CodeColors",
+    "SafeTextDocument",
+    "canonical_language",
+    "code_block_html",
+    "code_colors",
+    "escape",
+    "highlight_code",
+    "markdown_to_html",
+    "markdown_to_html_streaming",
+    "sanitize_text",
+    "split_fences",
+]
+
+
+# ================================================================================ safety
+
+
+class SafeTextDocument(QTextDocument):
+    """A ``QTextDocument`` that never loads a resource: no network, no disk, no ``data:`` URLs.
+
+    Qt asks ``loadResource`` for every ``<img src>`` (and stylesheet) it lays out. The default
+    implementation reads local files and ``qrc:``; views that subclass it may fetch URLs. Refusing
+    everything here is what makes "no remote content ever" hold even for HTML that did not come
+    from :func:`markdown_to_html`. Resources an app wants to show must be added with
+    ``addResource``, which Qt consults before calling this method.
+    """
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.blocked_urls: list[str] = []
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002, N802 - Qt's signature
+        """Refuse: record the URL and return nothing (Qt draws no image). Never calls the base."""
+        if len(self.blocked_urls) < 100:
+            self.blocked_urls.append(name.toString() if isinstance(name, QUrl) else str(name))
+        return None
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def sanitize_text(text: str) -> str:
+    """Replace control characters (other than tab/newline/CR) that Qt's rich text mishandles.
+
+    A NUL in a tool argument would otherwise cut a line short in the document.
+    """
+    return _CONTROL.sub("\ufffd", text) if _CONTROL.search(text) else text
+
+
+# ================================================================================ colours
+
+
+@dataclass(frozen=True)
+class CodeColors:
+    """Colours for code, links and inline code; one set per theme."""
+
+    background: str
+    border: str
+    inline_background: str
+    text: str
+    link: str
+    tokens: dict[str, str]
+
+
+_LIGHT = CodeColors(
+    background="#f6f8fa",
+    border="#d0d7de",
+    inline_background="#eceff2",
+    text="#1f2328",
+    link="#0969da",
+    tokens={
+        "keyword": "#cf222e",
+        "string": "#0a3069",
+        "comment": "#6e7781",
+        "number": "#0550ae",
+        "builtin": "#8250df",
+        "key": "#0550ae",
+        "variable": "#953800",
+        "added": "#116329",
+        "removed": "#82071e",
+        "hunk": "#8250df",
+        "tag": "#116329",
+    },
+)
+_DARK = CodeColors(
+    background="#161b22",
+    border="#30363d",
+    inline_background="#2d333b",
+    text="#e6edf3",
+    link="#58a6ff",
+    tokens={
+        "keyword": "#ff7b72",
+        "string": "#a5d6ff",
+        "comment": "#8b949e",
+        "number": "#79c0ff",
+        "builtin": "#d2a8ff",
+        "key": "#79c0ff",
+        "variable": "#ffa657",
+        "added": "#7ee787",
+        "removed": "#ffa198",
+        "hunk": "#d2a8ff",
+        "tag": "#7ee787",
+    },
+)
+
+
+def code_colors(dark: bool) -> CodeColors:
+    """The colour set for a light or dark theme."""
+    return _DARK if dark else _LIGHT
+
+
+# ================================================================================ highlighter
+
+_DQ = r'"(?:[^"\\\n]|\\.)*"'
+_SQ = r"'(?:[^'\\\n]|\\.)*'"
+_BT = r"`(?:[^`\\]|\\.)*`"
+_NUM = r"\b(?:0[xX][0-9a-fA-F_]+|0[bB][01_]+|\d[\d_]*(?:\.\d[\d_]*)?(?:[eE][+-]?\d+)?)\b"
+_HASH_COMMENT = r"#[^\n]*"
+_C_COMMENT = r"//[^\n]*|/\*[\s\S]*?\*/"
+
+
+def _words(words: str) -> str:
+    return r"\b(?:" + "|".join(sorted(words.split(), key=len, reverse=True)) + r")\b"
+
+
+_C_LIKE_KW = (
+    "if else for while do switch case default break continue return goto struct union enum typedef "
+    "const static extern volatile sizeof inline void char short int long float double signed unsigned "
+    "auto register class public private protected virtual override template typename namespace using "
+    "new delete this try catch throw nullptr bool true false NULL"
+)
+
+_LANGUAGES: dict[str, list[tuple[str, str]]] = {
+    "python": [
+        ("string", r'[rbfuRBFU]{0,2}"""[\s\S]*?"""|[rbfuRBFU]{0,2}\'\'\'[\s\S]*?\'\'\''),
+        ("comment", _HASH_COMMENT),
+        ("string", r"[rbfuRBFU]{0,2}(?:" + _DQ + "|" + _SQ + ")"),
+        ("builtin", r"@[\w.]+"),
+        (
+            "keyword",
+            _words(
+                "False None True and as assert async await break class continue def del elif else except "
+                "finally for from global if import in is lambda nonlocal not or pass raise return try while "
+                "with yield match case"
+            ),
+        ),
+        (
+            "builtin",
+            _words("self cls print len range str int float dict list set tuple bool isinstance super"),
+        ),
+        ("number", _NUM),
+    ],
+    "javascript": [
+        ("comment", _C_COMMENT),
+        ("string", _DQ + "|" + _SQ + "|" + _BT),
+        (
+            "keyword",
+            _words(
+                "async await break case catch class const continue debugger default delete do else export "
+                "extends finally for from function if import in instanceof let new of return static super "
+                "switch this throw try typeof var void while with yield interface type enum implements "
+                "private public protected readonly as declare namespace abstract keyof"
+            ),
+        ),
+        ("builtin", _words("true false null undefined NaN Infinity console window document Promise")),
+        ("number", _NUM),
+    ],
+    "json": [
+        ("key", _DQ + r"(?=\s*:)"),
+        ("string", _DQ),
+        ("builtin", _words("true false null")),
+        ("number", r"-?" + _NUM),
+    ],
+    "bash": [
+        ("comment", r"(?<![\w$])#[^\n]*"),
+        ("string", _DQ + "|" + _SQ),
+        ("variable", r"\$\{[^}\n]*\}|\$(?:\w+|[@#?*!$-])"),
+        (
+            "keyword",
+            _words(
+                "if then else elif fi for while until do done case esac in function return local export exit"
+            ),
+        ),
+        ("builtin", _words("echo cd ls cat grep sed awk rm cp mv mkdir git npm pip python sudo set source")),
+    ],
+    "rust": [
+        ("comment", _C_COMMENT),
+        ("string", r'b?"(?:[^"\\]|\\.)*"'),
+        (
+            "keyword",
+            _words(
+                "as async await break const continue crate dyn else enum extern false fn for if impl in let "
+                "loop match mod move mut pub ref return self Self static struct super trait true type unsafe "
+                "use where while"
+            ),
+        ),
+        ("builtin", r"\b(?:Some|None|Ok|Err|Vec|String|Option|Result|Box)\b|\b\w+!"),
+        ("number", _NUM),
+    ],
+    "go": [
+        ("comment", _C_COMMENT),
+        ("string", _DQ + "|" + _BT + "|" + _SQ),
+        (
+            "keyword",
+            _words(
+                "break case chan const continue default defer else fallthrough for func go goto if import "
+                "interface map package range return select struct switch type var"
+            ),
+        ),
+        ("builtin", _words("true false nil iota append len cap make new panic recover error string int")),
+        ("number", _NUM),
+    ],
+    "c": [
+        ("comment", _C_COMMENT),
+        ("builtin", r"^\s*#\s*\w+"),
+        ("string", _DQ + "|" + _SQ),
+        ("keyword", _words(_C_LIKE_KW)),
+        ("number", _NUM),
+    ],
+    "java": [
+        ("comment", _C_COMMENT),
+        ("string", _DQ + "|" + _SQ),
+        ("builtin", r"@\w+"),
+        (
+            "keyword",
+            _words(
+                _C_LIKE_KW
+                + " abstract extends final implements import instanceof interface package super synchronized "
+                "throws val var fun object when null"
+            ),
+        ),
+        ("number", _NUM),
+    ],
+    "yaml": [
+        ("comment", r"(?<!\S)#[^\n]*"),
+        ("key", r"^[ \t-]*[\w.\-\"' ]+(?=:(?:\s|$))"),
+        ("string", _DQ + "|" + _SQ),
+        ("builtin", _words("true false null yes no on off")),
+        ("number", _NUM),
+    ],
+    "toml": [
+        ("comment", _HASH_COMMENT),
+        ("hunk", r"^\s*\[[^\]\n]*\]+"),
+        ("key", r"^\s*[\w.\-\"]+(?=\s*=)"),
+        ("string", r'"""[\s\S]*?"""|' + _DQ + "|" + _SQ),
+        ("builtin", _words("true false")),
+        ("number", _NUM),
+    ],
+    "sql": [
+        ("comment", r"--[^\n]*|/\*[\s\S]*?\*/"),
+        ("string", _SQ + "|" + _DQ),
+        (
+            "keyword",
+            r"(?i)\b(?:select|from|where|insert|into|values|update|set|delete|create|table|drop|alter|join|"
+            r"left|right|inner|outer|on|group|by|order|having|limit|and|or|not|null|as|distinct|index|primary|"
+            r"key|references|union|all|case|when|then|else|end|in|is|like|exists|begin|commit)\b",
+        ),
+        ("number", _NUM),
+    ],
+    "html": [
+        ("comment", r"<!--[\s\S]*?-->"),
+        ("tag", r"</?[\w:-]+|/?>"),
+        ("key", r"\b[\w:-]+(?==)"),
+        ("string", _DQ + "|" + _SQ),
+    ],
+    "css": [
+        ("comment", r"/\*[\s\S]*?\*/"),
+        ("string", _DQ + "|" + _SQ),
+        ("key", r"[\w-]+(?=\s*:)"),
+        ("number", r"#[0-9a-fA-F]{3,8}\b|" + _NUM + r"(?:px|em|rem|%|vh|vw|s|ms)?"),
+    ],
+    "diff": [
+        ("hunk", r"^@@[^\n]*"),
+        ("comment", r"^(?:diff|index|---|\+\+\+)[^\n]*"),
+        ("added", r"^\+[^\n]*"),
+        ("removed", r"^-[^\n]*"),
+    ],
+}
+
+_ALIASES = {
+    "py": "python",
+    "python3": "python",
+    "js": "javascript",
+    "jsx": "javascript",
+    "ts": "javascript",
+    "tsx": "javascript",
+    "typescript": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsonc": "json",
+    "json5": "json",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "console": "bash",
+    "shellsession": "bash",
+    "rs": "rust",
+    "golang": "go",
+    "h": "c",
+    "cpp": "c",
+    "c++": "c",
+    "cc": "c",
+    "hpp": "c",
+    "cxx": "c",
+    "kotlin": "java",
+    "kt": "java",
+    "scala": "java",
+    "csharp": "java",
+    "cs": "java",
+    "yml": "yaml",
+    "xml": "html",
+    "svg": "html",
+    "vue": "html",
+    "scss": "css",
+    "less": "css",
+    "patch": "diff",
+}
+
+
+def canonical_language(language: str | None) -> str | None:
+    """``"TS"`` → ``"javascript"``; ``None`` for languages the highlighter does not know."""
+    if not language:
+        return None
+    name = language.strip().lower().split()[0] if language.strip() else ""
+    name = name.lstrip(".{").rstrip("}")
+    name = _ALIASES.get(name, name)
+    return name if name in _LANGUAGES else None
+
+
+@cache
+def _master_regex(language: str) -> re.Pattern[str]:
+    parts = []
+    for i, (kind, pattern) in enumerate(_LANGUAGES[language]):
+        inline_flags = ""
+        if pattern.startswith("(?i)"):
+            inline_flags, pattern = "(?i:", pattern[4:]
+        body = f"{inline_flags}{pattern})" if inline_flags else pattern
+        parts.append(f"(?P<{kind}__{i}>{body})")
+    return re.compile("|".join(parts), re.MULTILINE)
+
+
+def _tokens(code: str, language: str) -> Iterator[tuple[str | None, str]]:
+    pos = 0
+    for match in _master_regex(language).finditer(code):
+        if match.start() == match.end():
+            continue
+        if match.start() > pos:
+            yield None, code[pos : match.start()]
+        kind = (match.lastgroup or "").split("__", 1)[0]
+        yield kind, match.group()
+        pos = match.end()
+    if pos < len(code):
+        yield None, code[pos:]
+
+
+def highlight_code(code: str, language: str | None, *, dark: bool = False) -> str:
+    """Escaped HTML for ``code`` with ``<span style="color">`` around tokens (no ``<pre>`` around)."""
+    code = sanitize_text(code)
+    lang = canonical_language(language)
+    if lang is None:
+        return html.escape(code, quote=False)
+    colors = code_colors(dark).tokens
+    out: list[str] = []
+    for kind, text in _tokens(code, lang):
+        escaped = html.escape(text, quote=False)
+        if kind is None:
+            out.append(escaped)
+        else:
+            style = f"color:{colors[kind]};"
+            if kind == "comment":
+                style += " font-style:italic;"
+            out.append(f'<span style="{style}">{escaped}</span>')
+    return "".join(out)
+
+
+def code_block_html(code: str, language: str | None, *, dark: bool = False) -> str:
+    """A highlighted code block in a padded, tinted box (a one-cell table: Qt pads cells, not blocks)."""
+    colors = code_colors(dark)
+    body = highlight_code(code.rstrip("\n"), language, dark=dark)
+    return (
+        f'<table width="100%" cellspacing="0" cellpadding="6" border="1" bgcolor="{colors.background}" '
+        f'style="border-color:{colors.border}; border-style:solid; margin-top:4px; margin-bottom:6px;">'
+        f'<tr><td><pre style="margin:0px; white-space:pre-wrap; color:{colors.text};">{body}</pre></td></tr></table>'
+    )
+
+
+# ================================================================================ fences
+
+_FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
+
+
+def split_fences(text: str) -> list[tuple[str, str | None, str]]:
+    """Cut ``text`` into ``("markdown", None, text)`` and ``("code", language, code)`` pieces.
+
+    CommonMark fence rules for top-level fences: an opener of 3+ backticks or tildes indented at
+    most 3 spaces (a backtick info string has no backticks), closed by the same character at least
+    as long, or by the end of the text.
+    """
+    pieces: list[tuple[str, str | None, str]] = []
+    lines = text.split("\n")
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = _FENCE_OPEN.match(lines[i])
+        if match and not (match.group(2)[0] == "`" and "`" in match.group(3)):
+            indent, fence, info = len(match.group(1)), match.group(2), match.group(3).strip()
+            closer = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}\s*$")
+            code: list[str] = []
+            i += 1
+            while i < len(lines) and not closer.match(lines[i]):
+                line = lines[i]
+                strip = min(indent, len(line) - len(line.lstrip(" ")))
+                code.append(line[strip:])
+                i += 1
+            i += 1  # the closing fence (or past the end)
+            if prose:
+                pieces.append(("markdown", None, "\n".join(prose)))
+                prose = []
+            pieces.append(("code", info.split()[0] if info else None, "\n".join(code)))
+            continue
+        prose.append(lines[i])
+        i += 1
+    if prose:
+        pieces.append(("markdown", None, "\n".join(prose)))
+    return pieces
+
+
+# ================================================================================ markdown
+
+_FEATURES = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value
+    | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+)
+_BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL)
+_IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
+_LINK_SPAN = re.compile(r'(<a href="[^"]*")><span style=" color:#[0-9a-fA-F]{6};">')
+_HEADING_SIZE = re.compile(r"font-size:(xx-large|x-large|large);")
+_HEADING_MAP = {"xx-large": "x-large", "x-large": "large", "large": "medium"}
+_MAYBE_CODE = re.compile(r"^(?: {4,}|\t)\S|```|~~~", re.MULTILINE)
+_INLINE_CODE = "<span style=\" font-family:'monospace';\">"
+
+
+def _replace_images(doc: QTextDocument) -> None:
+    """Swap each image for ``[image: alt]`` text, before anything could lay it out and load it."""
+    found: list[tuple[int, str]] = []
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            if fmt.isImageFormat():
+                image = fmt.toImageFormat()
+                alt = image.property(QTextFormat.Property.ImageAltText) or ""
+                label = str(alt).strip() or QUrl(image.name()).fileName() or "image"
+                for offset in range(fragment.length()):
+                    found.append((fragment.position() + offset, label))
+            it += 1
+        block = block.next()
+    cursor = QTextCursor(doc)
+    plain = QTextCharFormat()
+    plain.setFontItalic(True)
+    for position, label in reversed(found):
+        cursor.setPosition(position)
+        cursor.setPosition(position + 1, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(f"[image: {label}]", plain)
+
+
+def _box_code_blocks(doc: QTextDocument, colors: CodeColors) -> None:
+    """Give code blocks Qt parsed itself (indented, or fenced inside lists) the code background."""
+    block = doc.begin()
+    background = QBrush(QColor(colors.background))
+    while block.isValid():
+        fmt = block.blockFormat()
+        if fmt.hasProperty(QTextFormat.Property.BlockCodeLanguage) or fmt.hasProperty(
+            QTextFormat.Property.BlockCodeFence
+        ):
+            new = QTextBlockFormat(fmt)
+            new.setBackground(background)
+            cursor = QTextCursor(block)
+            cursor.setBlockFormat(new)
+        block = block.next()
+
+
+def _prose_html(markdown: str, colors: CodeColors) -> str:
+    doc = SafeTextDocument()
+    doc.setMarkdown(markdown, _FEATURES)
+    if "![" in markdown:  # no image syntax, no image: skip the slow walk
+        _replace_images(doc)
+    if _MAYBE_CODE.search(markdown):
+        _box_code_blocks(doc, colors)
+    match = _BODY.search(doc.toHtml())
+    body = match.group(1) if match else ""
+    body = _IMG.sub("", body)  # belt and braces: images were replaced above
+    body = _LINK_SPAN.sub(lambda m: f'{m.group(1)}><span style=" color:{colors.link};">', body)
+    body = _HEADING_SIZE.sub(lambda m: f"font-size:{_HEADING_MAP[m.group(1)]};", body)
+    return body.replace(
+        _INLINE_CODE,
+        f"<span style=\" font-family:'monospace'; background-color:{colors.inline_background};\">",
+    )
+
+
+@lru_cache(maxsize=256)
+def _prose_html_cached(markdown: str, dark: bool) -> str:
+    return _prose_html(markdown, code_colors(dark))
+
+
+def _paragraph_chunks(markdown: str, target: int = 1500) -> Iterator[str]:
+    """Paragraph groups of about ``target`` characters, cut deterministically from the start.
+
+    The cut points of a text never move as it grows, so every chunk but the last is the same
+    string on the next delta and comes from the cache.
+    """
+    start = size = 0
+    for match in re.finditer(r"\n\n+", markdown):
+        size = match.end() - start
+        if size >= target:
+            yield markdown[start : match.start()]
+            start = match.end()
+    if start < len(markdown):
+        yield markdown[start:]
+
+
+def markdown_to_html_streaming(text: str, *, dark: bool = False) -> str:
+    """Like :func:`markdown_to_html`, for a reply that is still growing.
+
+    Re-rendering a long reply on every delta costs milliseconds per kilobyte; here finished
+    paragraph groups are cached and only the growing tail is parsed again. The price (a numbered
+    list split across groups restarts its own block) is paid only until the reply ends and is
+    rendered whole.
+    """
+    out: list[str] = []
+    for kind, language, piece in split_fences(sanitize_text(text)):
+        if kind == "code":
+            out.append(code_block_html(piece, language, dark=dark))
+            continue
+        for chunk in _paragraph_chunks(piece):
+            if chunk.strip():
+                out.append(_prose_html_cached(chunk, dark))
+    return "\n".join(out)
+
+
+@lru_cache(maxsize=512)
+def markdown_to_html(text: str, *, dark: bool = False) -> str:
+    """Markdown → an HTML fragment for ``QTextDocument.setHtml`` (no ``<html>``/``<body>`` wrapper).
+
+    Safe by construction (see the module docstring): raw HTML is shown as text, images become
+    ``[image: alt]`` placeholders and no ``<img>`` is ever emitted. Results are cached (LRU), since
+    the chat re-renders the same messages when sections are toggled or the theme changes.
+    """
+    colors = code_colors(dark)
+    out: list[str] = []
+    for kind, language, piece in split_fences(sanitize_text(text)):
+        if kind == "code":
+            out.append(code_block_html(piece, language, dark=dark))
+        elif piece.strip():
+            out.append(_prose_html(piece, colors))
+    return "\n".join(out)
+
+
+def escape(text: str) -> str:
+    """HTML-escape plain text for Qt rich text (control characters replaced, quotes kept)."""
+    return html.escape(sanitize_text(text), quote=False)

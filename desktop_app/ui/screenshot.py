@@ -1,0 +1,80 @@
+"""``arbor screenshot``: the real main window, rendered offscreen, saved as a PNG of an exact size.
+
+For docs, bug reports and for looking at the UI in tests. The session is opened like any other,
+but only read: the window runs on the offline model and nothing is appended.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from desktop_app.agent import AgentSession
+from desktop_app.llm.offline import OfflineProvider
+from desktop_app.session import SessionManager
+from desktop_app.settings import Settings
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    w, h = int(width), int(height)
+    if not (100 <= w <= 8000 and 100 <= h <= 8000):
+        raise ValueError("size must be between 100x100 and 8000x8000")
+    return w, h
+
+
+def take_screenshot(
+    path: str, out: str, *, leaf: str | None = None, select: str | None = None, size: tuple[int, int] = (1600, 1000),
+    wait_for_dot: float = 6.0,
+) -> None:
+    """Render the window for ``path`` and write ``out``: exactly ``size`` pixels, device pixel ratio 1."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("QT_SCALE_FACTOR", "1")
+    from PySide6.QtCore import QCoreApplication, Qt
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    manager = SessionManager.open(path, fsync=False)
+    manager.read_only = True  # a screenshot never writes the file
+    if leaf:
+        manager.branch(leaf)
+    settings = Settings()
+    window = MainWindow(AgentSession(manager, OfflineProvider(), settings), settings, follow_interval_ms=3_600_000)
+    window.resize(*size)
+    window.show()
+    applied: list[str] = []
+    window.graph.layout_applied.connect(applied.append)
+    deadline = time.monotonic() + wait_for_dot
+    while time.monotonic() < deadline and "dot" not in applied and window.graph.layout_busy:
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
+    window.graph.fit_all()
+    if select:
+        window.graph.select(select, center=True, notify=True)
+    elif leaf:
+        window.graph.center_on_leaf()
+    for _ in range(5):
+        QCoreApplication.processEvents()
+    image = window.grab().toImage()
+    if image.width() != size[0] or image.height() != size[1]:
+        image = image.scaled(size[0], size[1], Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
+    image.setDevicePixelRatio(1.0)
+    if not image.save(out, "PNG"):
+        raise OSError(f"cannot write {out}")
+    window.close()
+    app.processEvents()
+
+
+def run(path: str, out: str, leaf: str | None, select: str | None, size: str) -> int:
+    try:
+        take_screenshot(path, out, leaf=leaf, select=select, size=parse_size(size))
+    except (OSError, ValueError) as exc:
+        print(f"arbor screenshot: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - one clear line, never a traceback
+        print(f"arbor screenshot: {exc}", file=sys.stderr)
+        return 1
+    return 0

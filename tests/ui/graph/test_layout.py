@@ -1,0 +1,245 @@
+"""Layouts: the tidy tree's geometry, incremental placement, and dot in a killable child process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+import pytest
+
+from desktop_app.session import SessionManager
+from desktop_app.ui.graph import layout as layout_module
+from desktop_app.ui.graph.layout import (
+    DotJob,
+    Layouter,
+    LayoutSpec,
+    dot_layout_in_subprocess,
+    place_new_node,
+    tidy_tree_layout,
+)
+from desktop_app.ui.graph.model import build_view_graph
+
+from .builders import index_of, synthetic_session
+from .conftest import CASES
+
+OpenCase = Callable[[str], SessionManager]
+SPEC = LayoutSpec()
+
+
+def assert_tidy(graph: nx.DiGraph, positions: dict[Any, tuple[float, float]]) -> None:
+    assert set(positions) == set(graph.nodes)
+    assert len(set(positions.values())) == len(positions), "two nodes share a position"
+    for a, b in graph.edges:
+        assert positions[a][1] < positions[b][1], "a parent must sit above its child"
+    rows: dict[float, list[float]] = {}
+    for x, y in positions.values():
+        rows.setdefault(y, []).append(x)
+    for xs in rows.values():  # boxes on a row never overlap
+        xs.sort()
+        for left, right in zip(xs, xs[1:], strict=False):
+            assert right - left >= SPEC.column - 1e-6
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_tidy_tree_on_every_case(case: str, open_case: OpenCase) -> None:
+    manager = open_case(case)
+    for folding in (False, True):
+        graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=folding)
+        assert_tidy(graph, tidy_tree_layout(graph, SPEC))
+
+
+def test_tidy_tree_keeps_child_order_and_puts_parents_over_their_first_child() -> None:
+    graph = nx.DiGraph([("r", "a"), ("r", "b"), ("r", "c"), ("b", "d")])
+    positions = tidy_tree_layout(graph, SPEC)
+    assert positions["a"][0] < positions["b"][0] < positions["c"][0]
+    assert positions["r"][0] == pytest.approx(positions["a"][0])
+    assert positions["d"][0] == pytest.approx(positions["b"][0])
+
+
+def test_tidy_tree_is_iterative_and_linear() -> None:
+    chain = nx.DiGraph()
+    nx.add_path(chain, range(30_000))  # deeper than any recursion limit
+    started = time.perf_counter()
+    positions = tidy_tree_layout(chain, SPEC)
+    elapsed = time.perf_counter() - started
+    assert positions[29_999][1] == pytest.approx(29_999 * SPEC.row)
+    assert len({x for x, _ in positions.values()}) == 1
+    entries = synthetic_session(20_000, branch_rate=0.05)
+    graph = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
+    started = time.perf_counter()
+    positions = tidy_tree_layout(graph, SPEC)
+    elapsed = max(elapsed, time.perf_counter() - started)
+    assert_tidy(graph, positions)
+    assert elapsed < 3.0, f"tidy tree took {elapsed:.2f} s"
+
+
+def test_tidy_tree_packs_side_branches_into_few_columns() -> None:
+    graph = nx.DiGraph()
+    nx.add_path(graph, range(200))
+    for i in range(0, 200, 20):  # short side branches all down a long chain
+        nx.add_path(graph, [i, f"side{i}a", f"side{i}b"])
+    positions = tidy_tree_layout(graph, SPEC)
+    columns = {round(x / SPEC.column) for x, _ in positions.values()}
+    assert len(columns) == 2  # the chain stays straight, the side branches share one column
+    assert {x for n, (x, _) in positions.items() if isinstance(n, int)} == {0.0}
+
+
+def test_place_new_node_goes_below_its_parent_and_moves_nothing() -> None:
+    graph = nx.DiGraph([("r", "a"), ("a", "b"), ("r", "c")])
+    positions = tidy_tree_layout(graph, SPEC)
+    before = dict(positions)
+    graph.add_edge("b", "new")
+    spot = place_new_node(positions, graph, "new", SPEC)
+    assert spot == (positions["b"][0], positions["b"][1] + SPEC.row)
+    assert positions == before
+    graph.add_edge("r", "late")  # a sibling: right of the others on its row, no overlap
+    positions["new"] = spot
+    spot = place_new_node(positions, graph, "late", SPEC)
+    assert spot[1] == positions["a"][1]
+    assert all(abs(spot[0] - x) >= SPEC.column - 1e-6 for n, (x, y) in positions.items() if y == spot[1])
+
+
+def test_dot_job_lays_out_in_a_child_process(open_case: OpenCase) -> None:
+    manager = open_case("gen-0004")
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=True)
+    result: dict[str, Any] = {}
+    main_thread = threading.get_ident()
+
+    def done(positions: Any, error: Any) -> None:
+        result.update(positions=positions, error=error, thread=threading.get_ident())
+
+    job = DotJob(graph, SPEC, done)
+    assert job.wait(120), "dot did not finish"
+    assert result["error"] is None and result["thread"] != main_thread
+    assert job.pid is not None and job.pid != os.getpid()
+    positions = result["positions"]
+    assert set(positions) == set(graph.nodes)
+    for a, b in graph.edges:
+        assert positions[a][1] < positions[b][1]
+
+
+def test_superseded_dot_job_is_killed() -> None:
+    entries = synthetic_session(3_000)
+    graph = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
+    calls: list[Any] = []
+    layouter = Layouter(SPEC, dot_node_limit=None)
+    first = layouter.start_dot(graph, lambda p, e: calls.append(("first", e)))
+    assert first is not None
+    deadline = time.monotonic() + 10
+    while first.pid is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    small = nx.DiGraph([("a", "b")])
+    second = layouter.start_dot(small, lambda p, e: calls.append(("second", e)))
+    assert first.cancelled and second is not None
+    assert first.wait(10) and second.wait(60)
+    assert first._proc is not None and first._proc.returncode is not None and first._proc.returncode < 0
+    assert calls == [("second", None)]
+
+
+def test_dot_limit_keeps_big_graphs_on_the_tidy_tree() -> None:
+    graph = nx.DiGraph()
+    nx.add_path(graph, range(10))
+    assert Layouter(SPEC, dot_node_limit=5).start_dot(graph, lambda p, e: None) is None
+    assert Layouter(SPEC, dot_node_limit=5).wants_dot(graph) is False
+    assert layout_module.DOT_NODE_LIMIT == 2500
+
+
+def _run(coro: Any, qapp: Any) -> Any:
+    """Run ``coro`` on a qasync loop (the app's loop) and close it."""
+    import qasync
+
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(coro)
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+def test_failed_dot_falls_back_to_the_tidy_tree(
+    qapp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken_worker.py"
+    broken.write_text("import sys\nsys.stderr.write('no graphviz here')\nsys.exit(3)\n")
+    monkeypatch.setattr(layout_module, "_WORKER", broken)
+    graph = nx.DiGraph([("a", "b"), ("a", "c")])
+    layouter = Layouter(SPEC)
+    positions = _run(layouter.layout(graph), qapp)
+    assert layouter.last_kind == "tidy" and positions == tidy_tree_layout(graph, SPEC)
+
+    async def direct() -> None:
+        with pytest.raises(layout_module.LayoutError, match="no graphviz here"):
+            await dot_layout_in_subprocess(graph, SPEC)
+
+    _run(direct(), qapp)
+
+
+def test_a_newer_async_layout_supersedes_the_older(qapp: Any) -> None:
+    entries = synthetic_session(2_000)
+    big = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
+    small = nx.DiGraph([("a", "b"), ("a", "c")])
+    layouter = Layouter(SPEC, dot_node_limit=None)
+
+    async def both() -> tuple[Any, Any]:
+        older = asyncio.ensure_future(layouter.layout(big))
+        await asyncio.sleep(0.2)
+        newer = await layouter.layout(small)
+        with pytest.raises(layout_module.LayoutSuperseded):
+            await older
+        return newer, layouter.last_kind
+
+    newer, kind = _run(both(), qapp)
+    assert set(newer) == {"a", "b", "c"} and kind == "dot"
+
+
+def test_dot_layout_of_5000_nodes_never_stalls_the_event_loop(qapp: Any, record_property: Any) -> None:
+    """DESIGN.md §8: layout never blocks the UI. A 10 ms QTimer heartbeat runs the whole time."""
+    from PySide6.QtCore import QTimer
+
+    entries = synthetic_session(5_000)
+    graph = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
+    assert graph.number_of_nodes() == 5_000
+    layouter = Layouter(SPEC, dot_node_limit=None, timeout=300)
+    beats: list[float] = []
+
+    async def measured() -> Any:
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(lambda: beats.append(time.perf_counter()))
+        timer.start()
+        await asyncio.sleep(0.1)
+        started = time.perf_counter()
+        positions = await layouter.layout(graph)
+        elapsed = time.perf_counter() - started
+        await asyncio.sleep(0.05)
+        timer.stop()
+        return positions, elapsed
+
+    positions, elapsed = _run(measured(), qapp)
+    assert layouter.last_kind == "dot", "the dot child must have delivered"
+    assert set(positions) == set(graph.nodes)
+    gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+    longest = max(gaps)
+    record_property("dot_5000_seconds", round(elapsed, 2))
+    record_property("longest_stall_ms", round(longest * 1000, 1))
+    sys.stderr.write(
+        f"\ndot layout of 5000 nodes: {elapsed:.1f} s, longest event-loop stall {longest * 1000:.1f} ms\n"
+    )
+    assert elapsed > 0.5 and len(beats) > elapsed / 0.05  # the heartbeat really ran while dot worked
+    assert longest < 0.100, f"event loop stalled {longest * 1000:.0f} ms"
+
+
+def test_frozen_build_never_relaunches_itself_as_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    result: dict[str, Any] = {}
+    job = DotJob(nx.DiGraph([("a", "b")]), SPEC, lambda p, e: result.update(p=p, e=e))
+    assert job.wait(10)
+    assert result["p"] is None and "not available" in result["e"] and job.pid is None

@@ -1,0 +1,374 @@
+"""The view graph model against the session files (no Qt): structure, filters, folding, appends."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+import pytest
+
+from desktop_app.session import SessionManager
+from desktop_app.ui.graph.model import (
+    FILTER_MODES,
+    SegmentKey,
+    ViewGraphModel,
+    build_view_graph,
+    node_for_entry,
+    pi_visible,
+)
+from desktop_app.ui.graph.text import entry_kind
+
+from .builders import index_of, msg, other, synthetic_session, tool_call_assistant
+from .conftest import CASES, FIXTURES
+
+OpenCase = Callable[[str], SessionManager]
+
+# --------------------------------------------------------------------------- pi's rule, from the spec
+
+_SETTINGS = {"label", "custom", "model_change", "thinking_level_change", "session_info"}
+
+
+def spec_visible(entry: dict[str, Any], mode: str, leaf: str | None, labels: dict[str, str]) -> bool:
+    """pi-spec §6.2 written out independently of the model's code."""
+    message = entry.get("message") if entry.get("type") == "message" else None
+    role = message.get("role") if isinstance(message, dict) else None
+    if role == "assistant" and entry.get("id") != leaf:
+        content = message.get("content")  # type: ignore[union-attr]
+        if isinstance(content, str):
+            texts = [content]
+        else:
+            texts = [b.get("text") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+        has_text = any(isinstance(t, str) and t.strip() for t in texts)
+        stop = message.get("stopReason")  # type: ignore[union-attr]
+        if not has_text and (not stop or stop in ("stop", "toolUse")):
+            return False
+    if mode == "user-only":
+        return role == "user"
+    if mode == "labeled-only":
+        return entry.get("id") in labels
+    if mode == "all":
+        return True
+    if entry.get("type") in _SETTINGS:
+        return False
+    if mode == "no-tools":
+        return role != "toolResult"
+    return True
+
+
+def _reject(name: str) -> Any:
+    raise ValueError(name)
+
+
+def raw_ids_and_parents(case: str) -> tuple[list[str], dict[str, Any]] | None:
+    """Distinct ids and parentIds straight from the file (v3 files only: older ones get new ids)."""
+    ids: dict[str, Any] = {}
+    header: dict[str, Any] | None = None
+    for line in (FIXTURES / f"{case}.jsonl").read_text(encoding="utf-8").lstrip("\ufeff").split("\n"):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line, parse_constant=_reject)  # JSON.parse has no NaN/Infinity
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        if header is None:
+            header = obj
+            continue
+        if obj.get("type") == "session":
+            continue
+        ids[obj.get("id")] = obj.get("parentId")
+    if header is None or header.get("type") != "session" or header.get("version") != 3:
+        return None
+    return list(ids), ids
+
+
+def entries_by_id(manager: SessionManager) -> dict[str, dict[str, Any]]:
+    return dict(manager.index.by_id)
+
+
+# --------------------------------------------------------------------------- structure
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_unfolded_all_is_the_file(case: str, open_case: OpenCase) -> None:
+    manager = open_case(case)
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
+    by_id = entries_by_id(manager)
+    assert set(graph.nodes) == set(by_id)
+    expected_edges = {
+        (e["parentId"], i) for i, e in by_id.items() if e.get("parentId") in by_id and e["parentId"] != i
+    }
+    assert set(graph.edges) == expected_edges
+    for node in graph.nodes:
+        parent = by_id[node].get("parentId")
+        assert graph.in_degree(node) == (1 if parent in by_id and parent != node else 0)
+    assert graph.graph["broken_edges"] == []
+    raw = None if manager.report.migrated or manager.read_only else raw_ids_and_parents(case)
+    if raw is not None:  # cross-check against the file itself, not only the engine
+        ids, parents = raw
+        assert set(graph.nodes) == set(ids)
+        assert set(graph.edges) == {(p, i) for i, p in parents.items() if p in parents and p != i}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_node_attributes(case: str, open_case: OpenCase) -> None:
+    manager = open_case(case)
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
+    path = {e["id"] for e in manager.get_branch()}
+    for node, attrs in graph.nodes(data=True):
+        entry = manager.index.by_id[node]
+        assert attrs["kind"] == entry_kind(entry)
+        assert attrs["on_active_path"] == (node in path)
+        assert attrs["is_leaf"] == (node == manager.leaf_id)
+        assert attrs["label"] == manager.get_label(node)
+        assert attrs["ids"] == (node,) and attrs["count"] == 1
+        assert isinstance(attrs["text"], str)
+    if manager.leaf_id is not None:
+        assert graph.graph["leaf_node"] == manager.leaf_id
+
+
+def test_duplicate_ids_later_entry_wins(open_case: OpenCase) -> None:
+    manager = open_case("edge-duplicate-ids")
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
+    assert sorted(graph.nodes) == ["dup00001", "dup00002", "dup00003", "dup00005", "dup00006"]
+    assert "SAME id" in graph.nodes["dup00003"]["text"]
+
+
+def test_orphans_and_multiple_roots(open_case: OpenCase) -> None:
+    manager = open_case("edge-orphans-multiroot")
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
+    roots = [n for n in graph if graph.in_degree(n) == 0]
+    assert len(roots) > 1
+    assert set(graph.graph["roots"]) == set(roots)
+
+
+def test_parent_cycle_is_broken_at_the_repeated_node() -> None:
+    entries = [msg("a", None, "user", "root"), msg("x", "y", "user", "x"), msg("y", "x", "assistant", "y")]
+    graph = build_view_graph(index_of(entries), "y", "all", folding=False)
+    assert set(graph.nodes) == {"a", "x", "y"}
+    assert nx.is_forest(graph)
+    assert len(graph.graph["broken_edges"]) == 1
+    parent, child = graph.graph["broken_edges"][0]
+    assert {parent, child} == {"x", "y"} and graph.in_degree(child) == 0
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def nearest_visible_ancestor(manager: SessionManager, entry_id: str, visible: set[str]) -> str | None:
+    for ancestor in reversed(manager.index.get_branch(entry_id)[:-1]):
+        if ancestor["id"] in visible:
+            return str(ancestor["id"])
+    return None
+
+
+@pytest.mark.parametrize("mode", FILTER_MODES)
+@pytest.mark.parametrize("case", CASES)
+def test_filters_hide_what_pi_hides(case: str, mode: str, open_case: OpenCase) -> None:
+    manager = open_case(case)
+    index, leaf = manager.index, manager.leaf_id
+    graph = build_view_graph(index, leaf, mode, folding=False)
+    labels = index.labels
+    by_id = entries_by_id(manager)
+    pi_shows = {i for i, e in by_id.items() if spec_visible(e, mode, leaf, labels)}
+    assert {i for i, e in by_id.items() if pi_visible(e, mode, leaf, labels)} == pi_shows
+    if mode == "all":  # the canvas' "all" is everything (the one documented difference from pi's list)
+        assert set(graph.nodes) == set(by_id)
+    else:
+        assert set(graph.nodes) == pi_shows
+    visible = set(graph.nodes)
+    for node in graph.nodes:  # hidden entries are skipped: children hang from the nearest visible ancestor
+        parents = list(graph.predecessors(node))
+        expected = nearest_visible_ancestor(manager, node, visible)
+        assert parents == ([expected] if expected is not None else [])
+
+
+def _small_tree() -> list[dict[str, Any]]:
+    return [
+        msg("u1", None, "user", "hello"),
+        other("model_change", "m1", "u1", provider="p", modelId="x"),
+        tool_call_assistant("a1", "m1", "c1"),
+        msg("t1", "a1", "toolResult", "file", call="c1"),
+        msg("a2", "t1", "assistant", "done"),
+        other("label", "l1", "a2", targetId="u1", label="start"),
+        msg("a3", "l1", "assistant", "", stopReason="error", errorMessage="boom"),
+        other("custom_message", "cm", "a3", customType="note", content="hi", display=True),
+        other("session_info", "si", "cm", name="title"),
+        msg("u2", "si", "user", "again"),
+        tool_call_assistant("a4", "u2", "c2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ("default", ["u1", "t1", "a2", "a3", "cm", "u2", "a4"]),
+        ("no-tools", ["u1", "a2", "a3", "cm", "u2", "a4"]),
+        ("user-only", ["u1", "u2"]),
+        ("labeled-only", ["u1"]),
+        ("all", ["u1", "m1", "a1", "t1", "a2", "l1", "a3", "cm", "si", "u2", "a4"]),
+    ],
+)
+def test_filter_rules_by_hand(mode: str, expected: list[str]) -> None:
+    index = index_of(_small_tree())
+    graph = build_view_graph(index, "a4", mode, folding=False)
+    assert set(graph.nodes) == set(expected)
+    if mode == "default":
+        # a1 (tool calls only) is hidden, its tool result hangs from u1; a4 is kept: it is the leaf
+        assert list(graph.predecessors("t1")) == ["u1"]
+        assert list(graph.predecessors("u2")) == ["cm"]  # session_info skipped
+
+
+def test_tool_call_assistant_hidden_once_it_is_no_longer_the_leaf() -> None:
+    entries = _small_tree()
+    assert "a4" in build_view_graph(index_of(entries), "a4", "default").nodes
+    assert "a4" not in build_view_graph(index_of(entries), "u2", "default").nodes
+
+
+# --------------------------------------------------------------------------- folding
+
+
+def _check_folding(unfolded: nx.DiGraph, folded: nx.DiGraph, manager: SessionManager) -> None:
+    owner: dict[str, Any] = {}
+    for node, attrs in folded.nodes(data=True):
+        for entry_id in attrs["ids"]:
+            assert entry_id not in owner, "an entry is in two nodes"
+            owner[entry_id] = node
+        assert attrs["count"] == len(attrs["ids"])
+        if isinstance(node, SegmentKey):
+            ids = attrs["ids"]
+            assert len(ids) >= 2 and node.first_id == ids[0]
+            for a, b in zip(ids, ids[1:], strict=False):  # a segment is a chain of the unfolded graph
+                assert list(unfolded.predecessors(b)) == [a]
+        else:
+            assert attrs["ids"] == (node,)
+    assert set(owner) == set(unfolded.nodes), "every visible entry is in exactly one node"
+    for a, b in unfolded.edges:  # edges fold into segments or map onto edges
+        assert owner[a] == owner[b] or folded.has_edge(owner[a], owner[b])
+    for a, b in folded.edges:
+        assert unfolded.has_edge(folded.nodes[a]["ids"][-1], folded.nodes[b]["ids"][0])
+    for root in [n for n in unfolded if unfolded.in_degree(n) == 0]:  # reachability, in full
+        reach = nx.descendants(unfolded, root) | {root}
+        folded_reach = nx.descendants(folded, owner[root]) | {owner[root]}
+        assert reach == {i for n in folded_reach for i in folded.nodes[n]["ids"]}
+    labels = manager.index.labels
+    leaf_node = folded.graph["leaf_node"]
+    for node, attrs in folded.nodes(data=True):  # what is never folded
+        if not isinstance(node, SegmentKey):
+            continue
+        assert node != leaf_node
+        for entry_id in attrs["ids"]:
+            kind = entry_kind(manager.index.by_id[entry_id])
+            assert kind not in ("compaction", "branch_summary")
+            assert entry_id not in labels
+            assert entry_id != manager.leaf_id
+            assert unfolded.out_degree(entry_id) <= 1
+
+
+@pytest.mark.parametrize("mode", ["all", "default", "no-tools"])
+@pytest.mark.parametrize("case", CASES)
+def test_folding_preserves_reachability(case: str, mode: str, open_case: OpenCase) -> None:
+    manager = open_case(case)
+    unfolded = build_view_graph(manager.index, manager.leaf_id, mode, folding=False)
+    folded = build_view_graph(manager.index, manager.leaf_id, mode, folding=True)
+    _check_folding(unfolded, folded, manager)
+    if unfolded.number_of_nodes() > 50:
+        assert folded.number_of_nodes() < unfolded.number_of_nodes()
+
+
+def test_expanding_a_segment_shows_its_entries(open_case: OpenCase) -> None:
+    manager = open_case("gen-0004")
+    model = ViewGraphModel(manager.index, manager.leaf_id, "all", folding=True)
+    segment = next(n for n in model.graph if isinstance(n, SegmentKey))
+    ids = model.graph.nodes[segment]["ids"]
+    model.expand(segment)
+    assert segment not in model.graph and all(i in model.graph for i in ids)
+    assert model.graph.graph["run_of"][ids[1]] == ids[0]
+    model.collapse(ids[1])
+    assert segment in model.graph
+    assert node_for_entry(model.graph, ids[-1]) == segment
+
+
+# --------------------------------------------------------------------------- incremental
+
+
+def _structure(graph: nx.DiGraph) -> tuple[set[Any], set[Any]]:
+    return set(graph.nodes), set(graph.edges)
+
+
+@pytest.mark.parametrize("mode", ["all", "default"])
+def test_append_to_leaf_adds_one_node_without_rebuild(mode: str, open_case: OpenCase) -> None:
+    manager = open_case("gen-0003")
+    model = ViewGraphModel(manager.index, manager.leaf_id, mode, folding=True)
+    before = _structure(model.graph)
+    graph_object = model.graph
+    old_leaf = manager.leaf_id
+    new_id = manager.append_message(
+        {"role": "user", "content": [{"type": "text", "text": "one more"}], "timestamp": 1}
+    )
+    delta = model.add_entry(manager.get_entry(new_id))  # type: ignore[arg-type]
+    assert not delta.rebuilt and model.graph is graph_object
+    assert delta.added == [new_id] and delta.removed == []
+    nodes, edges = _structure(model.graph)
+    assert nodes == before[0] | {new_id}
+    assert edges - before[1] == {(node_for_entry(model.graph, old_leaf), new_id)}
+    attrs = model.graph.nodes[new_id]
+    assert attrs["is_leaf"] and attrs["on_active_path"] and attrs["kind"] == "user"
+    assert model.graph.graph["leaf_node"] == new_id
+    if old_leaf in model.graph:
+        assert not model.graph.nodes[old_leaf]["is_leaf"]
+    fresh = build_view_graph(manager.index, new_id, mode, folding=False)  # same entries as a rebuild
+    unfolded_ids = {i for n in model.graph for i in model.graph.nodes[n]["ids"]}
+    assert unfolded_ids == set(fresh.nodes)
+
+
+def test_streaming_turn_in_default_mode_hides_the_tool_call_assistant() -> None:
+    entries = [msg("u1", None, "user", "go")]
+    index = index_of(entries)
+    model = ViewGraphModel(index, "u1", "default", folding=False)
+    for entry in (
+        tool_call_assistant("a1", "u1", "c1"),
+        msg("t1", "a1", "toolResult", "data", call="c1"),
+        msg("a2", "t1", "assistant", "answer"),
+    ):
+        index.add(entry)
+        delta = model.add_entry(entry)
+        assert not delta.rebuilt
+        assert _structure(model.graph) == _structure(build_view_graph(index, entry["id"], "default", False))
+    assert model.graph.nodes["t1"]["text"] == "[read: a.py]"
+
+
+def test_set_leaf_restyles_paths_like_a_rebuild(open_case: OpenCase) -> None:
+    manager = open_case("gen-0006")
+    model = ViewGraphModel(manager.index, manager.leaf_id, "all", folding=False)
+    targets = [n for n in model.graph if model.graph.out_degree(n) == 0][:4]
+    for target in targets:
+        delta = model.set_leaf(target)
+        fresh = build_view_graph(manager.index, target, "all", folding=False)
+        assert _structure(model.graph) == _structure(fresh)
+        for node in fresh.nodes:
+            for key in ("on_active_path", "is_leaf"):
+                assert model.graph.nodes[node][key] == fresh.nodes[node][key], (target, node, key)
+        assert model.graph.graph["leaf_node"] == fresh.graph["leaf_node"]
+        assert not delta.rebuilt
+
+
+def test_label_append_rebuilds(open_case: OpenCase) -> None:
+    manager = open_case("gen-0009")
+    model = ViewGraphModel(manager.index, manager.leaf_id, "labeled-only", folding=True)
+    target = manager.get_branch()[1]["id"]
+    label_id = manager.append_label_change(target, "here")
+    delta = model.add_entry(manager.get_entry(label_id))  # type: ignore[arg-type]
+    assert delta.rebuilt and target in model.graph and model.graph.nodes[target]["label"] == "here"
+
+
+def test_large_session_model_is_linear_enough() -> None:
+    entries = synthetic_session(10_000)
+    index = index_of(entries)
+    model = ViewGraphModel(index, entries[-1]["id"], "default", folding=True)
+    assert model.graph.number_of_nodes() < 2_000  # folded
+    unfolded = build_view_graph(index, entries[-1]["id"], "all", folding=False)
+    assert unfolded.number_of_nodes() == 10_000
