@@ -11,11 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop_app.session.context import (
-    branch_summary_message,
-    compaction_summary_message,
-    custom_message_from_entry,
-)
+from desktop_app.session.context import message_from_entry
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.tree import SessionIndex
 
@@ -86,19 +82,10 @@ def branch_message_from_entry(entry: Entry) -> Message | None:
     Tool results are left out (their calls say what happened, their bulk would crowd the budget);
     compactions count as their summary; settings, labels and custom data contribute nothing.
     """
-    entry_type = entry.get("type")
-    if entry_type == "message":
-        message = entry.get("message")
-        if isinstance(message, dict) and message.get("role") == "toolResult":
-            return None
-        return message
-    if entry_type == "custom_message":
-        return custom_message_from_entry(entry)
-    if entry_type == "branch_summary":
-        return branch_summary_message(entry)
-    if entry_type == "compaction":
-        return compaction_summary_message(entry)
-    return None
+    message = message_from_entry(entry)
+    if isinstance(message, dict) and entry.get("type") == "message" and message.get("role") == "toolResult":
+        return None
+    return message
 
 
 @dataclass

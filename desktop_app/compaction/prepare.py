@@ -10,11 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop_app.session.context import (
-    branch_summary_message,
-    context_from_path,
-    custom_message_from_entry,
-)
+from desktop_app.session.context import context_from_path, message_from_entry
 from desktop_app.session.entries import Entry, Message
 
 from .cut_points import find_cut_point
@@ -35,14 +31,7 @@ def compaction_message_from_entry(entry: Entry) -> Message | None:
 
     Unlike the session context, an empty branch summary still counts here (pi maps it regardless).
     """
-    entry_type = entry.get("type")
-    if entry_type == "message":
-        return entry.get("message")
-    if entry_type == "custom_message":
-        return custom_message_from_entry(entry)
-    if entry_type == "branch_summary":
-        return branch_summary_message(entry)
-    return None
+    return None if entry.get("type") == "compaction" else message_from_entry(entry)
 
 
 @dataclass(frozen=True)

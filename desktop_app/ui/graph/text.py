@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from desktop_app.session.entries import Entry
 from desktop_app.session.jsjson import js_trim
 
@@ -26,8 +27,6 @@ __all__ = [
     "summary_headline",
 ]
 
-#: pi's ``BRANCH_SUMMARY_PREAMBLE`` (pi-spec §5.9): every pi-made branch summary starts with it.
-BRANCH_SUMMARY_PREAMBLE = "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
 
 #: Every value :func:`entry_kind` can return (plus ``"segment"`` for folded runs in the model).
 KINDS = (
