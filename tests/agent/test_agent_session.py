@@ -347,3 +347,38 @@ def test_ask_offline_and_against_the_fake_server(tmp_path: Path, fake_anthropic:
     entries = SessionManager.open(session).get_entries()
     assert [e["message"]["role"] for e in entries if e["type"] == "message"] == ["user", "assistant", "user", "assistant"]
     assert fake_anthropic.last_request.json["messages"][0]["content"][0]["text"] == "Hello offline"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("scenarios", "expected_roles", "last_stop"),
+    [
+        ([fa.tool_use()], ["user", "assistant"], "toolUse"),
+        ([fa.slow_text("slow and steady", delay=0.01)], ["user", "assistant"], "stop"),
+        ([fa.drop_mid_stream(), fa.text("second try")], ["user", "assistant!", "assistant"], "stop"),
+        ([fa.malformed_sse()], ["user", "assistant!"], "error"),  # not a transient failure: no retry
+        ([fa.sse_error(), fa.text("second try")], ["user", "assistant!", "assistant"], "stop"),
+    ],
+    ids=["tool-use", "slow", "dropped-connection", "malformed-sse", "overloaded-mid-stream"],
+)
+async def test_every_stream_shape_lands_in_the_file(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer, scenarios: list[Any], expected_roles: list[str], last_stop: str
+) -> None:
+    fake_anthropic.enqueue(*scenarios)
+    agent = make_agent(tmp_path, fake_anthropic)
+    reply = await agent.prompt("Go")
+    assert reply is not None and reply["stopReason"] == last_stop
+    entries = file_entries(agent)
+    assert roles(entries)[-len(expected_roles):] == expected_roles
+    if last_stop == "error":
+        assert "Traceback" not in entries[-1]["message"]["errorMessage"]
+    elif "assistant!" in expected_roles:  # the failed attempt keeps what arrived; its retry is its child
+        failed, retried = entries[-2], entries[-1]
+        assert retried["parentId"] == failed["id"] and failed["message"]["errorMessage"]
+    if last_stop == "toolUse":
+        call = entries[-1]["message"]["content"][-1]
+        assert call["type"] == "toolCall" and isinstance(call["arguments"], dict)
+    assert len(fake_anthropic.requests) == len(scenarios)
+    for request in fake_anthropic.requests:
+        assert request.json["messages"][0]["content"][0]["text"] == "Go"
+        assert KEY not in request.non_auth_text()
