@@ -81,4 +81,7 @@ def run_gui(path: str | None = None) -> int:
     with loop:
         loop.create_task(warm_up())
         loop.run_until_complete(closed.wait())
+        aclose = getattr(agent.provider, "aclose", None)
+        if aclose is not None:
+            loop.run_until_complete(aclose())  # close the SDK's connections on the loop that opened them
     return 0

@@ -22,6 +22,7 @@ from desktop_app.llm.anthropic import AnthropicProvider
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
+from tests.agent.conftest import OPEN_PROVIDERS
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 
@@ -36,10 +37,15 @@ def fast_settings() -> Settings:
     return settings
 
 
+def anthropic(base_url: str, model_id: str = "claude-sonnet-4-5") -> AnthropicProvider:
+    provider = AnthropicProvider(api_key=KEY, base_url=base_url, model_id=model_id)
+    OPEN_PROVIDERS.append(provider)
+    return provider
+
+
 def make_agent(tmp_path: Path, server: FakeAnthropicServer, settings: Settings | None = None) -> AgentSession:
     manager = SessionManager.create("/project", tmp_path, fsync=False)
-    provider = AnthropicProvider(api_key=KEY, base_url=server.base_url, model_id="claude-sonnet-4-5")
-    return AgentSession(manager, provider, settings or fast_settings())
+    return AgentSession(manager, anthropic(server.base_url), settings or fast_settings())
 
 
 def file_entries(agent: AgentSession) -> list[dict[str, Any]]:
@@ -123,8 +129,7 @@ async def test_backoff_doubles_and_honours_retry_after(tmp_path: Path, fake_anth
         delays.append(seconds)
 
     manager = SessionManager.create("/project", tmp_path, fsync=False)
-    provider = AnthropicProvider(api_key=KEY, base_url=fake_anthropic.base_url)
-    agent = AgentSession(manager, provider, settings, sleep=fake_sleep)
+    agent = AgentSession(manager, anthropic(fake_anthropic.base_url), settings, sleep=fake_sleep)
     errors: list[str] = []
     agent.subscribe(lambda e: errors.append(e.data["message"]) if e.kind == "error" else None)
     reply = await agent.prompt("Hello")
@@ -279,10 +284,10 @@ async def test_model_and_thinking_entries_only_on_change(tmp_path: Path, fake_an
     await agent.prompt("hi")
     count = len(agent.session.get_entries())
     assert agent.set_thinking_level(agent.thinking_level) is False
-    assert agent.set_model(AnthropicProvider(api_key=KEY, base_url=fake_anthropic.base_url)) is False
+    assert agent.set_model(anthropic(fake_anthropic.base_url)) is False
     assert len(agent.session.get_entries()) == count
     assert agent.set_thinking_level("low") is True
-    assert agent.set_model(AnthropicProvider(api_key=KEY, base_url=fake_anthropic.base_url, model_id="claude-haiku-4-5"))
+    assert agent.set_model(anthropic(fake_anthropic.base_url, "claude-haiku-4-5"))
     assert [e["type"] for e in agent.session.get_entries()[count:]] == ["thinking_level_change", "model_change"]
 
 
