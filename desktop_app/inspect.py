@@ -19,16 +19,36 @@ from typing import Any
 from .inspect_refs import MessageList
 from .session.context import build_session_context, message_from_entry
 from .session.entries import is_header, parse_session_text, sequential_ids
-from .session.jsjson import js_stringify
-from .session.manager import SessionManager
+from .session.jsjson import js_number, js_stringify
+from .session.manager import SessionError, SessionManager
 from .session.migrate import header_version, migrate_objects, needs_migration
 from .session.store import SessionFileError
+from .session.tree import key_of
 
 SCHEMA = "arbor-inspect/expected@1"
 PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')"
 
 
 # ----------------------------------------------------------------------------------- refs
+
+
+def js_key(value: Any) -> str:
+    """A value as a JavaScript object key (``String(value)``): ids are strings in every sane file."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else js_key(v) for v in value)
+    return "[object Object]"
+
+
+def _js_error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
 
 
 def rle(indices: list[int]) -> list[Any]:
@@ -142,13 +162,13 @@ def _tree_section(manager: SessionManager) -> dict[str, Any]:
         seen.add(id(node))
         node_id = node.entry.get("id")
         if node.children:
-            children[node_id] = [c.entry.get("id") for c in node.children]
+            children[js_key(node_id)] = [c.entry.get("id") for c in node.children]
             stack.extend(node.children)
         if node.label is not None:
             label: dict[str, Any] = {"label": node.label}
             if node.label_timestamp is not None:
                 label["labelTimestamp"] = node.label_timestamp
-            labels[node_id] = label
+            labels[js_key(node_id)] = label
     return {
         "roots": [r.entry.get("id") for r in roots],
         "children": children,
@@ -223,12 +243,14 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     for entry in entries:
         message = message_from_entry(entry)
         if message is not None:
-            entry_message[entry.get("id")] = table.ref(message)
+            entry_message[js_key(entry.get("id"))] = table.ref(message)
     sections["entry_message"] = entry_message
 
     sections["tree"] = _tree_section(manager)
     sections["labels"] = {
-        e.get("targetId"): manager.get_label(e.get("targetId")) for e in entries if e.get("type") == "label"
+        js_key(e.get("targetId")): manager.index.labels.get(key_of(e.get("targetId")))
+        for e in entries
+        if e.get("type") == "label"
     }
     open_leaf = manager.leaf_id
     contexts: dict[str, Any] = {}
@@ -236,11 +258,16 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     position = {id(e): k for k, e in enumerate(entries)}
     for entry in entries:
         entry_id = entry.get("id")
-        if entry_id in contexts:
+        name = js_key(entry_id)
+        if name in contexts:
             continue
-        manager.branch(entry_id)
-        contexts[entry_id] = _context_json(manager.build_session_context())
-        branches[entry_id] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+        try:
+            manager.branch(entry_id)
+        except (TypeError, SessionError) as exc:  # an id that is not a string cannot be a leaf
+            contexts[name] = branches[name] = {"error": _js_error(exc)}
+            continue
+        contexts[name] = _context_json(manager.build_session_context())
+        branches[name] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
     if open_leaf is not None:
         manager.branch(open_leaf)
     else:
@@ -256,21 +283,26 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     leaves = manager.index.leaves()
     sections["leaves"] = leaves
 
+    from .compaction.report import compaction_sections
+
     try:
-        from .compaction.report import compaction_sections
-    except ImportError:  # the compaction engine is optional for the session-only sections
-        compaction_sections = None
-    if compaction_sections is not None:
         sections.update(compaction_sections(manager, leaves))
+    except Exception as exc:  # noqa: BLE001 - pi's harness records a computation that threw, so do we
+        failure = {"error": _js_error(exc)}
+        for name in ("entry_file_ops", "leaf_stats", "compaction", "branch_summary", "serialize"):
+            sections.setdefault(name, failure)
 
     encoded = _encode_message_lists(sections, table)
     doc["message_table"] = table.items
-    try:
-        from .compaction.tokens import estimate_tokens
+    from .compaction.tokens import estimate_tokens
 
-        doc["message_tokens"] = [estimate_tokens(m) for m in table.messages]
-    except ImportError:
-        pass
+    def tokens(message: Any) -> Any:
+        try:
+            return estimate_tokens(message)
+        except (TypeError, ValueError) as exc:
+            return {"error": _js_error(exc)}
+
+    doc["message_tokens"] = [tokens(m) for m in table.messages]
     for key in (
         "entry_message",
         "entry_file_ops",

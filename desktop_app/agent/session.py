@@ -23,6 +23,7 @@ from desktop_app.compaction.session_ops import NothingToCompactError, compact_se
 from desktop_app.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
+    get_assistant_usage,
     is_context_overflow,
     should_compact,
 )
@@ -151,6 +152,8 @@ class AgentSession:
         self._task: asyncio.Task[Any] | None = None
         self._abort_requested = False
         self._overflow_attempted = False
+        self.last_prompt_unsent: str | None = None
+        """The text of a prompt stopped before it was sent (the window puts it back in the composer)."""
         self.thinking_level = self._restore_thinking_level()
 
     # ------------------------------------------------------------------------------- events
@@ -174,8 +177,8 @@ class AgentSession:
     def model(self) -> Any:
         return self.provider.model
 
-    def _branch_has_thinking_change(self) -> bool:
-        return any(e.get("type") == "thinking_level_change" for e in self.session.get_branch())
+    def _branch_has_thinking_change(self, session: SessionManager | None = None) -> bool:
+        return any(e.get("type") == "thinking_level_change" for e in (session or self.session).get_branch())
 
     def _restore_thinking_level(self) -> str:
         context = self.session.build_session_context()
@@ -188,17 +191,17 @@ class AgentSession:
             return "off"
         return level if level in THINKING_LEVELS else "medium"
 
-    def _ensure_session_setup(self) -> None:
+    def _ensure_session_setup(self, session: SessionManager) -> None:
         """pi's creation path, deferred to the first prompt so that merely opening a file never writes.
 
         A new session gets ``model_change`` then ``thinking_level_change``; a session whose branch has no
         thinking level gets the (clamped) default level.
         """
-        if not self.session.get_entries():
+        if not session.get_entries():
             model = self.provider.model
-            self.session.append_model_change(model.provider, model.id)
-        if not self._branch_has_thinking_change():
-            self.session.append_thinking_level_change(self.thinking_level)
+            session.append_model_change(model.provider, model.id)
+        if not self._branch_has_thinking_change(session):
+            session.append_thinking_level_change(self.thinking_level)
 
     # ------------------------------------------------------------------------------- running
 
@@ -235,68 +238,85 @@ class AgentSession:
         return await self._run_exclusive(self._prompt(text, images))
 
     async def _prompt(self, text: str, images: Sequence[dict[str, Any]]) -> Message | None:
+        # Everything this turn writes goes to the session it started in, even if the window switches
+        # to another session meanwhile (the switch aborts the turn; its partial reply stays here).
+        session = self.session
         self._overflow_attempted = False  # resets on every user message (pi)
+        self.last_prompt_unsent = text
         try:
-            await self._check_compaction(self._last_assistant(), skip_aborted=False)
+            await self._check_compaction(session, self._last_assistant(session), skip_aborted=False)
         except asyncio.CancelledError:
             if not self._abort_requested:
                 raise
-            return None
-        self._ensure_session_setup()
-        user_id = self.session.append_message(_user_message(text, images))
-        self._emit("message_appended", entry_id=user_id, message=self.session.get_entry(user_id))
+            return None  # stopped before sending: the text was not used (last_prompt_unsent)
+        self._ensure_session_setup(session)
+        user_id = session.append_message(_user_message(text, images))
+        self.last_prompt_unsent = None
+        self._emit("message_appended", entry_id=user_id, message=session.get_entry(user_id))
         self._emit("turn_started")
         try:
-            return await self._run_turn()
+            return await self._run_turn(session)
         finally:
             self._emit("turn_finished")
 
-    def _last_assistant(self) -> Message | None:
-        for message in reversed(self.session.build_session_context().messages):
-            if message.get("role") == "assistant":
+    @staticmethod
+    def _last_assistant(session: SessionManager) -> Message | None:
+        for message in reversed(session.build_session_context().messages):
+            if isinstance(message, dict) and message.get("role") == "assistant":
                 return message
         return None
 
-    def _request(self) -> LLMRequest:
-        messages = convert_to_llm(self.session.build_session_context().messages)
+    def _request(self, session: SessionManager) -> LLMRequest:
+        messages = convert_to_llm(session.build_session_context().messages)
         model = self.provider.model
         reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
         return LLMRequest(self.system_prompt, messages, max_tokens=model.max_tokens, reasoning=reasoning)
 
-    async def _run_turn(self) -> Message | None:
+    async def _run_turn(self, session: SessionManager) -> Message | None:
         attempt = 0
         while True:
-            message = await self._stream_reply(self._request())
-            entry_id = self.session.append_message(message)
+            parent = session.leaf_id
+            message = await self._stream_reply(self._request(session))
+            if session.leaf_id != parent and parent is not None:
+                session.branch(parent)  # another writer moved the leaf meanwhile: reply where we asked
+            entry_id = session.append_message(message)
             self._emit("message_appended", entry_id=entry_id, message=message)
             stop = message.get("stopReason")
             if stop == "aborted":
                 return message
             if stop == "error":
                 window = self.provider.model.context_window
-                if self.settings.retry.enabled and is_retryable(message, window) and attempt < self.settings.retry.max_retries:
+                retry = self.settings.retry
+                if retry.enabled and is_retryable(message, window) and attempt < retry.max_retries:
                     attempt += 1
-                    delay_ms = self.settings.retry.base_delay_ms * 2 ** (attempt - 1)
+                    delay_ms = retry.base_delay_ms * 2 ** (attempt - 1)
                     retry_after = getattr(self._last_error_event, "retry_after", None)
                     if retry_after is not None:
-                        delay_ms = min(max(delay_ms, int(retry_after * 1000)), self.settings.retry.max_retry_delay_ms)
+                        delay_ms = min(max(delay_ms, int(retry_after * 1000)), retry.max_retry_delay_ms)
                     self._emit("retry_scheduled", attempt=attempt, delay_ms=delay_ms, error=message.get("errorMessage"))
-                    try:
-                        await self._sleep(delay_ms / 1000)
-                    except asyncio.CancelledError:
-                        if self._abort_requested:
-                            return message
-                        raise
+                    if not await self._pause(delay_ms / 1000):
+                        return message
                     continue
-                if await self._check_compaction(message, skip_aborted=True):
-                    await self._sleep(0.1)
+                if await self._check_compaction(session, message, skip_aborted=True):
+                    if not await self._pause(0.1):
+                        return message
                     continue  # compacted after an overflow: retry the request once
                 if not is_context_overflow(message, window):
                     self._emit("error", message=message.get("errorMessage") or "The request failed")
                 return message
             self._overflow_attempted = False
-            await self._check_compaction(message, skip_aborted=True)
+            await self._check_compaction(session, message, skip_aborted=True)
             return message
+
+    async def _pause(self, seconds: float) -> bool:
+        """Sleep between attempts; False when the user pressed Stop meanwhile."""
+        try:
+            await self._sleep(seconds)
+        except asyncio.CancelledError:
+            if self._abort_requested:
+                return False
+            raise
+        return True
 
     _last_error_event: ErrorEvent | None = None
 
@@ -348,13 +368,14 @@ class AgentSession:
 
     # ------------------------------------------------------------------------------- compaction
 
-    def _latest_compaction_ms(self) -> int | None:
-        for entry in reversed(self.session.get_branch()):
+    @staticmethod
+    def _latest_compaction_ms(session: SessionManager) -> int | None:
+        for entry in reversed(session.get_branch()):
             if entry.get("type") == "compaction":
                 return parse_date_ms(entry.get("timestamp"))
         return None
 
-    async def _check_compaction(self, message: Message | None, *, skip_aborted: bool) -> bool:
+    async def _check_compaction(self, session: SessionManager, message: Message | None, *, skip_aborted: bool) -> bool:
         """pi's ``_checkCompaction`` (pi-spec §5.4); True when an overflow was compacted (retry)."""
         settings = self.settings.compaction
         if message is None or not settings.enabled:
@@ -363,33 +384,43 @@ class AgentSession:
             return False
         model = self.provider.model
         same_model = message.get("provider") == model.provider and message.get("model") == model.id
-        compacted_at = self._latest_compaction_ms()
-        stamp = message.get("timestamp")
-        if compacted_at is not None and isinstance(stamp, (int, float)) and stamp <= compacted_at:
+        compacted_at = self._latest_compaction_ms(session)
+
+        def stale(msg: Any) -> bool:  # usage from before the latest compaction never counts again
+            stamp = msg.get("timestamp") if isinstance(msg, dict) else None
+            return compacted_at is not None and isinstance(stamp, (int, float)) and stamp <= compacted_at
+
+        if stale(message):
             return False
         if same_model and is_context_overflow(message, model.context_window):
             if self._overflow_attempted:
                 self._emit("error", message=OVERFLOW_RECOVERY_FAILED)
                 return False
             self._overflow_attempted = True
-            return await self._auto_compact("overflow", will_retry=True)
-        if message.get("stopReason") == "error":
-            estimate = estimate_context_tokens(self.session.build_session_context().messages)
-            if estimate.last_usage_index is None:
-                return False
-            tokens: Any = estimate.tokens
-        else:
-            usage = message.get("usage")
-            if not isinstance(usage, dict):
-                return False
-            tokens = calculate_context_tokens(usage)
+            retry = message.get("stopReason") == "error"  # a silent overflow already has its reply
+            return await self._auto_compact(session, "overflow", will_retry=retry) and retry
+        tokens: Any
+        try:
+            if message.get("stopReason") == "error":
+                messages = session.build_session_context().messages
+                estimate = estimate_context_tokens(messages)
+                if estimate.last_usage_index is None or stale(messages[estimate.last_usage_index]):
+                    return False
+                tokens = estimate.tokens
+            else:
+                usage = message.get("usage")
+                if not isinstance(usage, dict):
+                    return False
+                tokens = calculate_context_tokens(usage)
+        except TypeError:  # a malformed message in the file (pi would throw): no automatic compaction
+            return False
         if should_compact(tokens, model.context_window, settings):
-            await self._auto_compact("threshold", will_retry=False)
+            await self._auto_compact(session, "threshold", will_retry=False)
         return False
 
-    async def _auto_compact(self, reason: str, *, will_retry: bool) -> bool:
+    async def _auto_compact(self, session: SessionManager, reason: str, *, will_retry: bool) -> bool:
         try:
-            await self._compact(reason, None, will_retry=will_retry)
+            await self._compact(session, reason, None, will_retry=will_retry)
         except NothingToCompactError:
             return False
         except asyncio.CancelledError:
@@ -405,9 +436,11 @@ class AgentSession:
         if self.busy:
             self.abort()
             await self.wait_idle()
-        return await self._run_exclusive(self._compact("manual", custom_instructions, will_retry=False))
+        return await self._run_exclusive(self._compact(self.session, "manual", custom_instructions, will_retry=False))
 
-    async def _compact(self, reason: str, custom_instructions: str | None, *, will_retry: bool) -> str:
+    async def _compact(
+        self, session: SessionManager, reason: str, custom_instructions: str | None, *, will_retry: bool
+    ) -> str:
         self._emit("compaction_started", reason=reason)
 
         def progress(chars: int) -> None:
@@ -416,7 +449,7 @@ class AgentSession:
         level = self.thinking_level if self.thinking_level != "off" else None
         try:
             outcome = await compact_session(
-                self.session,
+                session,
                 self.provider,
                 settings=self.settings.compaction,
                 custom_instructions=custom_instructions,
@@ -453,16 +486,17 @@ class AgentSession:
     async def _navigate(
         self, target_id: str, summarize: bool, custom: str | None, replace: bool, label: str | None
     ) -> NavigateResult:
-        old_leaf = self.session.leaf_id
+        session = self.session
+        old_leaf = session.leaf_id
         if target_id == old_leaf:
             return NavigateResult()
-        target = self.session.get_entry(target_id)
+        target = session.get_entry(target_id)
         if target is None:
             raise KeyError(f"Entry {target_id} not found")
         summary_text: str | None = None
         details: dict[str, Any] | None = None
         if summarize:
-            collected = collect_entries_for_branch_summary(self.session, old_leaf, target_id)
+            collected = collect_entries_for_branch_summary(session, old_leaf, target_id)
             if collected.entries:
                 self._emit("branch_summary_started")
                 try:
@@ -499,17 +533,17 @@ class AgentSession:
             new_leaf = target_id
         summary_id: str | None = None
         if summary_text is not None:
-            summary_id = self.session.branch_with_summary(new_leaf, summary_text, details, False)
+            summary_id = session.branch_with_summary(new_leaf, summary_text, details, False)
             self._emit("branch_summary_finished", aborted=False, entry_id=summary_id)
             if label:
-                self.session.append_label_change(summary_id, label)
+                session.append_label_change(summary_id, label)
         else:
             if new_leaf is None:
-                self.session.reset_leaf()
+                session.reset_leaf()
             else:
-                self.session.branch(new_leaf)
+                session.branch(new_leaf)
             if label:
-                self.session.append_label_change(target_id, label)
+                session.append_label_change(target_id, label)
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
     def fork(self, entry_id: str) -> ForkResult:
@@ -591,17 +625,12 @@ class AgentSession:
         reserve = self.settings.compaction.reserve_tokens
         branch = self.session.get_branch()
         last_compaction = max((i for i, e in enumerate(branch) if e.get("type") == "compaction"), default=-1)
-        if last_compaction >= 0:
-            valid_after = any(
-                e.get("type") == "message"
-                and isinstance(e.get("message"), dict)
-                and e["message"].get("role") == "assistant"
-                and e["message"].get("stopReason") not in ("aborted", "error")
-                and calculate_context_tokens(e["message"].get("usage") or {}) > 0
-                for e in branch[last_compaction + 1 :]
-            )
-            if not valid_after:
-                return ContextUsage(None, model.context_window, reserve)
-        estimate = estimate_context_tokens(self.session.build_session_context().messages)
-        tokens = estimate.tokens
+        try:
+            if last_compaction >= 0:
+                usages = (get_assistant_usage(e.get("message")) for e in branch[last_compaction + 1 :])
+                if not any(u is not None and calculate_context_tokens(u) > 0 for u in usages):
+                    return ContextUsage(None, model.context_window, reserve)
+            tokens = estimate_context_tokens(self.session.build_session_context().messages).tokens
+        except TypeError:  # a malformed message (pi would throw): show "?" rather than fail
+            return ContextUsage(None, model.context_window, reserve)
         return ContextUsage(int(tokens) if tokens == tokens else None, model.context_window, reserve)

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from desktop_app.session.context import message_from_entry
 from desktop_app.session.entries import Entry, Message
-from desktop_app.session.tree import SessionIndex
+from desktop_app.session.tree import SessionIndex, key_of
 
 from .file_ops import FileOperations, extract_file_ops
 from .tokens import estimate_tokens
@@ -66,7 +66,7 @@ def collect_entries_for_branch_summary(
     seen: set[int] = set()
     current: Any = old_leaf_id
     while current and current != common:
-        node = index.by_id.get(current)
+        node = index.by_id.get(key_of(current))
         if node is None or id(node) in seen:  # a parentId cycle: pi would loop forever
             break
         seen.add(id(node))

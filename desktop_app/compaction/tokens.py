@@ -138,8 +138,14 @@ def estimate_tokens(message: Message) -> int | float:
     """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2).
 
     User images count nothing (pi's choice), tool-result and custom images 4800 chars; a tool call is
-    its name plus its arguments as ``JSON.stringify`` prints them; unknown roles weigh 0.
+    its name plus its arguments as ``JSON.stringify`` prints them; unknown roles weigh 0. Where
+    JavaScript would throw (a ``null`` summary, say) this raises ``TypeError`` too, so reports can
+    record pi's failure; the app uses :func:`estimate_tokens_lenient`.
     """
+    if not isinstance(message, dict):
+        if message is None:
+            raise TypeError("Cannot read properties of null (reading 'role')")
+        return 0  # a string or number has no `.role`
     role = message.get("role")
     chars: int | float = 0
     if role == "user":
@@ -172,9 +178,24 @@ def estimate_tokens(message: Message) -> int | float:
 # ------------------------------------------------------------------------------------ usage
 
 
+def estimate_tokens_lenient(message: Any) -> int:
+    """:func:`estimate_tokens` for the app: a malformed message (where pi would throw) counts 0."""
+    try:
+        tokens = estimate_tokens(message)
+    except (TypeError, ValueError):
+        return 0
+    return int(tokens) if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)) else 0
+
+
 def calculate_context_tokens(usage: dict[str, Any]) -> int | float:
     """``usage.totalTokens || input + output + cacheRead + cacheWrite`` (NaN if a field is missing)."""
+    if not isinstance(usage, dict):
+        if usage is None:
+            raise TypeError("Cannot read properties of null (reading 'totalTokens')")
+        return NAN
     total = usage.get("totalTokens", _MISSING)
+    if isinstance(total, str):
+        return NAN  # JS would concatenate; no count can come of it
     if _truthy(total):
         return total  # type: ignore[no-any-return]
     result: int | float = 0

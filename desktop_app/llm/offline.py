@@ -13,7 +13,7 @@ import math
 from collections.abc import AsyncIterator
 
 from desktop_app.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARIZATION_PROMPT
-from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.compaction.tokens import estimate_tokens_lenient
 from desktop_app.session.entries import message_text as content_text
 from desktop_app.session.jsjson import utf16_len
 
@@ -46,12 +46,7 @@ _CHAT_NOTICE = "(Offline model — no language model is configured; this reply d
 
 def _estimate(request: LLMRequest) -> int:
     """pi's estimate of the request's messages (a message JavaScript would count as NaN adds 0)."""
-    total = 0
-    for message in request.messages:
-        tokens = estimate_tokens(message)
-        if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)):
-            total += int(tokens)
-    return total
+    return sum(estimate_tokens_lenient(message) for message in request.messages)
 
 
 def _last_user_text(request: LLMRequest) -> str | None:

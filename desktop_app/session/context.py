@@ -11,7 +11,7 @@ from typing import Any
 
 from .entries import Entry, Message, parse_date_ms
 from .jsjson import js_number
-from .tree import SessionIndex
+from .tree import SessionIndex, key_of
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -76,11 +76,18 @@ def compaction_summary_message(entry: Entry) -> Message:
     return message
 
 
+def _message_payload(entry: Entry) -> Message | None:
+    """``entry.message`` when it is an object. pi would carry a string or a number along (and trip
+    over it later); Arbor leaves such a broken payload out of the context instead."""
+    message = entry.get("message")
+    return message if isinstance(message, dict) else None
+
+
 def context_message(entry: Entry) -> Message | None:
     """The message an entry contributes to ``buildSessionContext`` (``None`` for most bookkeeping)."""
     entry_type = entry.get("type")
     if entry_type == "message":
-        return entry.get("message")
+        return _message_payload(entry)
     if entry_type == "custom_message":
         return custom_message_from_entry(entry)
     if entry_type == "branch_summary" and entry.get("summary"):
@@ -96,7 +103,7 @@ def message_from_entry(entry: Entry) -> Message | None:
     """
     entry_type = entry.get("type")
     if entry_type == "message":
-        return entry.get("message")
+        return _message_payload(entry)
     if entry_type == "custom_message":
         return custom_message_from_entry(entry)
     if entry_type == "branch_summary":
@@ -121,7 +128,7 @@ def build_session_context(
         return SessionContext()
     if index is None:
         index = SessionIndex.build(entries)
-    leaf = index.by_id.get(leaf_id) if leaf_id is not _UNSET else None
+    leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET else None
     if leaf is None:
         leaf = entries[-1]
     path = index.path_to(leaf)

@@ -41,7 +41,7 @@ from .jsjson import js_trim
 from .migrate import migrate_objects, needs_migration
 from .paths import default_session_dir, session_file_name
 from .store import SessionFileError, SessionStore
-from .tree import SessionIndex, TreeNode
+from .tree import SessionIndex, TreeNode, key_of
 
 __all__ = ["SessionManager", "SessionEvent", "SessionError", "SessionReadOnlyError", "SessionFileError"]
 
@@ -293,8 +293,14 @@ class SessionManager:
             entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
             self._add(entry)
             return str(entry["id"])
+        if self._header_written and store.changed_on_disk() == "missing":
+            # The file was deleted or moved away: write everything we hold again, nothing is lost.
+            self._written, self._header_written = 0, False
+            store.forget()
         with store.locked():
-            self._follow_external(store)
+            self._follow_external(store, locked=True)
+            if self.read_only:  # the file was replaced by something that is not a session
+                raise SessionReadOnlyError(self.report.error or "This session is read-only")
             entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
             self._add(entry)
             self._flush(store)
@@ -305,11 +311,13 @@ class SessionManager:
         self._leaf_id = entry["id"]
         self._emit(SessionEvent("entry_appended", [entry], self._leaf_id))
 
+    def _pending(self) -> list[Entry]:
+        pending = self._index.entries[self._written :]
+        return pending if self._header_written else [self._header, *pending]
+
     def _flush(self, store: SessionStore) -> None:
         """Write every entry not yet on disk (the header first, if needed) in one durable append."""
-        pending = self._index.entries[self._written :]
-        if not self._header_written:
-            pending = [self._header, *pending]
+        pending = self._pending()
         if not pending:
             return
         try:
@@ -320,43 +328,72 @@ class SessionManager:
         self._written = len(self._index.entries)
         self._header_written = True
 
-    def _follow_external(self, store: SessionStore) -> list[Entry]:
-        change = store.changed_on_disk() if self._header_written else None
+    def _follow_external(self, store: SessionStore, *, locked: bool) -> list[Entry]:
+        """Take in what another program did to the file since we last looked.
+
+        Appends are read incrementally. A replaced file is reloaded, unless entries of ours are not
+        on disk yet (they would be lost): then it is reported and nothing changes. A vanished file is
+        written again in full at the next append, from memory, so nothing is lost.
+        """
+        if not self._header_written:
+            return []
+        change = store.changed_on_disk()
         if change == "appended":
             return self._load_appended(store)
+        if change == "missing":
+            self._emit(SessionEvent("error", message=f"{store.path} was removed or moved", leaf_id=self._leaf_id))
+            return []
         if change == "replaced":
+            if self._pending():
+                message = f"{store.path} was replaced by another program; unsaved entries are kept in memory"
+                self._emit(SessionEvent("error", message=message))
+                if locked:
+                    raise SessionFileError(message)
+                return []
             self._reload()
         return []
 
     def _load_appended(self, store: SessionStore) -> list[Entry]:
-        was_at_end = self._leaf_id == self._index.last_id
+        old_leaf = self.get_leaf_entry()
         parsed = parse_session_text(store.read_appended())
-        new = [o for o in parsed.objects if isinstance(o, dict) and not is_header(o)]
-        for entry in new:
-            self._index.add(entry)
+        by_id = self._index.by_id
+        new = [
+            o
+            for o in parsed.objects
+            if isinstance(o, dict) and not is_header(o) and not _same_entry(by_id.get(key_of(o.get("id"))), o)
+        ]
+        if parsed.malformed:
+            self.report.malformed_lines.extend(parsed.malformed)
+            self._emit(SessionEvent("error", message=f"Skipped {len(parsed.malformed)} unreadable appended line(s)"))
+        if self._written < len(self._index.entries):
+            # Entries of ours that a failed write left in memory come after these on disk: rebuild the
+            # index in file order, with ours (still to be written) at the end.
+            index = self._index.entries
+            self._index = SessionIndex.build(index[: self._written] + new + index[self._written :])
+        else:
+            for entry in new:
+                self._index.add(entry)
         self._written += len(new)
         if new:
-            if was_at_end:
+            # Follow the other writer only along our own branch: an entry it appended elsewhere must
+            # not become the parent of our next message.
+            if old_leaf is None or any(e is old_leaf for e in self._index.path_to(new[-1])):
                 self._leaf_id = self._index.last_id
             self._emit(SessionEvent("external_append", new, self._leaf_id))
         return new
 
     def _reload(self) -> None:
         assert self._session_file is not None
-        self._load(self._session_file, None)
+        cwd_override = self._cwd if self._cwd != self._header.get("cwd") else None
+        self._load(self._session_file, cwd_override)
         self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
 
     def poll_external_changes(self) -> list[Entry]:
         """Load entries another program appended since the last read; emits ``external_append``."""
         store = self._store
-        if store is None or not self._header_written:
+        if store is None or not self.persist:
             return []
-        change = store.changed_on_disk()
-        if change == "appended":
-            return self._load_appended(store)
-        if change == "replaced":
-            self._reload()
-        return []
+        return self._follow_external(store, locked=False)
 
     # ---------------------------------------------------------------------------- append_*
 
@@ -398,7 +435,7 @@ class SessionManager:
         return self._append(lambda i, p, t: make_session_info_entry(i, p, t, trimmed))
 
     def append_label_change(self, target_id: str, label: str | None = None) -> str:
-        if target_id not in self._index.by_id:
+        if key_of(target_id) not in self._index.by_id:
             raise SessionError(f"Entry {target_id} not found")
         return self._append(lambda i, p, t: make_label_entry(i, p, t, target_id, label))
 
@@ -406,7 +443,7 @@ class SessionManager:
 
     def branch(self, branch_from_id: str) -> None:
         """Move the leaf to an existing entry; the next append starts a sibling branch there."""
-        if branch_from_id not in self._index.by_id:
+        if key_of(branch_from_id) not in self._index.by_id:
             raise SessionError(f"Entry {branch_from_id} not found")
         self._leaf_id = branch_from_id
         self._emit(SessionEvent("leaf_moved", leaf_id=branch_from_id))
@@ -429,7 +466,7 @@ class SessionManager:
         abandoned leaf is kept in ``details.abandonedLeafId`` so the graph can show what was
         summarized; pi ignores the extra key.
         """
-        if branch_from_id is not None and branch_from_id not in self._index.by_id:
+        if branch_from_id is not None and key_of(branch_from_id) not in self._index.by_id:
             raise SessionError(f"Entry {branch_from_id} not found")
         abandoned = self._leaf_id
         if not from_hook and abandoned is not None and (details is None or isinstance(details, dict)):
@@ -513,10 +550,10 @@ class SessionManager:
         return list(self._index.entries)
 
     def get_entry(self, entry_id: str) -> Entry | None:
-        return self._index.by_id.get(entry_id)
+        return self._index.by_id.get(key_of(entry_id))
 
     def get_leaf_entry(self) -> Entry | None:
-        return self._index.by_id.get(self._leaf_id) if self._leaf_id is not None else None
+        return self._index.by_id.get(key_of(self._leaf_id)) if self._leaf_id is not None else None
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
         return self._index.get_children(parent_id)
@@ -553,3 +590,8 @@ class SessionManager:
             except SessionFileError:
                 pass
         self._subscribers.clear()
+
+
+def _same_entry(known: Entry | None, entry: Entry) -> bool:
+    """Our own line read back (after another writer raced us): same id and same content."""
+    return known is not None and known == entry

@@ -132,12 +132,16 @@ class SessionStore:
     def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int) -> None:
         self.size, self.consumed, self.ends_with_newline, self.inode = size, consumed, ends_with_newline, inode
 
+    def forget(self) -> None:
+        """Start over as if the file had never been read (it vanished and will be written anew)."""
+        self._remember(0, 0, True, -1)
+
     def changed_on_disk(self) -> str | None:
-        """``"replaced"`` (other inode or shorter), ``"appended"`` (grew), or ``None``."""
+        """``"missing"``, ``"replaced"`` (other inode or shorter), ``"appended"`` (grew), or ``None``."""
         try:
             stat = os.stat(self.path)
         except FileNotFoundError:
-            return "replaced" if self.inode != -1 else None
+            return "missing" if self.inode != -1 else None
         if self.inode == -1:
             return "replaced" if stat.st_size else None
         if stat.st_ino != self.inode or stat.st_size < self.size:
@@ -204,29 +208,42 @@ class SessionStore:
             if self.fsync:
                 os.fsync(fd)
         except OSError as exc:
+            # Take back a partial (or unsynced) write, so that retrying it later never duplicates lines.
+            try:
+                os.ftruncate(fd, stat.st_size)
+            except OSError:
+                pass
             raise SessionFileError(f"Cannot write {self.path}: {exc.strerror or exc}") from exc
-        new_size = stat.st_size + len(data)
-        self._remember(new_size, new_size, True, stat.st_ino)
+        after = os.fstat(fd).st_size
+        expected = stat.st_size + len(data)
+        # Under our lock only another program (pi) can have written meanwhile: then leave its bytes to
+        # the next incremental read instead of skipping over them.
+        if after == expected:
+            self._remember(expected, expected, True, stat.st_ino)
+        else:  # re-read from the old mark next time; the reader skips our own lines (same id, same entry)
+            self._remember(after, self.consumed, True, stat.st_ino)
 
     def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
         """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""
         backup: Path | None = None
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True)
-        if keep_backup and self.path.exists():
-            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-            backup = self.path.with_name(f"{self.path.name}.bak-{stamp}")
-            n = 1
-            while backup.exists():
-                backup = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
-                n += 1
-            shutil.copy2(self.path, backup)
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         data = text.encode("utf-8", errors="surrogatepass")
         try:
+            if keep_backup and self.path.exists():
+                stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+                backup = self.path.with_name(f"{self.path.name}.bak-{stamp}")
+                n = 1
+                while backup.exists():
+                    backup = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
+                    n += 1
+                shutil.copy2(self.path, backup)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
             try:
-                os.write(fd, data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
                 os.fsync(fd)
             finally:
                 os.close(fd)

@@ -19,6 +19,34 @@ from .entries import Entry, parse_date_ms
 from .jsjson import js_trim
 
 
+class _Opaque:
+    """Stands for an id that is not a string (a list, say): equal only to itself, as in a JS Map."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unusable id>"
+
+
+_opaque_ids: dict[int, tuple[Any, _Opaque]] = {}
+
+
+def key_of(value: Any) -> Any:
+    """An id usable as a dict key: itself when hashable, else an object standing for that very value.
+
+    Such an id (a list, say) is equal only to itself, as a key in a JS ``Map``: it never matches
+    another entry's ``parentId`` even if that holds an equal list.
+    """
+    try:
+        hash(value)
+    except TypeError:
+        known = _opaque_ids.get(id(value))
+        if known is None or known[0] is not value:
+            known = _opaque_ids[id(value)] = (value, _Opaque())
+        return known[1]
+    return value
+
+
 @dataclass(slots=True, eq=False)
 class TreeNode:
     """One node of :meth:`SessionIndex.get_tree` (pi's ``SessionTreeNode``). Read-only for callers."""
@@ -58,16 +86,16 @@ class SessionIndex:
     def add(self, entry: Entry) -> None:
         """Index one non-header entry appended at the end of the file."""
         self.entries.append(entry)
-        entry_id = entry.get("id")
+        entry_id = key_of(entry.get("id"))
         self.by_id[entry_id] = entry
-        self.last_id = entry_id
-        parent_id = entry.get("parentId")
+        self.last_id = entry.get("id")  # as in the file (manager.leaf_id)
+        parent_id = key_of(entry.get("parentId"))
         self._children.setdefault(parent_id, []).append(entry)
         if self._tree_exact:
             self._add_node(entry, entry_id, parent_id)
         entry_type = entry.get("type")
         if entry_type == "label":
-            target = entry.get("targetId")
+            target = key_of(entry.get("targetId"))
             label = entry.get("label")
             if label:
                 self.labels[target] = label
@@ -115,7 +143,7 @@ class SessionIndex:
         """Root → ``from_id`` along ``parentId``; stops at a missing parent or a repeated node."""
         if from_id is None:
             return []
-        return self.path_to(self.by_id.get(from_id))
+        return self.path_to(self.by_id.get(key_of(from_id)))
 
     def path_to(self, entry: Entry | None) -> list[Entry]:
         """Root → ``entry``: the entry itself, then its ancestors looked up by id."""
@@ -129,7 +157,7 @@ class SessionIndex:
                 break
             seen.add(marker)
             path.append(entry)
-            parent = entry.get("parentId")
+            parent = key_of(entry.get("parentId"))
             entry = by_id.get(parent) if parent is not None else None
         path.reverse()
         return path
@@ -147,15 +175,15 @@ class SessionIndex:
         """pi's ``getTree`` from scratch: the reference the incremental tree must always equal."""
         nodes: dict[Any, TreeNode] = {}
         for entry in self.entries:
-            entry_id = entry.get("id")
+            entry_id = key_of(entry.get("id"))
             nodes[entry_id] = TreeNode(
                 entry, [], self.labels.get(entry_id), self.label_timestamps.get(entry_id)
             )
         roots: list[TreeNode] = []
         for entry in self.entries:
-            entry_id = entry.get("id")
+            entry_id = key_of(entry.get("id"))
             node = nodes[entry_id]
-            parent_id = entry.get("parentId")
+            parent_id = key_of(entry.get("parentId"))
             parent = nodes.get(parent_id) if parent_id is not None and parent_id != entry_id else None
             if parent is None:
                 roots.append(node)
@@ -171,12 +199,12 @@ class SessionIndex:
         out: list[Any] = []
         seen: set[Any] = set()
         for entry in self.entries:
-            entry_id = entry.get("id")
+            entry_id = key_of(entry.get("id"))
             if entry_id in seen:
                 continue
             seen.add(entry_id)
             if not self._children.get(entry_id):
-                out.append(entry_id)
+                out.append(entry.get("id"))
         return out
 
 
