@@ -7,6 +7,7 @@ A missing or broken file never stops the app: defaults are used and the problem 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -63,6 +64,34 @@ class Settings:
             return settings
         settings._apply(raw)
         return settings
+
+    def save_value(self, keys: tuple[str, ...], value: Any) -> bool:
+        """Write one setting into ``settings.json`` (pi's nesting), keeping everything else in it.
+
+        Returns False when the file cannot be written; the value then lasts only for this run.
+        """
+        target = self.path or settings_path()
+        try:
+            raw = json.loads(target.read_text(encoding="utf-8")) if target.exists() else {}
+        except (OSError, ValueError):
+            return False  # never overwrite a file we could not read
+        if not isinstance(raw, dict):
+            return False
+        node = raw
+        for key in keys[:-1]:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = node[key] = {}
+            node = child
+        node[keys[-1]] = value
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+            tmp.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, target)
+        except OSError:
+            return False
+        return True
 
     def _apply(self, raw: dict[str, Any]) -> None:
         def pick(obj: Any, key: str, kind: type, current: Any) -> Any:

@@ -44,3 +44,14 @@ def test_arbor_home_holds_settings(tmp_path: Path, monkeypatch) -> None:  # type
     monkeypatch.setenv("ARBOR_HOME", str(tmp_path))
     (tmp_path / "settings.json").write_text('{"retry": {"baseDelayMs": 1}}')
     assert Settings.load().retry.base_delay_ms == 1
+
+
+def test_save_value_keeps_other_settings(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"theme": "dark", "branchSummary": {"reserveTokens": 100}}')
+    s = Settings.load(path)
+    assert s.save_value(("branchSummary", "skipPrompt"), True)
+    again = Settings.load(path)
+    assert again.branch_summary.skip_prompt and again.branch_summary.reserve_tokens == 100 and again.theme == "dark"
+    path.write_text("{broken")
+    assert Settings.load(path).save_value(("x",), 1) is False and path.read_text() == "{broken"

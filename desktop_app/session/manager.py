@@ -192,6 +192,8 @@ class SessionManager:
         # the next full collection walks millions of them (~0.5 s at 100k entries), a UI stall.
         # Frozen objects are still freed by reference counting when the session is closed.
         gc_was_enabled = gc.isenabled()
+        if gc_was_enabled:
+            gc.collect()  # so that no garbage already around gets frozen (and kept) below
         gc.disable()
         try:
             self._load_file(file_path, cwd_override)

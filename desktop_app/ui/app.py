@@ -58,12 +58,14 @@ def run_gui(path: str | None = None) -> int:
     settings = Settings.load()
     try:
         manager = initial_session(path, settings)
+        provider = make_provider(settings)
+        agent = AgentSession(manager, provider, settings)
+        window = MainWindow(agent, settings, ui_state=UiState())
     except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
-        QMessageBox.critical(None, "Arbor", f"Cannot open {path}:\n{exc}")
+        what = f"open {path}" if path else "start"
+        QMessageBox.critical(None, "Arbor", f"Arbor could not {what}:\n{exc}")
+        print(f"arbor: could not {what}: {exc}", file=sys.stderr)
         return 1
-    provider = make_provider(settings)
-    agent = AgentSession(manager, provider, settings)
-    window = MainWindow(agent, settings, ui_state=UiState())
     for warning in settings.warnings:
         window.chat.show_error(warning)
     window.show()
@@ -81,6 +83,8 @@ def run_gui(path: str | None = None) -> int:
     with loop:
         loop.create_task(warm_up())
         loop.run_until_complete(closed.wait())
+        # A reply that was streaming when the window closed is aborted; let its partial text be saved.
+        loop.run_until_complete(agent.wait_idle())
         aclose = getattr(agent.provider, "aclose", None)
         if aclose is not None:
             loop.run_until_complete(aclose())  # close the SDK's connections on the loop that opened them

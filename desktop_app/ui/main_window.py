@@ -284,13 +284,26 @@ class MainWindow(QMainWindow):
         if not text.strip():
             return
         self.chat.clear_error()
-        self.run_task(self.agent.prompt(text), "Sending")
+        self.run_task(self._send(text), "Sending")
+
+    async def _send(self, text: str) -> None:
+        await self.agent.prompt(text)
+        if self.agent.last_prompt_unsent == text and not self.chat.editor_text():
+            self.chat.set_editor_text(text)  # stopped before it was sent: the user's text is not lost
 
     def compact(self) -> None:
         self.run_task(self.agent.compact(), "Compaction")
 
+    def _guarded(self, what: str, action: Callable[[], Any]) -> Any:
+        """Run a menu/toolbar action; a failure is shown in the status bar, never raised into Qt."""
+        try:
+            return action()
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.statusBar().showMessage(f"{what}: {exc}", 8000)
+            return None
+
     def _set_thinking(self, level: str) -> None:
-        self.agent.set_thinking_level(level)
+        self._guarded("Thinking level", lambda: self.agent.set_thinking_level(level))
         self._sync_thinking()
 
     def _on_node_activated(self, entry_id: str) -> None:
@@ -325,6 +338,7 @@ class MainWindow(QMainWindow):
         if clicked is no:
             if remember.isChecked():
                 self.settings.branch_summary.skip_prompt = True
+                self.settings.save_value(("branchSummary", "skipPrompt"), True)
             return False, None
         if clicked is yes:
             return True, None
@@ -338,12 +352,11 @@ class MainWindow(QMainWindow):
         if not entry_id:
             self.statusBar().showMessage("Select a user message to fork from.", 5000)
             return
-        try:
-            result = self.agent.fork(entry_id)
-        except ValueError as exc:
-            self.statusBar().showMessage(str(exc), 5000)
+        if self.agent.busy:
+            self.statusBar().showMessage("Stop the running reply before forking.", 5000)
             return
-        if result.editor_text:
+        result = self._guarded("Fork", lambda: self.agent.fork(entry_id))
+        if result is not None and result.editor_text:
             self.chat.set_editor_text(result.editor_text)
 
     def label_selected(self) -> None:
@@ -353,10 +366,13 @@ class MainWindow(QMainWindow):
         current = self.agent.session.get_label(entry_id) or ""
         text, ok = QInputDialog.getText(self, "Label", "Label (empty clears it):", text=current)
         if ok:
-            self.agent.session.append_label_change(entry_id, text.strip() or None)
+            self._guarded("Label", lambda: self.agent.session.append_label_change(entry_id, text.strip() or None))
 
     def new_session(self) -> None:
-        self.agent.new_session()
+        if self.agent.busy:
+            self.statusBar().showMessage("Stop the running reply before starting a new session.", 5000)
+            return
+        self._guarded("New session", self.agent.new_session)
 
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "Sessions (*.jsonl);;All files (*)")
@@ -364,6 +380,9 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: str) -> None:
+        if self.agent.busy:
+            self.statusBar().showMessage("Stop the running reply before opening another session.", 5000)
+            return
         try:
             manager = SessionManager.open(path, fsync=self.settings.fsync)
         except Exception as exc:  # noqa: BLE001 - shown to the user, nothing is lost

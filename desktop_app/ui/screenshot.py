@@ -7,8 +7,11 @@ but only read: the window runs on the offline model and nothing is appended.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from desktop_app.agent import AgentSession
 from desktop_app.llm.offline import OfflineProvider
@@ -37,8 +40,18 @@ def take_screenshot(
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    manager = SessionManager.open(path, fsync=False)
-    manager.read_only = True  # a screenshot never writes the file
+    source = Path(path)
+    if not source.is_file():
+        raise OSError(f"{path}: no such session file")
+    with tempfile.TemporaryDirectory(prefix="arbor-shot-") as tmp:
+        # Work on a copy: opening a v1/v2 file migrates it, and a screenshot must never write.
+        copy = Path(tmp) / source.name
+        shutil.copyfile(source, copy)
+        manager = SessionManager.open(copy, fsync=False)
+    # Shown as the real file, detached from the (now deleted) copy: read-only, nothing to follow.
+    manager.read_only = True
+    manager._session_file = source.resolve()  # noqa: SLF001 - display name only
+    manager._store = None  # noqa: SLF001
     if leaf:
         manager.branch(leaf)
     settings = Settings()

@@ -171,3 +171,36 @@ async def test_last_leaf_is_remembered_per_session_outside_the_file(tmp_path: Pa
     assert reopened.leaf_id == target
     assert Path(path or "").read_bytes() == before
     window.close()
+
+
+def test_screenshot_of_a_v1_file_does_not_migrate_it(tmp_path: Path) -> None:
+    source = tmp_path / "v1.jsonl"
+    shutil.copyfile(FIXTURES / "mig-v1-basic.jsonl", source)
+    before = source.read_bytes()
+    out = tmp_path / "v1.png"
+    result = subprocess.run([sys.executable, "-m", "desktop_app", "screenshot", str(source), "--out", str(out),
+                             "--size", "640x480"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert source.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["v1.jsonl", "v1.png"]
+    missing = subprocess.run([sys.executable, "-m", "desktop_app", "screenshot", str(tmp_path / "nope.jsonl"),
+                              "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+@pytest.mark.asyncio
+async def test_stop_before_sending_gives_the_text_back(tmp_path: Path, qtbot: Any) -> None:
+    window = make_window(tmp_path, OfflineProvider())
+    qtbot.addWidget(window)
+    window.agent.last_prompt_unsent = None
+
+    async def stopped(text: str, images: Any = ()) -> None:
+        window.agent.last_prompt_unsent = text  # as when Stop hits the pre-prompt compaction
+        return None
+
+    window.agent.prompt = stopped  # type: ignore[method-assign]
+    window.chat.composer.setFocus()
+    QTest.keyClicks(window.chat.composer, "keep me")
+    QTest.keyClick(window.chat.composer, Qt.Key.Key_Return)
+    await settle(window)
+    assert window.chat.editor_text() == "keep me"
+    window.close()
