@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .compaction.tokens import CompactionSettings
+from .session.entries import THINKING_LEVELS
 from .session.paths import arbor_config_dir
-
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 @dataclass

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from pathlib import Path
 
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 from desktop_app.settings import Settings
@@ -67,4 +66,4 @@ def run(text: str, session: str | None, leaf: str | None, base_url: str | None, 
         return 1
 
 
-__all__ = ["run", "Path"]
+__all__ = ["run"]

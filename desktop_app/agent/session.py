@@ -28,6 +28,7 @@ from desktop_app.compaction.tokens import (
     should_compact,
 )
 from desktop_app.llm.protocol import (
+    ABORTED_MESSAGE,
     Done,
     ErrorEvent,
     LLMRequest,
@@ -41,9 +42,9 @@ from desktop_app.llm.protocol import (
     make_assistant_message,
 )
 from desktop_app.session.context import convert_to_llm
-from desktop_app.session.entries import Message, message_text, now_ms, parse_date_ms
+from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, now_ms, parse_date_ms
 from desktop_app.session.manager import SessionManager
-from desktop_app.settings import THINKING_LEVELS, Settings
+from desktop_app.settings import Settings
 
 __all__ = ["AgentEvent", "AgentSession", "AgentBusyError", "ContextUsage", "NavigateResult", "ForkResult"]
 
@@ -55,7 +56,6 @@ OVERFLOW_RECOVERY_FAILED = (
     "Context overflow recovery failed after one compact-and-retry attempt. "
     "Try reducing context or switching to a larger-context model."
 )
-ABORTED_MESSAGE = "Request was aborted"
 
 # pi's retryable error texts (pi-spec §3.8), matched case-insensitively.
 _RETRYABLE = re.compile(

@@ -45,6 +45,7 @@ import httpx2
 from .catalog import DEFAULT_MODEL_ID, cost, get_model
 from .keys import get_api_key, redact
 from .protocol import (
+    ABORTED_MESSAGE,
     Done,
     ErrorEvent,
     LLMRequest,
@@ -97,7 +98,6 @@ IMAGE_OMITTED = "(image omitted: model does not support images)"
 TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
 SEE_ATTACHED_IMAGE = "(see attached image)"
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
-ABORTED_MESSAGE = "Request was aborted"
 
 # An SSE ``event: error`` arrives on a 200 response; give it the status the same error has as a reply.
 _SSE_ERROR_STATUS = {

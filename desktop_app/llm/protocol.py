@@ -15,6 +15,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from desktop_app.session.entries import message_text as content_text
+
 __all__ = [
     "ModelInfo",
     "LLMRequest",
@@ -159,6 +161,10 @@ class StreamEndedError(RuntimeError):
 # ------------------------------------------------------------------------------------------ helpers
 
 
+ABORTED_MESSAGE = "Request was aborted"
+"""``errorMessage`` of a reply the user stopped (pi's wording)."""
+
+
 def empty_usage() -> dict[str, Any]:
     """pi's usage object with every count and cost at zero."""
     return {
@@ -228,16 +234,7 @@ def user_text_message(text: str, timestamp: int | None = None) -> Message:
 
 def message_text(message: Message, joiner: str = "\n") -> str:
     """The text blocks of an assistant message joined with ``joiner`` (pi joins summaries with ``\\n``)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return joiner.join(
-        block["text"]
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-    )
+    return content_text(message.get("content"), joiner)
 
 
 async def complete(

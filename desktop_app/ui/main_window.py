@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 from desktop_app.agent import AgentEvent, AgentSession
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.session import SessionEvent, SessionManager
-from desktop_app.settings import THINKING_LEVELS, Settings
+from desktop_app.session.entries import THINKING_LEVELS
+from desktop_app.settings import Settings
 
 from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel

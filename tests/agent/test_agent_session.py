@@ -387,3 +387,18 @@ async def test_every_stream_shape_lands_in_the_file(
     for request in fake_anthropic.requests:
         assert request.json["messages"][0]["content"][0]["text"] == "Go"
         assert KEY not in request.non_auth_text()
+
+
+@pytest.mark.asyncio
+async def test_switching_sessions_mid_reply_keeps_the_partial_reply_in_the_old_one(tmp_path: Path) -> None:
+    manager = SessionManager.create("/p", tmp_path, fsync=False)
+    agent = AgentSession(manager, OfflineProvider(chunk_chars=2, delay=0.02), fast_settings())
+    started = asyncio.Event()
+    agent.subscribe(lambda e: started.set() if e.kind == "text_delta" else None)
+    turn = asyncio.create_task(agent.prompt("long answer please"))
+    await asyncio.wait_for(started.wait(), 5)
+    new_file = agent.new_session()
+    await asyncio.wait_for(turn, 5)
+    old = [e["message"] for e in SessionManager.open(manager.session_file or "").get_entries() if e["type"] == "message"]
+    assert [m["role"] for m in old] == ["user", "assistant"] and old[-1]["stopReason"] == "aborted"
+    assert agent.session.session_file == new_file and agent.session.get_entries() == []
