@@ -19,9 +19,10 @@ sessions), so the real home directory is never read or written, and no keyring i
    ``QTimer`` heartbeat (precise timer) runs while the window streams a reply of 2,000 small
    deltas (4 characters each, markdown prose, lists and code) from the fake Anthropic server
    (``tests/fakes/anthropic_server.py``) through ``AnthropicProvider`` and the real SDK, sent the way
-   the composer sends it, and while a second ``AgentSession`` on the same ``SessionManager``
-   compacts the same session at the same time (its summary request streams from the fake server
-   too). Stall = longest gap between two beats − 5 ms. The streaming agent has auto-compaction
+   the composer sends it, and while a second ``AgentSession`` compacts a copy of the same session
+   (a second session, as when another window compacts) at the same time (its summary request streams
+   from the fake server too). One ``AgentSession`` never streams and compacts at once: it is busy with
+   one or the other; two sessions on one ``SessionManager`` would fight over its leaf. Stall = longest gap between two beats − 5 ms. The streaming agent has auto-compaction
    off, so the only compaction is the concurrent one. The measured span ends when both are done and
    the layout the appends caused is on screen. The same stream without the compaction is measured
    too, to tell the two apart.
@@ -249,6 +250,7 @@ def _spawn(kind: str, params: dict[str, Any], *, anthropic: bool = False) -> dic
 
 def _copy_session(file: str, tmp: str) -> str:
     target = Path(tmp) / Path(file).name
+    target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(file, target)
     target.chmod(0o600)
     return str(target)
@@ -633,7 +635,8 @@ def _child_stream(params: dict[str, Any], started_wall: float, spawned_wall: flo
             provider = AnthropicProvider(
                 api_key="sk-ant-bench-dummy", base_url=server.base_url, model_id=DEFAULT_MODEL_ID
             )
-            await warm_up()  # run_gui does this at start
+            await warm_up()  # run_gui does this once the window is up (DeferredProvider.warm_up)
+            await provider.prepare()
             settings = Settings.load()
             manager = SessionManager.open(_copy_session(params["file"], params["tmp"]), fsync=settings.fsync)
             stream_settings = Settings.load()
@@ -643,7 +646,8 @@ def _child_stream(params: dict[str, Any], started_wall: float, spawned_wall: flo
             window.show()
             result["dot_before_start"] = await _wait_layout(window, "dot", 60)
             await _settle_layout(window)
-            compactor = AgentSession(manager, provider, Settings.load())
+            other = SessionManager.open(_copy_session(params["file"], params["tmp"] + "/other"), fsync=settings.fsync)
+            compactor = AgentSession(other, provider, Settings.load())
 
             content = _stream_text(params["tokens"])
             summary = _stream_text(300)

@@ -6,6 +6,7 @@ deterministic offline provider, and the window says so.
 
 from __future__ import annotations
 
+from desktop_app.llm.deferred import DeferredProvider
 from desktop_app.llm.keys import get_api_key
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.llm.protocol import Provider
@@ -18,9 +19,15 @@ def make_provider(settings: Settings, *, base_url: str | None = None, model_id: 
     key = None if wants_offline else get_api_key()
     if key is None:
         return OfflineProvider()
-    from desktop_app.llm.anthropic import AnthropicProvider
-    from desktop_app.llm.catalog import DEFAULT_MODEL_ID
+    from desktop_app.llm.catalog import DEFAULT_MODEL_ID, get_model
 
-    return AnthropicProvider(
-        base_url=base_url or settings.base_url, model_id=model_id or settings.model or DEFAULT_MODEL_ID
-    )
+    chosen = model_id or settings.model or DEFAULT_MODEL_ID
+    url = base_url or settings.base_url
+
+    def build() -> Provider:
+        from desktop_app.llm.anthropic import AnthropicProvider
+
+        return AnthropicProvider(base_url=url, model_id=chosen)
+
+    # The SDK is imported on first use (or by the app's warm-up after the window shows), not here.
+    return DeferredProvider("desktop_app.llm.anthropic", build, get_model(chosen))

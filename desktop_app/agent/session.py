@@ -619,8 +619,11 @@ class AgentSession:
         self.session.append_thinking_level_change(clamped)
         return True
 
-    def context_usage(self) -> ContextUsage:
-        """The meter (pi-spec §5.3): unknown right after a compaction until a reply reports usage."""
+    def context_usage(self, messages: list[Message] | None = None) -> ContextUsage:
+        """The meter (pi-spec §5.3): unknown right after a compaction until a reply reports usage.
+
+        ``messages`` may pass the current context when the caller has just built it.
+        """
         model = self.provider.model
         reserve = self.settings.compaction.reserve_tokens
         branch = self.session.get_branch()
@@ -630,7 +633,9 @@ class AgentSession:
                 usages = (get_assistant_usage(e.get("message")) for e in branch[last_compaction + 1 :])
                 if not any(u is not None and calculate_context_tokens(u) > 0 for u in usages):
                     return ContextUsage(None, model.context_window, reserve)
-            tokens = estimate_context_tokens(self.session.build_session_context().messages).tokens
+            if messages is None:
+                messages = self.session.build_session_context().messages
+            tokens = estimate_context_tokens(messages).tokens
         except TypeError:  # a malformed message (pi would throw): show "?" rather than fail
             return ContextUsage(None, model.context_window, reserve)
         return ContextUsage(int(tokens) if tokens == tokens else None, model.context_window, reserve)

@@ -857,6 +857,12 @@ class AnthropicProvider:
         self._client_entry = (loop, key, client)
         return client
 
+    async def prepare(self) -> None:
+        """Make the SDK client (HTTP pool, TLS context) now, so the first turn does not pay for it."""
+        key = self._api_key or get_api_key()
+        if key:
+            self._client(key)
+
     async def aclose(self) -> None:
         """Close the HTTP connections of the current client (if it was made on the running loop)."""
         entry = self._client_entry

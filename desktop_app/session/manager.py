@@ -577,8 +577,19 @@ class SessionManager:
         return self._index.get_tree()
 
     def build_session_context(self) -> SessionContext:
-        """The context the model sees at the current leaf (empty when there is no leaf)."""
-        return build_session_context(self._index.entries, self._leaf_id, self._index)
+        """The context the model sees at the current leaf (empty when there is no leaf).
+
+        Remembered until the leaf moves or an entry arrives: the agent, the chat and the meter all ask
+        for it around every turn, and on a long path each build walks thousands of entries. The
+        returned context is shared: read it, don't change it.
+        """
+        key = (self._leaf_id, len(self._index.entries), id(self._index))
+        cached = self._context_cache
+        if cached is None or cached[0] != key:
+            cached = self._context_cache = (key, build_session_context(self._index.entries, self._leaf_id, self._index))
+        return cached[1]
+
+    _context_cache: tuple[Any, SessionContext] | None = None
 
     def has_unwritten_entries(self) -> bool:
         return self.persist and self._written < len(self._index.entries)

@@ -74,11 +74,14 @@ def run_gui(path: str | None = None) -> int:
     app.aboutToQuit.connect(closed.set)
 
     async def warm_up() -> None:
-        # The SDK builds its models on first use (a 40–140 ms stall): do it now, off the first turn.
-        if provider.__class__.__name__ == "AnthropicProvider":
-            from desktop_app.llm.anthropic import warm_up as warm
-
-            await warm()
+        # Once the window is up: load the SDK and build its models and client now, not on the first turn.
+        await asyncio.sleep(0.3)
+        warm = getattr(agent.provider, "warm_up", None)
+        if warm is not None:
+            try:
+                await warm()
+            except Exception as exc:  # noqa: BLE001 - the first turn will report it properly
+                window.statusBar().showMessage(f"Could not prepare the model client: {exc}", 8000)
 
     with loop:
         loop.create_task(warm_up())

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from desktop_app.agent import AgentEvent, AgentSession
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.session import SessionEvent, SessionManager
+from desktop_app.session.context import context_message
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
@@ -93,6 +94,12 @@ class MainWindow(QMainWindow):
         self.graph.compaction_selected.connect(self._on_compaction_selected)
         self.graph.branch_summary_selected.connect(self._on_branch_summary_selected)
         self.agent.subscribe(self._on_agent_event)
+
+        self._chat_leaf: str | None = None
+        self._meter_timer = QTimer(self)
+        self._meter_timer.setSingleShot(True)
+        self._meter_timer.setInterval(150)
+        self._meter_timer.timeout.connect(lambda: self._update_meter())
 
         self._follow_timer = QTimer(self)
         self._follow_timer.setInterval(follow_interval_ms)
@@ -184,9 +191,31 @@ class MainWindow(QMainWindow):
     def _refresh_chat(self) -> None:
         if self._streaming:
             return
-        self.chat.set_context(self.agent.session.build_session_context().messages)
-        usage = self.agent.context_usage()
+        manager = self.agent.session
+        messages = manager.build_session_context().messages
+        self.chat.set_context(messages)
+        self._chat_leaf = manager.leaf_id
+        self._update_meter(messages)
+
+    def _update_meter(self, messages: list[Any] | None = None) -> None:
+        usage = self.agent.context_usage(messages)
         self.status.set_context_usage(usage.tokens, usage.context_window, usage.reserve_tokens)
+
+    def _follow_append(self, entries: list[dict[str, Any]]) -> bool:
+        """Entries added right under the chat's leaf: add their rows instead of re-binding the chat.
+
+        A long session's context takes tens of milliseconds to rebuild and lay out; an append at the
+        leaf changes it only by one message (compactions and branch summaries still re-bind).
+        """
+        for entry in entries:
+            if entry.get("parentId") != self._chat_leaf or entry.get("type") in ("compaction", "branch_summary"):
+                return False
+            message = context_message(entry)
+            if message is not None:
+                self.chat.model.append_message(message)
+            self._chat_leaf = entry.get("id")
+        self._meter_timer.start()  # the meter follows a moment later, in its own event
+        return True
 
     def _sync_thinking(self) -> None:
         self.status.set_thinking(self.agent.thinking_level)
@@ -197,8 +226,12 @@ class MainWindow(QMainWindow):
     # ============================================================================ events
 
     def _on_session_event(self, event: SessionEvent) -> None:
-        if event.kind in ("leaf_moved", "reloaded", "external_append", "entry_appended"):
+        if event.kind in ("entry_appended", "external_append") and not self._streaming:
+            if not (event.leaf_id == event.entries[-1].get("id") and self._follow_append(event.entries)):
+                self._refresh_chat()
+        elif event.kind in ("leaf_moved", "reloaded"):
             self._refresh_chat()
+        if event.kind in ("leaf_moved", "reloaded", "external_append", "entry_appended"):
             if self.ui_state is not None and event.kind in ("leaf_moved", "entry_appended"):
                 self.ui_state.remember_leaf(self.agent.session.session_file, event.leaf_id)
         if event.kind == "error" and event.message:
@@ -219,7 +252,7 @@ class MainWindow(QMainWindow):
             else:
                 self.chat.end_stream(message)
             self._streaming = False
-            self._refresh_chat()
+            self._chat_leaf = data["entry_id"]  # the live row became this message
             if message.get("stopReason") == "error":
                 self.chat.show_error(str(message.get("errorMessage") or "The request failed"))
         elif kind == "retry_scheduled":
@@ -231,7 +264,10 @@ class MainWindow(QMainWindow):
         elif kind == "turn_finished":
             self._streaming = False
             self.chat.set_busy(False)
-            self._refresh_chat()
+            if self._chat_leaf == self.agent.session.leaf_id:
+                self._meter_timer.start()  # the rows already match the context
+            else:
+                self._refresh_chat()
         elif kind == "compaction_started":
             self.statusBar().showMessage(
                 "Compacting context… (Esc to cancel)" if data["reason"] == "manual" else "Auto-compacting… (Esc to cancel)"
@@ -318,8 +354,7 @@ class MainWindow(QMainWindow):
     async def _navigate(self, entry_id: str, summarize: bool, custom: str | None) -> None:
         result = await self.agent.navigate_tree(entry_id, summarize=summarize, custom_instructions=custom)
         if result.editor_text:
-            self.chat.set_editor_text(result.editor_text)
-        self._refresh_chat()
+            self.chat.set_editor_text(result.editor_text)  # the chat itself follows the leaf_moved event
 
     def _ask_summary(self) -> tuple[bool | None, str | None]:
         """pi's question when leaving a branch: no summary, summarize, or summarize with a focus."""
