@@ -250,7 +250,9 @@ class AgentSession:
                 raise
             return None  # stopped before sending: the text was not used (last_prompt_unsent)
         self._ensure_session_setup(session)
-        user_id = session.append_message(_user_message(text, images))
+        with session.deferred_sync():
+            user_id = session.append_message(_user_message(text, images))
+        await asyncio.to_thread(session.sync)  # durable before the request goes out, off the UI thread
         self.last_prompt_unsent = None
         self._emit("message_appended", entry_id=user_id, message=session.get_entry(user_id))
         self._emit("turn_started")

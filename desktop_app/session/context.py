@@ -135,6 +135,32 @@ def build_session_context(
     return context_from_path(path)
 
 
+def extend_context(context: SessionContext, entry: Entry) -> SessionContext | None:
+    """The context one entry further down the path, or ``None`` when only a full rebuild can tell.
+
+    Compactions and branch summaries reshape the context; everything else adds at most one message
+    and may change the model or thinking level, exactly as step 3 of :func:`context_from_path` does.
+    """
+    entry_type = entry.get("type")
+    if entry_type in ("compaction", "branch_summary"):
+        return None
+    thinking_level: Any = context.thinking_level
+    model = context.model
+    if entry_type == "thinking_level_change":
+        thinking_level = entry.get("thinkingLevel")
+    elif entry_type == "model_change":
+        model = _copy_keys({}, entry, ("provider", "modelId"))
+    message = context_message(entry)
+    if isinstance(message, dict) and message.get("role") == "assistant":
+        model = {}
+        if "provider" in message:
+            model["provider"] = message["provider"]
+        if "model" in message:
+            model["modelId"] = message["model"]
+    messages = context.messages if message is None else [*context.messages, message]
+    return SessionContext(messages, thinking_level, model)
+
+
 def context_from_path(path: list[Entry]) -> SessionContext:
     """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
     thinking_level: Any = "off"

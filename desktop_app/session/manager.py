@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .context import SessionContext, build_session_context
+from .context import SessionContext, build_session_context, extend_context
 from .entries import (
     Entry,
     Message,
@@ -309,13 +310,39 @@ class SessionManager:
         return str(entry["id"])
 
     def _add(self, entry: Entry) -> None:
+        fresh_id = key_of(entry.get("id")) not in self._index.by_id
+        cached = self._context_cache
         self._index.add(entry)
         self._leaf_id = entry["id"]
+        if cached is not None and fresh_id and cached[0] == (entry.get("parentId"), len(self._index.entries) - 1, id(self._index)):
+            extended = extend_context(cached[1], entry)
+            if extended is not None:  # one more entry under the leaf: no need to walk the whole path again
+                self._context_cache = ((self._leaf_id, len(self._index.entries), id(self._index)), extended)
         self._emit(SessionEvent("entry_appended", [entry], self._leaf_id))
 
     def _pending(self) -> list[Entry]:
         pending = self._index.entries[self._written :]
         return pending if self._header_written else [self._header, *pending]
+
+    @contextmanager
+    def deferred_sync(self) -> Iterator[None]:
+        """Appends inside write at once but leave the fsync to :meth:`sync` (e.g. on a worker thread).
+
+        The agent uses this for the user's message: written before the request goes out, made durable
+        off the UI thread while the request is being prepared.
+        """
+        self._defer_sync = True
+        try:
+            yield
+        finally:
+            self._defer_sync = False
+
+    def sync(self) -> None:
+        """fsync what :meth:`deferred_sync` appended (safe to call from a worker thread)."""
+        if self._store is not None and self.persist:
+            self._store.sync()
+
+    _defer_sync = False
 
     def _flush(self, store: SessionStore) -> None:
         """Write every entry not yet on disk (the header first, if needed) in one durable append."""
@@ -323,7 +350,7 @@ class SessionManager:
         if not pending:
             return
         try:
-            store.append("".join(serialize_line(e) for e in pending))
+            store.append("".join(serialize_line(e) for e in pending), sync=not self._defer_sync)
         except SessionFileError as exc:
             self._emit(SessionEvent("error", message=str(exc), leaf_id=self._leaf_id))
             raise

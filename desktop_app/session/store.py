@@ -186,11 +186,11 @@ class SessionStore:
 
     _fd: int = -1
 
-    def append(self, text: str) -> None:
+    def append(self, text: str, *, sync: bool = True) -> None:
         """Append whole lines (``text`` ends with ``\\n``) durably. Call inside :meth:`locked`."""
         if self._fd < 0:
             with self.locked():
-                self.append(text)
+                self.append(text, sync=sync)
             return
         fd = self._fd
         stat = os.fstat(fd)
@@ -205,8 +205,10 @@ class SessionStore:
         try:
             while written < len(data):
                 written += os.write(fd, data[written:])
-            if self.fsync:
+            if self.fsync and sync:
                 os.fsync(fd)
+            elif self.fsync:
+                self.unsynced = True
         except OSError as exc:
             # Take back a partial (or unsynced) write, so that retrying it later never duplicates lines.
             try:
@@ -222,6 +224,22 @@ class SessionStore:
             self._remember(expected, expected, True, stat.st_ino)
         else:  # re-read from the old mark next time; the reader skips our own lines (same id, same entry)
             self._remember(after, self.consumed, True, stat.st_ino)
+
+    unsynced = False
+
+    def sync(self) -> None:
+        """Make earlier ``append(..., sync=False)`` writes durable."""
+        if not self.unsynced:
+            return
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise SessionFileError(f"Cannot sync {self.path}: {exc.strerror or exc}") from exc
+        self.unsynced = False
 
     def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
         """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""

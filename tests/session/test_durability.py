@@ -231,3 +231,33 @@ def test_fifo_is_not_opened(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(SessionFileError, match="regular file"):
         SessionManager.open(fifo)
+
+
+def test_deferred_sync_writes_now_and_fsyncs_later(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    m = SessionManager.create("/p", tmp_path)
+    calls: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    with m.deferred_sync():
+        m.append_message(user("typed"))
+    assert calls == [] and "typed" in Path(m.session_file or "").read_text()  # on disk, not yet synced
+    m.sync()
+    assert len(calls) == 1
+    m.sync()
+    assert len(calls) == 1  # nothing left to sync
+
+
+def test_cached_context_extended_by_appends_equals_a_rebuild(tmp_path: Path) -> None:
+    from desktop_app.session import build_session_context
+
+    m = SessionManager.create("/p", tmp_path, fsync=False)
+    m.append_message(user("a"))
+    m.build_session_context()
+    m.append_thinking_level_change("high")
+    m.append_message(assistant("b", provider="x", model="y"))
+    m.append_label_change(m.get_entries()[0]["id"], "l")
+    m.append_custom_message_entry("ext", "note", True)
+    m.append_compaction("sum", m.get_entries()[0]["id"], 10)
+    m.append_message(user("c"))
+    fresh = build_session_context(m.get_entries(), m.leaf_id)
+    assert m.build_session_context().to_json() == fresh.to_json()
