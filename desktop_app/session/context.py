@@ -163,47 +163,59 @@ def extend_context(context: SessionContext, entry: Entry) -> SessionContext | No
 
 def context_from_path(path: list[Entry]) -> SessionContext:
     """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
-    thinking_level: Any = "off"
-    model: dict[str, Any] | None = None
-    compaction_at = -1
+    # One pass notes where the last thinking level, model source and compaction are; the model dict
+    # is built once at the end (a long path has thousands of assistants).
+    thinking_at = model_at = compaction_at = -1
     for i, entry in enumerate(path):
         entry_type = entry.get("type")
-        if entry_type == "thinking_level_change":
-            thinking_level = entry.get("thinkingLevel")
-        elif entry_type == "model_change":
-            model = _copy_keys({}, entry, ("provider", "modelId"))
-        elif entry_type == "message":
+        if entry_type == "message":
             message = entry.get("message")
-            if isinstance(message, dict) and message.get("role") == "assistant":
-                model = {}
-                if "provider" in message:
-                    model["provider"] = message["provider"]
-                if "model" in message:
-                    model["modelId"] = message["model"]
+            if message.__class__ is dict and message.get("role") == "assistant":
+                model_at = i
+        elif entry_type == "thinking_level_change":
+            thinking_at = i
+        elif entry_type == "model_change":
+            model_at = i
         elif entry_type == "compaction":
             compaction_at = i
+    thinking_level: Any = path[thinking_at].get("thinkingLevel") if thinking_at >= 0 else "off"
+    model: dict[str, Any] | None = None
+    if model_at >= 0:
+        source = path[model_at]
+        if source.get("type") == "model_change":
+            model = _copy_keys({}, source, ("provider", "modelId"))
+        else:
+            message = source["message"]
+            model = {}
+            if "provider" in message:
+                model["provider"] = message["provider"]
+            if "model" in message:
+                model["modelId"] = message["model"]
 
     messages: list[Message] = []
     if compaction_at >= 0:
         compaction = path[compaction_at]
         messages.append(compaction_summary_message(compaction))
         first_kept = compaction.get("firstKeptEntryId")
-        emitting = False
-        for entry in path[:compaction_at]:
-            if not emitting and entry.get("id") == first_kept:
-                emitting = True
-            if emitting:
-                message = context_message(entry)
-                if message is not None:
-                    messages.append(message)
-        tail = path[compaction_at + 1 :]
+        kept_from = next((i for i in range(compaction_at) if path[i].get("id") == first_kept), compaction_at)
+        _emit_messages(path[kept_from:compaction_at], messages)
+        _emit_messages(path[compaction_at + 1 :], messages)
     else:
-        tail = path
-    for entry in tail:
-        message = context_message(entry)
-        if message is not None:
-            messages.append(message)
+        _emit_messages(path, messages)
     return SessionContext(messages, thinking_level, model)
+
+
+def _emit_messages(entries: list[Entry], out: list[Message]) -> None:
+    append = out.append
+    for entry in entries:
+        if entry.get("type") == "message":  # the common case, inlined
+            message = entry.get("message")
+            if message.__class__ is dict or isinstance(message, dict):
+                append(message)
+        else:
+            message = context_message(entry)
+            if message is not None:
+                append(message)
 
 
 # ------------------------------------------------------------------------------ convert_to_llm

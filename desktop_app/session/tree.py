@@ -147,6 +147,26 @@ class SessionIndex:
 
     def path_to(self, entry: Entry | None) -> list[Entry]:
         """Root → ``entry``: the entry itself, then its ancestors looked up by id."""
+        # Fast walk: a path longer than the session has entries can only be a cycle, and an id that
+        # cannot be a key raises; both take the careful walk below.
+        get = self.by_id.get
+        path: list[Entry] = []
+        append = path.append
+        limit = len(self.entries)
+        start = entry
+        try:
+            while entry is not None:
+                append(entry)
+                parent = entry.get("parentId")
+                entry = get(parent) if parent is not None else None
+                if len(path) > limit:
+                    raise OverflowError
+        except (TypeError, OverflowError):
+            return self._careful_path_to(start)
+        path.reverse()
+        return path
+
+    def _careful_path_to(self, entry: Entry | None) -> list[Entry]:
         by_id = self.by_id
         path: list[Entry] = []
         seen: set[int] = set()
