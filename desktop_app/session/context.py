@@ -131,8 +131,96 @@ def build_session_context(
     leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET else None
     if leaf is None:
         leaf = entries[-1]
-    path = index.path_to(leaf)
-    return context_from_path(path)
+    context = _context_walking_up(index, leaf)
+    return context if context is not None else context_from_path(index.path_to(leaf))
+
+
+def _context_walking_up(index: SessionIndex, leaf: Entry) -> SessionContext | None:
+    """:func:`context_from_path` without building the path: walk from the leaf towards the root and
+    stop as soon as nothing further up can matter.
+
+    Only the latest compaction counts, so below it every message is collected; above it only the kept
+    range (up to ``firstKeptEntryId``) and the nearest thinking level and model source are needed. On
+    a long session that has been compacted this reads a few hundred entries instead of the whole
+    path. ``None`` (the caller walks the careful way) on a cycle or an id that cannot be a key.
+    """
+    by_id = index.by_id.get
+    field = dict.get
+    tail: list[Message] = []  # messages below the latest compaction, leaf first
+    kept: list[Message] = []  # the compaction's kept range, nearest first
+    compaction: Entry | None = None
+    first_kept: Any = None
+    found_kept = False
+    thinking_entry: Entry | None = None
+    model_entry: Entry | None = None
+    steps, limit = 0, len(index.entries)
+    entry: Entry | None = leaf
+    try:
+        while entry is not None:
+            steps += 1
+            if steps > limit:
+                return None
+            entry_type = field(entry, "type")
+            message: Any = None
+            if entry_type == "message":
+                message = field(entry, "message")
+                if message.__class__ is not dict and not isinstance(message, dict):
+                    message = None
+                elif model_entry is None and message.get("role") == "assistant":
+                    model_entry = entry
+            elif entry_type == "thinking_level_change":
+                if thinking_entry is None:
+                    thinking_entry = entry
+            elif entry_type == "model_change":
+                if model_entry is None:
+                    model_entry = entry
+            elif entry_type == "compaction":
+                if compaction is None:
+                    compaction = entry
+                    first_kept = field(entry, "firstKeptEntryId")
+                    entry = _parent(entry, by_id)
+                    continue
+            else:
+                message = context_message(entry)
+            if compaction is None:
+                if message is not None:
+                    tail.append(message)
+            elif not found_kept:
+                if message is not None:
+                    kept.append(message)
+                if field(entry, "id") == first_kept:
+                    found_kept = True
+            if compaction is not None and found_kept and thinking_entry is not None and model_entry is not None:
+                break
+            entry = _parent(entry, by_id)
+    except TypeError:
+        return None
+    messages: list[Message] = []
+    if compaction is not None:
+        messages.append(compaction_summary_message(compaction))
+        if found_kept:
+            kept.reverse()
+            messages.extend(kept)
+    tail.reverse()
+    messages.extend(tail)
+    thinking_level: Any = thinking_entry.get("thinkingLevel") if thinking_entry is not None else "off"
+    model: dict[str, Any] | None = None
+    if model_entry is not None:
+        if model_entry.get("type") == "model_change":
+            model = _copy_keys({}, model_entry, ("provider", "modelId"))
+        else:
+            source = model_entry["message"]
+            model = {}
+            if "provider" in source:
+                model["provider"] = source["provider"]
+            if "model" in source:
+                model["modelId"] = source["model"]
+    return SessionContext(messages, thinking_level, model)
+
+
+def _parent(entry: Entry, by_id: Any) -> Entry | None:
+    parent = entry.get("parentId")
+    return by_id(parent) if parent is not None else None
 
 
 def extend_context(context: SessionContext, entry: Entry) -> SessionContext | None:
@@ -163,21 +251,37 @@ def extend_context(context: SessionContext, entry: Entry) -> SessionContext | No
 
 def context_from_path(path: list[Entry]) -> SessionContext:
     """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
-    # One pass notes where the last thinking level, model source and compaction are; the model dict
-    # is built once at the end (a long path has thousands of assistants).
+    # One pass: messages after the latest compaction are collected as we go (restarting at each
+    # compaction), and where the last thinking level and model source are is noted; the model dict is
+    # built once at the end (a long path has thousands of assistants).
     thinking_at = model_at = compaction_at = -1
+    tail: list[Message] = []
+    append = tail.append
+    get = dict.get  # unbound: saves a method lookup per entry on paths of tens of thousands
     for i, entry in enumerate(path):
-        entry_type = entry.get("type")
+        entry_type = get(entry, "type")
         if entry_type == "message":
-            message = entry.get("message")
-            if message.__class__ is dict and message.get("role") == "assistant":
-                model_at = i
+            message = get(entry, "message")
+            if message.__class__ is dict:
+                append(message)
+                if get(message, "role") == "assistant":
+                    model_at = i
+            elif isinstance(message, dict):
+                append(message)
+                if message.get("role") == "assistant":
+                    model_at = i
         elif entry_type == "thinking_level_change":
             thinking_at = i
         elif entry_type == "model_change":
             model_at = i
         elif entry_type == "compaction":
             compaction_at = i
+            tail = []
+            append = tail.append
+        else:
+            message = context_message(entry)
+            if message is not None:
+                append(message)
     thinking_level: Any = path[thinking_at].get("thinkingLevel") if thinking_at >= 0 else "off"
     model: dict[str, Any] | None = None
     if model_at >= 0:
@@ -191,17 +295,16 @@ def context_from_path(path: list[Entry]) -> SessionContext:
                 model["provider"] = message["provider"]
             if "model" in message:
                 model["modelId"] = message["model"]
-
-    messages: list[Message] = []
-    if compaction_at >= 0:
-        compaction = path[compaction_at]
-        messages.append(compaction_summary_message(compaction))
-        first_kept = compaction.get("firstKeptEntryId")
-        kept_from = next((i for i in range(compaction_at) if path[i].get("id") == first_kept), compaction_at)
-        _emit_messages(path[kept_from:compaction_at], messages)
-        _emit_messages(path[compaction_at + 1 :], messages)
-    else:
-        _emit_messages(path, messages)
+    if compaction_at < 0:
+        return SessionContext(tail, thinking_level, model)
+    compaction = path[compaction_at]
+    messages: list[Message] = [compaction_summary_message(compaction)]
+    first_kept = compaction.get("firstKeptEntryId")
+    # Ids on a path are unique (it follows parentId through the id map), so searching back from the
+    # compaction finds pi's "first entry with that id", usually a few steps away.
+    kept_from = next((i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at)
+    _emit_messages(path[kept_from:compaction_at], messages)
+    messages.extend(tail)
     return SessionContext(messages, thinking_level, model)
 
 

@@ -150,6 +150,7 @@ class SessionIndex:
         # Fast walk: a path longer than the session has entries can only be a cycle, and an id that
         # cannot be a key raises; both take the careful walk below.
         get = self.by_id.get
+        field = dict.get
         path: list[Entry] = []
         append = path.append
         limit = len(self.entries)
@@ -157,7 +158,7 @@ class SessionIndex:
         try:
             while entry is not None:
                 append(entry)
-                parent = entry.get("parentId")
+                parent = field(entry, "parentId")
                 entry = get(parent) if parent is not None else None
                 if len(path) > limit:
                     raise OverflowError
