@@ -19,7 +19,7 @@ from typing import Any
 from .inspect_refs import MessageList
 from .session.context import build_session_context, message_from_entry
 from .session.entries import is_header, parse_session_text, sequential_ids
-from .session.jsjson import js_number, js_stringify
+from .session.jsjson import js_string, js_stringify
 from .session.manager import SessionError, SessionManager
 from .session.migrate import header_version, migrate_objects, needs_migration
 from .session.store import SessionFileError
@@ -30,21 +30,6 @@ PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')
 
 
 # ----------------------------------------------------------------------------------- refs
-
-
-def js_key(value: Any) -> str:
-    """A value as a JavaScript object key (``String(value)``): ids are strings in every sane file."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    if isinstance(value, list):
-        return ",".join("" if v is None else js_key(v) for v in value)
-    return "[object Object]"
 
 
 def _js_error(exc: BaseException) -> str:
@@ -162,13 +147,13 @@ def _tree_section(manager: SessionManager) -> dict[str, Any]:
         seen.add(id(node))
         node_id = node.entry.get("id")
         if node.children:
-            children[js_key(node_id)] = [c.entry.get("id") for c in node.children]
+            children[js_string(node_id)] = [c.entry.get("id") for c in node.children]
             stack.extend(node.children)
         if node.label is not None:
             label: dict[str, Any] = {"label": node.label}
             if node.label_timestamp is not None:
                 label["labelTimestamp"] = node.label_timestamp
-            labels[js_key(node_id)] = label
+            labels[js_string(node_id)] = label
     return {
         "roots": [r.entry.get("id") for r in roots],
         "children": children,
@@ -243,12 +228,12 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     for entry in entries:
         message = message_from_entry(entry)
         if message is not None:
-            entry_message[js_key(entry.get("id"))] = table.ref(message)
+            entry_message[js_string(entry.get("id"))] = table.ref(message)
     sections["entry_message"] = entry_message
 
     sections["tree"] = _tree_section(manager)
     sections["labels"] = {
-        js_key(e.get("targetId")): manager.index.labels.get(key_of(e.get("targetId")))
+        js_string(e.get("targetId")): manager.index.labels.get(key_of(e.get("targetId")))
         for e in entries
         if e.get("type") == "label"
     }
@@ -258,7 +243,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     position = {id(e): k for k, e in enumerate(entries)}
     for entry in entries:
         entry_id = entry.get("id")
-        name = js_key(entry_id)
+        name = js_string(entry_id)
         if name in contexts:
             continue
         try:

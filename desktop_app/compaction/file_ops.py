@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.session.entries import Message
-
-from ._js import js_join, js_string
+from desktop_app.session.jsjson import js_join, js_string
 
 __all__ = [
     "FileOperations",

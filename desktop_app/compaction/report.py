@@ -15,10 +15,10 @@ from typing import Any
 from desktop_app.inspect_refs import MessageList
 from desktop_app.session.context import context_from_path, convert_to_llm
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.jsjson import js_string
 from desktop_app.session.manager import SessionManager
 from desktop_app.session.tree import SessionIndex
 
-from ._js import js_string
 from .branch_entries import collect_entries_for_branch_summary, prepare_branch_entries
 from .cut_points import CutPointResult, find_cut_point, find_turn_start_index
 from .file_ops import FileOperations, compute_file_lists, extract_file_ops, format_file_operations

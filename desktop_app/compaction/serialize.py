@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from desktop_app.session.entries import Message
-from desktop_app.session.jsjson import js_stringify, utf16_len
-
-from ._js import js_join, js_string, utf16_slice
+from desktop_app.session.jsjson import js_join, js_string, js_stringify, utf16_len, utf16_slice
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .entries import Entry, Message, parse_date_ms
-from .jsjson import js_number
+from .jsjson import js_string
 from .tree import SessionIndex, key_of
 
 COMPACTION_SUMMARY_PREFIX = (
@@ -324,28 +324,17 @@ def _emit_messages(entries: list[Entry], out: list[Message]) -> None:
 # ------------------------------------------------------------------------------ convert_to_llm
 
 
-def _js_str(value: Any) -> str:
-    """``"" + value`` in JavaScript for the values a session can hold."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return js_number(value)
-    return str(value)
-
-
 def _bash_text(message: Message) -> str:
-    text = "Ran `" + _js_str(message.get("command", _MISSING)) + "`\n"
+    text = "Ran `" + js_string(message.get("command", _MISSING)) + "`\n"
     output = message.get("output")
-    text += "```\n" + _js_str(output) + "\n```" if output else "(no output)"
+    text += "```\n" + js_string(output) + "\n```" if output else "(no output)"
     exit_code = message.get("exitCode")
     if message.get("cancelled"):
         text += "\n\n(command cancelled)"
     elif isinstance(exit_code, (int, float)) and not isinstance(exit_code, bool) and exit_code != 0:
-        text += "\n\nCommand exited with code " + js_number(exit_code)
+        text += "\n\nCommand exited with code " + js_string(exit_code)
     if message.get("truncated") and message.get("fullOutputPath"):
-        text += "\n\n[Output truncated. Full output: " + _js_str(message["fullOutputPath"]) + "]"
+        text += "\n\n[Output truncated. Full output: " + js_string(message["fullOutputPath"]) + "]"
     return text
 
 
@@ -367,10 +356,10 @@ def convert_message_to_llm(message: Message) -> Message | None:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         return {"role": "user", "content": blocks, "timestamp": message.get("timestamp")}
     if role == "branchSummary":
-        text = BRANCH_SUMMARY_PREFIX + _js_str(message.get("summary", _MISSING)) + BRANCH_SUMMARY_SUFFIX
+        text = BRANCH_SUMMARY_PREFIX + js_string(message.get("summary", _MISSING)) + BRANCH_SUMMARY_SUFFIX
         return _user(text, message.get("timestamp"))
     if role == "compactionSummary":
-        text = COMPACTION_SUMMARY_PREFIX + _js_str(message.get("summary", _MISSING)) + COMPACTION_SUMMARY_SUFFIX
+        text = COMPACTION_SUMMARY_PREFIX + js_string(message.get("summary", _MISSING)) + COMPACTION_SUMMARY_SUFFIX
         return _user(text, message.get("timestamp"))
     return None
 

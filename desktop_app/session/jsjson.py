@@ -13,9 +13,22 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["UNDEFINED", "JSONParseError", "js_parse", "js_stringify", "js_number", "utf16_len", "js_trim"]
+__all__ = [
+    "UNDEFINED",
+    "UNDEFINED_TEXT",
+    "JSONParseError",
+    "js_join",
+    "js_number",
+    "js_parse",
+    "js_string",
+    "js_stringify",
+    "js_trim",
+    "utf16_len",
+    "utf16_slice",
+]
 
 _MAX_SAFE = 2**53
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -191,3 +204,39 @@ _JS_WS = (
 def js_trim(text: str) -> str:
     """``String.prototype.trim``: strips JS whitespace, including the BOM (U+FEFF)."""
     return text.strip(_JS_WS)
+
+
+# --------------------------------------------------------------------- string conversions
+# pi builds summaries and file lists by concatenation; an odd value (a number where text was expected,
+# a null in a list) converts the JavaScript way, and serialized conversations depend on it.
+
+UNDEFINED_TEXT = "undefined"
+
+
+def js_string(value: Any) -> str:
+    """``String(value)`` / template-literal conversion for JSON values."""
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return js_number(value)
+    if isinstance(value, list):
+        return js_join(value, ",")
+    return "[object Object]"
+
+
+def js_join(values: Iterable[Any], separator: str) -> str:
+    """``array.join(separator)``: ``null`` and ``undefined`` elements join as empty strings."""
+    return separator.join("" if value is None else js_string(value) for value in values)
+
+
+def utf16_slice(text: str, start: int, end: int | None = None) -> str:
+    """``text.slice(start, end)`` in UTF-16 code units; may leave a lone surrogate, as JavaScript does."""
+    if text.isascii():
+        return text[start:end]
+    units = text.encode("utf-16-le", "surrogatepass")
+    stop = None if end is None else 2 * end
+    return units[2 * start : stop].decode("utf-16-le", "surrogatepass")
