@@ -204,6 +204,7 @@ class SessionManager:
                 gc.enable()
 
     def _load_file(self, file_path: Path, cwd_override: str | None) -> None:
+        self.read_only = False
         store = SessionStore(file_path, self.fsync)
         try:
             parsed, ends_with_newline = store.read_parsed()
@@ -249,7 +250,13 @@ class SessionManager:
             migrate_objects(objects)
             report.migrated = True
             text = "".join(serialize_line(o) for o in objects)
-            report.backup_path = store.rewrite(text)
+            try:
+                with store.locked():  # no Arbor writer appends to the old file while it is replaced
+                    report.backup_path = store.rewrite(text)
+            except SessionFileError as exc:
+                # Shown migrated, but nothing may be appended to a file still in the old format.
+                self.read_only = True
+                report.error = f"Could not migrate {file_path.name} to the current format ({exc}); opened read-only"
         header = objects[0]
         self._header = header
         if cwd_override:

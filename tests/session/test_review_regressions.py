@@ -126,3 +126,20 @@ def test_odd_but_parseable_lines_never_crash(tmp_path: Path, line: str) -> None:
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["open"]["entry_count"] == 1
+
+
+def test_migration_that_cannot_be_written_opens_read_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "v1.jsonl"
+    source.write_bytes((ROOT / "tests" / "fixtures" / "conformance" / "mig-v1-basic.jsonl").read_bytes())
+    before = source.read_bytes()
+
+    def refuse(self: object, text: str, keep_backup: bool = True) -> None:
+        raise SessionFileError("Cannot rewrite: Read-only file system")
+
+    monkeypatch.setattr(store_module.SessionStore, "rewrite", refuse)
+    m = SessionManager.open(source)
+    assert m.read_only and "read-only" in (m.report.error or "")
+    assert m.get_entries() and all(isinstance(e.get("id"), str) for e in m.get_entries())  # shown migrated
+    with pytest.raises(SessionReadOnlyError):
+        m.append_message(user("x"))
+    assert source.read_bytes() == before
