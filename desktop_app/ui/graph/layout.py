@@ -545,8 +545,3 @@ async def layout(graph: nx.DiGraph, use_dot: bool = True) -> Positions:
     if _shared is None:
         _shared = Layouter()
     return await _shared.layout(graph, use_dot)
-
-
-def positions_to_json(positions: Mapping[Any, tuple[float, float]]) -> dict[str, list[float]]:
-    """Debug helper: positions keyed by ``str(node)``."""
-    return {str(n): [x, y] for n, (x, y) in positions.items()}
