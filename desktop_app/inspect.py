@@ -184,7 +184,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     parse, parsed_objects = _parse_section(text, sequential_ids_)
     doc["parse"] = parse
 
-    if any(o is None for o in parse_session_text(text).objects):
+    if any(o is None for o in parsed_objects):
         # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
         # file read-only, but the report gives pi's answer.
         parse["entries"] = parsed_objects

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from desktop_app.llm.offline import OFFLINE_MODEL
 from desktop_app.session.entries import (
     iso_from_ms,
     make_branch_summary_entry,
@@ -24,7 +25,7 @@ from desktop_app.session.entries import (
 )
 
 START_MS = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-MODEL = {"api": "offline", "provider": "arbor", "model": "offline"}
+MODEL = {"api": OFFLINE_MODEL.api, "provider": OFFLINE_MODEL.provider, "model": OFFLINE_MODEL.id}
 
 
 class Writer:

@@ -29,9 +29,13 @@ def initial_session(path: str | None, settings: Settings) -> SessionManager:
     if path:
         return SessionManager.open(path, fsync=settings.fsync)
     root = Path(settings.sessions_root) if settings.sessions_root else arbor_sessions_root()
-    sessions = SessionCatalog(root).list_all()
-    if sessions:
-        return SessionManager.open(sessions[0].path, fsync=settings.fsync)
+    # pi's --continue rule per project folder (newest file by mtime, header checked in 512 bytes):
+    # start-up never reads whole session files just to pick one.
+    catalog = SessionCatalog(root)
+    newest = [p for d in (root.iterdir() if root.is_dir() else ()) if d.is_dir() and (p := catalog.most_recent("", d))]
+    if newest:
+        latest = max(newest, key=lambda p: p.stat().st_mtime_ns)
+        return SessionManager.open(latest, fsync=settings.fsync)
     if SAMPLE_SESSION.exists():
         target_dir = root / encode_cwd("/home/you/trips")
         target_dir.mkdir(parents=True, exist_ok=True)
