@@ -2,7 +2,7 @@
 #   make run    create .venv, install, start Arbor      (ARGS="..." passes arguments to arbor)
 #   make test   the whole suite, headless               (PYTEST_ARGS="..." passes arguments to pytest)
 #   make bench  benchmarks/run_all.py                   (BENCH_ARGS="...")
-#   make lint   ruff + mypy (strict) on the session engine
+#   make lint   ruff + mypy --strict on the package + import-linter layer contracts
 #   make clean  remove .venv and caches
 
 PYTHON ?= python3
@@ -20,7 +20,7 @@ help:
 	@echo "make run     install (first time) and start Arbor; ARGS='...' is passed to arbor"
 	@echo "make test    run the test suite headless (QT_QPA_PLATFORM=offscreen); PYTEST_ARGS='...'"
 	@echo "make bench   run the benchmarks (benchmarks/run_all.py); BENCH_ARGS='...'"
-	@echo "make lint    ruff check + mypy desktop_app/session"
+	@echo "make lint    ruff check, mypy --strict desktop_app, lint-imports (layer contracts)"
 	@echo "make setup   system libraries for Qt + $(VENV) with the project and dev tools"
 	@echo "make clean   remove $(VENV) and caches"
 
@@ -55,7 +55,8 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check desktop_app tests benchmarks
-	$(VENV)/bin/mypy desktop_app/session
+	$(VENV)/bin/mypy desktop_app
+	$(VENV)/bin/lint-imports
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis build dist *.egg-info
