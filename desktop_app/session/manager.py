@@ -8,13 +8,14 @@ are locked and fsynced; other writers' appends are followed; cycles never hang.
 
 from __future__ import annotations
 
+import enum
 import gc
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .context import SessionContext, build_session_context, extend_context
 from .entries import (
@@ -38,13 +39,31 @@ from .entries import (
     serialize_line,
     uuid7,
 )
+from .events import (
+    EntryAppended,
+    ExternalAppend,
+    LeafMoved,
+    Reloaded,
+    SessionEvent,
+    SessionFailed,
+    Subscriber,
+)
 from .jsjson import js_trim
 from .migrate import migrate_objects, needs_migration
 from .paths import default_session_dir, session_file_name
 from .store import SessionFileError, SessionStore
 from .tree import SessionIndex, TreeNode, key_of
 
-__all__ = ["SessionManager", "SessionEvent", "SessionError", "SessionReadOnlyError", "SessionFileError"]
+__all__ = ["UNSET", "SessionManager", "SessionEvent", "SessionError", "SessionReadOnlyError", "SessionFileError"]
+
+
+class _Unset(enum.Enum):
+    """The type of :data:`UNSET`: "no value given", distinct from ``None`` (which means "no parent")."""
+
+    UNSET = "UNSET"
+
+
+UNSET: Final = _Unset.UNSET
 
 
 class SessionError(Exception):
@@ -53,23 +72,6 @@ class SessionError(Exception):
 
 class SessionReadOnlyError(SessionError):
     """The session was opened read-only (no valid header) and cannot be appended to."""
-
-
-@dataclass
-class SessionEvent:
-    """A change subscribers hear about.
-
-    ``kind`` is one of ``entry_appended``, ``leaf_moved``, ``reloaded``, ``external_append``,
-    ``error``. ``entries`` carries the new entries for the two append kinds.
-    """
-
-    kind: str
-    entries: list[Entry] = field(default_factory=list)
-    leaf_id: str | None = None
-    message: str | None = None
-
-
-Subscriber = Callable[[SessionEvent], None]
 
 
 @dataclass
@@ -110,6 +112,11 @@ class SessionManager:
         self._written = 0  # how many of the index's entries are on disk (in order)
         self._store: SessionStore | None = None
         self._session_file: Path | None = Path(session_file) if session_file else None
+        # Bumped on every change to the index (an entry added, the index replaced): with the leaf it is
+        # the key of the context cache, so the cache can never outlive the tree it was built from.
+        self._revision = 0
+        self._context_cache: tuple[tuple[str | None, int], SessionContext] | None = None
+        self._defer_sync = False  # inside deferred_sync(): appends leave the fsync to sync()
 
     # ================================================================================ constructors
 
@@ -174,7 +181,7 @@ class SessionManager:
         """Start an empty session (pi's ``newSession``); returns the future file path if persistent."""
         timestamp = iso_now()
         self._header = make_header(session_id or uuid7(), self._cwd, timestamp, parent_session)
-        self._index = SessionIndex()
+        self._replace_index(SessionIndex())
         self._leaf_id = None
         self._written = 0
         self._header_written = False
@@ -187,21 +194,8 @@ class SessionManager:
         return str(self._session_file) if self._session_file else None
 
     def _load(self, file_path: Path, cwd_override: str | None) -> None:
-        # Parsing allocates ~10 objects per entry; the cyclic GC would rescan them all again and again
-        # (40% of the time of a large open), and session data holds no cycles, so it waits until done.
-        # Afterwards the loaded objects are moved out of the collector's sight (gc.freeze): otherwise
-        # the next full collection walks millions of them (~0.5 s at 100k entries), a UI stall.
-        # Frozen objects are still freed by reference counting when the session is closed.
-        gc_was_enabled = gc.isenabled()
-        if gc_was_enabled:
-            gc.collect()  # so that no garbage already around gets frozen (and kept) below
-        gc.disable()
-        try:
+        with _gc_paused_then_frozen():
             self._load_file(file_path, cwd_override)
-        finally:
-            if gc_was_enabled:
-                gc.freeze()
-                gc.enable()
 
     def _load_file(self, file_path: Path, cwd_override: str | None) -> None:
         self.read_only = False
@@ -264,7 +258,7 @@ class SessionManager:
         else:
             cwd = header.get("cwd")
             self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
-        self._index = SessionIndex.build([o for o in objects if not is_header(o)])
+        self._replace_index(SessionIndex.build([o for o in objects if not is_header(o)]))
         self._leaf_id = self._index.last_id
         self._written = len(self._index.entries)
         self._header_written = True
@@ -295,12 +289,20 @@ class SessionManager:
 
     # ================================================================================ writing
 
-    def _append(self, build: Callable[[str, str | None, str], Entry]) -> str:
+    def _append(
+        self, build: Callable[[str, str | None, str], Entry], parent_id: str | None | _Unset = UNSET
+    ) -> str:
+        """Build one entry and append it (written at once for a file session).
+
+        The parent is ``parent_id`` when given, else the leaf *after* catching up on the file: other
+        writers' entries are read first so that the leaf can follow them along our branch. A caller
+        that must not follow (the agent's reply belongs under its own request) passes ``parent_id``.
+        """
         if self.read_only:
             raise SessionReadOnlyError(self.report.error or "This session is read-only")
         store = self._store if self.persist else None
         if store is None:
-            entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
+            entry = build(new_entry_id(self._index.by_id), self._parent_for(parent_id), iso_now())
             self._add(entry)
             return str(entry["id"])
         if self._header_written and store.changed_on_disk() == "missing":
@@ -311,21 +313,30 @@ class SessionManager:
             self._follow_external(store, locked=True)
             if self.read_only:  # the file was replaced by something that is not a session
                 raise SessionReadOnlyError(self.report.error or "This session is read-only")
-            entry = build(new_entry_id(self._index.by_id), self._leaf_id, iso_now())
+            entry = build(new_entry_id(self._index.by_id), self._parent_for(parent_id), iso_now())
             self._add(entry)
             self._flush(store)
         return str(entry["id"])
 
+    def _parent_for(self, parent_id: str | None | _Unset) -> str | None:
+        return self._leaf_id if isinstance(parent_id, _Unset) else parent_id
+
     def _add(self, entry: Entry) -> None:
         fresh_id = key_of(entry.get("id")) not in self._index.by_id
         cached = self._context_cache
+        before = self._revision
         self._index.add(entry)
+        self._revision += 1
         self._leaf_id = entry["id"]
-        if cached is not None and fresh_id and cached[0] == (entry.get("parentId"), len(self._index.entries) - 1, id(self._index)):
+        if cached is not None and fresh_id and cached[0] == (entry.get("parentId"), before):
             extended = extend_context(cached[1], entry)
             if extended is not None:  # one more entry under the leaf: no need to walk the whole path again
-                self._context_cache = ((self._leaf_id, len(self._index.entries), id(self._index)), extended)
-        self._emit(SessionEvent("entry_appended", [entry], self._leaf_id))
+                self._context_cache = ((self._leaf_id, self._revision), extended)
+        self._emit(EntryAppended(entry, self._leaf_id))
+
+    def _replace_index(self, index: SessionIndex) -> None:
+        self._index = index
+        self._revision += 1
 
     def _pending(self) -> list[Entry]:
         pending = self._index.entries[self._written :]
@@ -349,7 +360,6 @@ class SessionManager:
         if self._store is not None and self.persist:
             self._store.sync()
 
-    _defer_sync = False
 
     def _flush(self, store: SessionStore) -> None:
         """Write every entry not yet on disk (the header first, if needed) in one durable append."""
@@ -359,7 +369,7 @@ class SessionManager:
         try:
             store.append("".join(serialize_line(e) for e in pending), sync=not self._defer_sync)
         except SessionFileError as exc:
-            self._emit(SessionEvent("error", message=str(exc), leaf_id=self._leaf_id))
+            self._emit(SessionFailed(str(exc)))
             raise
         self._written = len(self._index.entries)
         self._header_written = True
@@ -377,12 +387,12 @@ class SessionManager:
         if change == "appended":
             return self._load_appended(store)
         if change == "missing":
-            self._emit(SessionEvent("error", message=f"{store.path} was removed or moved", leaf_id=self._leaf_id))
+            self._emit(SessionFailed(f"{store.path} was removed or moved"))
             return []
         if change == "replaced":
             if self._pending():
                 message = f"{store.path} was replaced by another program; unsaved entries are kept in memory"
-                self._emit(SessionEvent("error", message=message))
+                self._emit(SessionFailed(message))
                 if locked:
                     raise SessionFileError(message)
                 return []
@@ -400,29 +410,30 @@ class SessionManager:
         ]
         if parsed.malformed:
             self.report.malformed_lines.extend(parsed.malformed)
-            self._emit(SessionEvent("error", message=f"Skipped {len(parsed.malformed)} unreadable appended line(s)"))
+            self._emit(SessionFailed(f"Skipped {len(parsed.malformed)} unreadable appended line(s)"))
         if self._written < len(self._index.entries):
             # Entries of ours that a failed write left in memory come after these on disk: rebuild the
             # index in file order, with ours (still to be written) at the end.
             index = self._index.entries
-            self._index = SessionIndex.build(index[: self._written] + new + index[self._written :])
+            self._replace_index(SessionIndex.build(index[: self._written] + new + index[self._written :]))
         else:
             for entry in new:
                 self._index.add(entry)
+                self._revision += 1
         self._written += len(new)
         if new:
             # Follow the other writer only along our own branch: an entry it appended elsewhere must
             # not become the parent of our next message.
             if old_leaf is None or any(e is old_leaf for e in self._index.path_to(new[-1])):
                 self._leaf_id = self._index.last_id
-            self._emit(SessionEvent("external_append", new, self._leaf_id))
+            self._emit(ExternalAppend(tuple(new), self._leaf_id))
         return new
 
     def _reload(self) -> None:
         assert self._session_file is not None
         cwd_override = self._cwd if self._cwd != self._header.get("cwd") else None
         self._load(self._session_file, cwd_override)
-        self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+        self._emit(Reloaded(self._leaf_id))
 
     def poll_external_changes(self) -> list[Entry]:
         """Load entries another program appended since the last read; emits ``external_append``."""
@@ -433,8 +444,14 @@ class SessionManager:
 
     # ---------------------------------------------------------------------------- append_*
 
-    def append_message(self, message: Message) -> str:
-        return self._append(lambda i, p, t: make_message_entry(i, p, t, message))
+    def append_message(self, message: Message, *, parent_id: str | None | _Unset = UNSET) -> str:
+        """Append a message entry under the leaf, or exactly under ``parent_id`` when given.
+
+        With ``parent_id`` the entry's ``parentId`` is that id even if another writer extended the
+        file since the caller last looked (their entries are still read into the tree); ``None``
+        makes a new root. The leaf becomes the new entry either way.
+        """
+        return self._append(lambda i, p, t: make_message_entry(i, p, t, message), parent_id)
 
     def append_thinking_level_change(self, thinking_level: str) -> str:
         return self._append(lambda i, p, t: make_thinking_level_entry(i, p, t, thinking_level))
@@ -481,13 +498,13 @@ class SessionManager:
         """Move the leaf to an existing entry; the next append starts a sibling branch there."""
         if key_of(branch_from_id) not in self._index.by_id:
             raise SessionError(f"Entry {branch_from_id} not found")
-        self._leaf_id = branch_from_id
-        self._emit(SessionEvent("leaf_moved", leaf_id=branch_from_id))
+        previous, self._leaf_id = self._leaf_id, branch_from_id
+        self._emit(LeafMoved(branch_from_id, previous))
 
     def reset_leaf(self) -> None:
         """No leaf: the next append creates a new root."""
-        self._leaf_id = None
-        self._emit(SessionEvent("leaf_moved", leaf_id=None))
+        previous, self._leaf_id = self._leaf_id, None
+        self._emit(LeafMoved(None, previous))
 
     def branch_with_summary(
         self,
@@ -541,7 +558,7 @@ class SessionManager:
             parent = new_id
 
         self._header = header
-        self._index = SessionIndex.build(kept + label_entries)
+        self._replace_index(SessionIndex.build(kept + label_entries))
         self._leaf_id = self._index.last_id
         self._written = 0
         self._header_written = False
@@ -551,9 +568,9 @@ class SessionManager:
             self._store = SessionStore(self._session_file, self.fsync)
             with self._store.locked():
                 self._flush(self._store)
-            self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+            self._emit(Reloaded(self._leaf_id))
             return str(self._session_file)
-        self._emit(SessionEvent("reloaded", leaf_id=self._leaf_id))
+        self._emit(Reloaded(self._leaf_id))
         return None
 
     # ================================================================================ queries
@@ -610,20 +627,20 @@ class SessionManager:
     def get_tree(self) -> list[TreeNode]:
         return self._index.get_tree()
 
-    def build_session_context(self) -> SessionContext:
-        """The context the model sees at the current leaf (empty when there is no leaf).
+    def build_session_context(self, leaf_id: str | None = None) -> SessionContext:
+        """The context the model sees at ``leaf_id`` (default: the current leaf; empty without a leaf).
 
-        Remembered until the leaf moves or an entry arrives: the agent, the chat and the meter all ask
-        for it around every turn, and on a long path each build walks thousands of entries. The
-        returned context is shared: read it, don't change it.
+        The current leaf's context is remembered until the leaf moves or the tree changes: the agent,
+        the chat and the meter all ask for it around every turn, and on a long path each build walks
+        thousands of entries. The returned context is shared: read it, don't change it.
         """
-        key = (self._leaf_id, len(self._index.entries), id(self._index))
+        if leaf_id is not None and leaf_id != self._leaf_id:
+            return build_session_context(self._index.entries, leaf_id, self._index)
+        key = (self._leaf_id, self._revision)
         cached = self._context_cache
         if cached is None or cached[0] != key:
             cached = self._context_cache = (key, build_session_context(self._index.entries, self._leaf_id, self._index))
         return cached[1]
-
-    _context_cache: tuple[Any, SessionContext] | None = None
 
     def has_unwritten_entries(self) -> bool:
         return self.persist and self._written < len(self._index.entries)
@@ -637,6 +654,28 @@ class SessionManager:
             except SessionFileError:
                 pass
         self._subscribers.clear()
+
+
+@contextmanager
+def _gc_paused_then_frozen() -> Iterator[None]:
+    """Run a large parse without the cyclic GC, then move what it allocated out of the GC's sight.
+
+    Parsing allocates ~10 objects per entry; the cyclic GC would rescan them all again and again (40%
+    of the time of a large open), and session data holds no cycles, so it waits until the block is
+    done. Afterwards the loaded objects are frozen (``gc.freeze``): otherwise the next full collection
+    walks millions of them (~0.5 s at 100k entries), a UI stall. Frozen objects are still freed by
+    reference counting when the session is closed. Does nothing to the GC if it was already disabled.
+    """
+    gc_was_enabled = gc.isenabled()
+    if gc_was_enabled:
+        gc.collect()  # so that no garbage already around gets frozen (and kept) below
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc_was_enabled:
+            gc.freeze()
+            gc.enable()
 
 
 def _same_entry(known: Entry | None, entry: Entry) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -31,7 +31,15 @@ from PySide6.QtWidgets import (
 
 from desktop_app.agent import AgentEvent, AgentSession
 from desktop_app.llm.offline import OfflineProvider
-from desktop_app.session import SessionEvent, SessionManager
+from desktop_app.session import (
+    EntryAppended,
+    ExternalAppend,
+    LeafMoved,
+    Reloaded,
+    SessionEvent,
+    SessionFailed,
+    SessionManager,
+)
 from desktop_app.session.context import context_message
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
@@ -226,16 +234,30 @@ class MainWindow(QMainWindow):
     # ============================================================================ events
 
     def _on_session_event(self, event: SessionEvent) -> None:
-        if event.kind in ("entry_appended", "external_append") and not self._streaming:
-            if not (event.leaf_id == event.entries[-1].get("id") and self._follow_append(event.entries)):
+        match event:
+            case EntryAppended(entry=entry, leaf_id=leaf_id):
+                self._follow_entries([entry], leaf_id)
+                if self.ui_state is not None:
+                    self.ui_state.remember_leaf(self.agent.session.session_file, leaf_id)
+            case ExternalAppend(entries=entries, leaf_id=leaf_id):
+                self._follow_entries(list(entries), leaf_id)
+            case LeafMoved(leaf_id=leaf_id):
                 self._refresh_chat()
-        elif event.kind in ("leaf_moved", "reloaded"):
+                if self.ui_state is not None:
+                    self.ui_state.remember_leaf(self.agent.session.session_file, leaf_id)
+            case Reloaded():
+                self._refresh_chat()
+            case SessionFailed(message=message):
+                if message:
+                    self.chat.show_error(message)
+            case _:
+                assert_never(event)
+
+    def _follow_entries(self, entries: list[dict[str, Any]], leaf_id: str | None) -> None:
+        if self._streaming:
+            return
+        if not (leaf_id == entries[-1].get("id") and self._follow_append(entries)):
             self._refresh_chat()
-        if event.kind in ("leaf_moved", "reloaded", "external_append", "entry_appended"):
-            if self.ui_state is not None and event.kind in ("leaf_moved", "entry_appended"):
-                self.ui_state.remember_leaf(self.agent.session.session_file, event.leaf_id)
-        if event.kind == "error" and event.message:
-            self.chat.show_error(event.message)
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         kind, data = event.kind, event.data

@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.session import SessionEvent, SessionFileError, SessionManager, SessionReadOnlyError
+from desktop_app.session import (
+    ExternalAppend,
+    Reloaded,
+    SessionEvent,
+    SessionFailed,
+    SessionFileError,
+    SessionManager,
+    SessionReadOnlyError,
+)
 from desktop_app.session import store as store_module
 from desktop_app.session.entries import serialize_line
 
@@ -140,7 +148,7 @@ def test_appends_by_another_program_are_followed(tmp_path: Path) -> None:
     with open(path, "a", encoding="utf-8") as fh:  # pi's appendFileSync: no lock, one line
         fh.write(serialize_line(external))
     assert m.poll_external_changes() == [external]
-    assert events[-1].kind == "external_append" and m.leaf_id == "pi000001"
+    assert events[-1] == ExternalAppend((external,), "pi000001") and m.leaf_id == "pi000001"
     assert m.poll_external_changes() == []
     # a partial line is not read until it is complete
     with open(path, "a", encoding="utf-8") as fh:
@@ -175,7 +183,7 @@ def test_replaced_file_is_reloaded(tmp_path: Path) -> None:
     shutil.copyfile(FIXTURES / "gen-0009.jsonl", tmp_path / "other.jsonl")
     os.replace(tmp_path / "other.jsonl", path)
     m.poll_external_changes()
-    assert events[-1].kind == "reloaded"
+    assert events[-1] == Reloaded("eb8484cf")
     assert m.leaf_id == "eb8484cf"
 
 
@@ -204,7 +212,7 @@ def test_write_failure_keeps_entry_and_retries(tmp_path: Path, monkeypatch: pyte
     m.append_message(user("a"))
     path = Path(m.session_file or "")
     errors: list[SessionEvent] = []
-    m.subscribe(lambda e: errors.append(e) if e.kind == "error" else None)
+    m.subscribe(lambda e: errors.append(e) if isinstance(e, SessionFailed) else None)
 
     def disk_full(fd: int, data: bytes) -> int:
         raise OSError(28, "No space left on device")

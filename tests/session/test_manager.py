@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.session import SessionError, SessionEvent, SessionManager
+from desktop_app.session import EntryAppended, LeafMoved, SessionError, SessionEvent, SessionManager
 from desktop_app.session.paths import encode_cwd
 
 from .helpers import assistant, user
@@ -214,8 +214,7 @@ def test_events_reach_subscribers() -> None:
     m.reset_leaf()
     unsubscribe()
     m.append_message(user("after"))
-    assert [e.kind for e in seen] == ["entry_appended", "leaf_moved", "leaf_moved"]
-    assert seen[0].entries[0]["id"] == u
+    assert seen == [EntryAppended(m.get_entry(u) or {}, u), LeafMoved(u, u), LeafMoved(None, u)]
 
 
 def test_open_missing_file_starts_session_at_that_path(tmp_path: Path) -> None:

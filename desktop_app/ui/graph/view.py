@@ -14,14 +14,22 @@ from __future__ import annotations
 import html
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 import networkx as nx
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
-from desktop_app.session import SessionEvent, SessionManager
+from desktop_app.session import (
+    EntryAppended,
+    ExternalAppend,
+    LeafMoved,
+    Reloaded,
+    SessionEvent,
+    SessionFailed,
+    SessionManager,
+)
 
 from .audit import CompactionAudit, audit_compaction, branch_summary_info
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
@@ -162,33 +170,45 @@ class GraphView(QGraphicsView):
         manager = self._manager
         if model is None or manager is None:
             return
-        if event.kind in ("entry_appended", "external_append"):
-            entries = [e for e in event.entries if isinstance(e, dict)]
-            if not entries:
-                return
-            if any(e.get("type") == "label" for e in entries):
-                self._search_cache.clear()  # a label is part of its target's searchable text
-            if event.leaf_id == entries[-1].get("id"):
-                deltas = [model.add_entry(e) for e in entries]
-                if any(d.rebuilt for d in deltas):
-                    self._after_rebuild(GraphDelta(rebuilt=True, structure_changed=True))
+        match event:
+            case EntryAppended(entry=entry, leaf_id=leaf_id):
+                self._follow_entries([entry], leaf_id)
+            case ExternalAppend(entries=entries, leaf_id=leaf_id):
+                self._follow_entries(list(entries), leaf_id)
+            case LeafMoved(leaf_id=leaf_id):
+                delta = model.set_leaf(leaf_id)
+                if delta.rebuilt:
+                    self._after_rebuild(delta)
                 else:
-                    for delta in deltas:
-                        self._apply_append(delta)
-            else:  # appended elsewhere (another writer while we look at an older leaf)
-                model.leaf_id = event.leaf_id
-                self._after_rebuild(model.rebuild(reindex=True))
-        elif event.kind == "leaf_moved":
-            delta = model.set_leaf(event.leaf_id)
-            if delta.rebuilt:
-                self._after_rebuild(delta)
+                    self._scene.refresh(delta.changed)
+                    self._order = None
+                    self._schedule_minimap()
+            case Reloaded():
+                self._search_cache.clear()
+                self._after_rebuild(model.set_index(manager.index, manager.leaf_id))
+            case SessionFailed():
+                pass  # the window shows errors; the tree did not change
+            case _:
+                assert_never(event)
+
+    def _follow_entries(self, appended: list[dict[str, Any]], leaf_id: str | None) -> None:
+        model = self._model
+        assert model is not None
+        entries = [e for e in appended if isinstance(e, dict)]
+        if not entries:
+            return
+        if any(e.get("type") == "label" for e in entries):
+            self._search_cache.clear()  # a label is part of its target's searchable text
+        if leaf_id == entries[-1].get("id"):
+            deltas = [model.add_entry(e) for e in entries]
+            if any(d.rebuilt for d in deltas):
+                self._after_rebuild(GraphDelta(rebuilt=True, structure_changed=True))
             else:
-                self._scene.refresh(delta.changed)
-                self._order = None
-                self._schedule_minimap()
-        elif event.kind == "reloaded":
-            self._search_cache.clear()
-            self._after_rebuild(model.set_index(manager.index, manager.leaf_id))
+                for delta in deltas:
+                    self._apply_append(delta)
+        else:  # appended elsewhere (another writer while we look at an older leaf)
+            model.leaf_id = leaf_id
+            self._after_rebuild(model.rebuild(reindex=True))
 
     def _apply_append(self, delta: GraphDelta) -> None:
         assert self._model is not None
