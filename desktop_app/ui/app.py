@@ -10,8 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
+import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop_app.agent import AgentSession
 from desktop_app.agent.providers import make_provider
@@ -19,6 +23,9 @@ from desktop_app.session import SessionManager
 from desktop_app.session.catalog import SessionCatalog
 from desktop_app.session.paths import arbor_sessions_root, encode_cwd
 from desktop_app.settings import Settings
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 SAMPLE_SESSION = RESOURCES / "sample-session.jsonl"
@@ -44,6 +51,43 @@ def initial_session(path: str | None, settings: Settings) -> SessionManager:
         target.chmod(0o600)
         return SessionManager.open(target, fsync=settings.fsync)
     return SessionManager.create(os.getcwd(), fsync=settings.fsync)
+
+
+def close_on_sigterm(window: QWidget) -> Callable[[], None]:
+    """Make SIGTERM close ``window`` exactly as its close button does; returns the undo.
+
+    Closing aborts a streaming reply and the loop then waits for its partial text to be saved;
+    the default SIGTERM action would kill the process and lose it (issue 13 item 9). Python runs
+    signal handlers only between bytecodes, which an idle Qt loop never executes, so the signal
+    is carried into Qt through a wake-up socket that a ``QSocketNotifier`` watches.
+    """
+    from PySide6.QtCore import QSocketNotifier
+
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    previous_fd = signal.set_wakeup_fd(writer.fileno())
+    previous_handler = signal.signal(signal.SIGTERM, lambda _signum, _frame: None)
+    notifier = QSocketNotifier(reader.fileno(), QSocketNotifier.Type.Read, window)
+
+    def on_wakeup() -> None:
+        try:
+            received = reader.recv(512)
+        except BlockingIOError:
+            return
+        if signal.SIGTERM in received:
+            window.close()
+
+    notifier.activated.connect(on_wakeup)
+
+    def undo() -> None:
+        notifier.setEnabled(False)
+        signal.signal(signal.SIGTERM, previous_handler)
+        signal.set_wakeup_fd(previous_fd)
+        reader.close()
+        writer.close()
+
+    return undo
 
 
 def run_gui(path: str | None = None) -> int:
@@ -73,6 +117,7 @@ def run_gui(path: str | None = None) -> int:
     for warning in settings.warnings:
         window.chat.show_error(warning)
     window.show()
+    restore_sigterm = close_on_sigterm(window)
     closed = asyncio.Event()
     window.closed.connect(closed.set)
     app.aboutToQuit.connect(closed.set)
@@ -95,4 +140,5 @@ def run_gui(path: str | None = None) -> int:
         aclose = getattr(agent.provider, "aclose", None)
         if aclose is not None:
             loop.run_until_complete(aclose())  # close the SDK's connections on the loop that opened them
+    restore_sigterm()
     return 0

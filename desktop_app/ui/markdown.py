@@ -41,7 +41,9 @@ from PySide6.QtGui import (
 __all__ = [
     "CodeColors",
     "SafeTextDocument",
+    "MAX_NESTING",
     "canonical_language",
+    "cap_nesting",
     "code_block_html",
     "code_colors",
     "escape",
@@ -481,6 +483,54 @@ _MAYBE_CODE = re.compile(r"^(?: {4,}|\t)\S|```|~~~", re.MULTILINE)
 _INLINE_CODE = "<span style=\" font-family:'monospace';\">"
 
 
+#: Deepest list / block-quote nesting rendered as such; deeper markers are shown as text. Qt's
+#: layout of nested lists is superlinear (``"- " * 600`` alone takes ~0.1 s, 10,000 levels ~20 s),
+#: and no message needs more levels than a reader can follow.
+MAX_NESTING = 16
+_CONTAINER = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)| {0,3}>[ \t]?")
+_INDENT = re.compile(r"[ \t]+")
+
+
+def cap_nesting(markdown: str, limit: int = MAX_NESTING) -> str:
+    """``markdown`` with container nesting capped at ``limit`` levels (issue 13: a one-line
+    ``"- " * 10000`` froze the window for 22 s).
+
+    Two ways to nest deeply: many list / quote markers at the start of one line, and indentation
+    growing line by line. Past ``limit`` markers, the next marker is backslash-escaped so the rest
+    of the line is plain paragraph text; leading indentation is cut to what ``limit`` levels need
+    (2 columns a level, as ``"- "`` opens one), and indentation counts towards the markers' cap.
+    Lines within the cap are returned unchanged, so ordinary text renders exactly as before.
+    """
+    max_indent = 2 * limit  # a list level can be as narrow as "- ": two columns
+    out: list[str] = []
+    for line in markdown.split("\n"):
+        indent = _INDENT.match(line)
+        columns = len(indent.group().expandtabs(4)) if indent is not None else 0
+        if indent is not None and columns > max_indent:
+            line = " " * max_indent + line[indent.end() :]
+            columns = max_indent
+        position = len(line) - len(line.lstrip(" \t"))
+        depth = columns // 2  # levels the indentation may already have opened
+        while (match := _CONTAINER.match(line, position)) is not None and match.end() > position:
+            if depth >= limit:
+                marker = position + len(match.group()) - len(match.group().lstrip(" "))
+                while line[marker].isdigit():
+                    marker += 1
+                line = f"{line[:marker]}\\{line[marker:]}"
+                break
+            depth += 1
+            position = match.end()
+        out.append(line)
+    capped = "\n".join(out)
+    return markdown if capped == markdown else capped
+
+
+def _prose_pieces(text: str) -> Iterator[tuple[str, str | None, str]]:
+    """``split_fences`` of sanitized ``text`` with the nesting of every prose piece capped."""
+    for kind, language, piece in split_fences(sanitize_text(text)):
+        yield (kind, language, cap_nesting(piece) if kind == "markdown" else piece)
+
+
 def _replace_images(doc: QTextDocument) -> None:
     """Swap each image for ``[image: alt]`` text, before anything could lay it out and load it."""
     found: list[tuple[int, str]] = []
@@ -571,7 +621,7 @@ def markdown_to_html_streaming(text: str, *, dark: bool = False) -> str:
     rendered whole.
     """
     out: list[str] = []
-    for kind, language, piece in split_fences(sanitize_text(text)):
+    for kind, language, piece in _prose_pieces(text):
         if kind == "code":
             out.append(code_block_html(piece, language, dark=dark))
             continue
@@ -591,7 +641,7 @@ def markdown_to_html(text: str, *, dark: bool = False) -> str:
     """
     colors = code_colors(dark)
     out: list[str] = []
-    for kind, language, piece in split_fences(sanitize_text(text)):
+    for kind, language, piece in _prose_pieces(text):
         if kind == "code":
             out.append(code_block_html(piece, language, dark=dark))
         elif piece.strip():

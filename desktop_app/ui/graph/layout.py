@@ -475,6 +475,12 @@ class Layouter:
         job = self._job
         return job is not None and not job.cancelled and not job.finished
 
+    @property
+    def worker_pid(self) -> int | None:
+        """The process id of the ``dot`` child while one runs (never this process's)."""
+        job = self._job
+        return job.pid if job is not None and self.busy else None
+
     def cancel(self) -> None:
         """Kill the running child, if any; a pending :meth:`layout` raises :class:`LayoutSuperseded`."""
         if self._job is not None:

@@ -801,6 +801,11 @@ class GraphView(QGraphicsView):
     def layout_busy(self) -> bool:
         return self._layouter.busy
 
+    @property
+    def layout_worker_pid(self) -> int | None:
+        """The ``dot`` child's process id while it runs (tests check layout is off this process)."""
+        return self._layouter.worker_pid
+
     def graph_scene(self) -> GraphScene:
         return self._scene
 

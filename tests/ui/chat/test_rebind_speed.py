@@ -1,15 +1,13 @@
-"""Rebinding the chat to another leaf is instant for long sessions (a virtualized list).
+"""Rebinding the chat to another leaf does work for the visible rows only (a virtualized list).
 
-A smoke check with a generous bound (1 s) so a loaded CI machine does not flake; the real target
-(≤ 150 ms for a branch switch) is measured by ``benchmarks/bench_gui.py``. The measured time is
-printed (``-s``) and attached to the test report as a user property.
+Structural, not timed: each rebind of 5,000 messages may build rich-text documents only for the
+rows that fit on screen, however long the context is. How long a rebind takes is a benchmark
+figure (``benchmarks/bench_gui.py``, target ≤ 150 ms for a branch switch), never a test bound.
 """
 
 from __future__ import annotations
 
 import copy
-import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,8 +25,8 @@ def _long_context(open_case: Callable[[str], SessionManager]) -> list[dict[str, 
     return [copy.deepcopy(base[i % len(base)]) for i in range(N)]
 
 
-def test_set_context_with_5000_messages_is_fast(
-    qtbot: Any, open_case: Callable[[str], SessionManager], record_property: Callable[[str, object], None]
+def test_set_context_with_5000_messages_builds_only_visible_rows(
+    qtbot: Any, open_case: Callable[[str], SessionManager]
 ) -> None:
     first = _long_context(open_case)
     second = [copy.deepcopy(m) for m in reversed(first)]
@@ -38,17 +36,15 @@ def test_set_context_with_5000_messages_is_fast(
     panel.show()
     qtbot.waitExposed(panel)
 
-    timings = []
+    built_per_rebind = []
     for messages in (first, second, first, second, first):
-        start = time.perf_counter()
+        before = panel.delegate.stats["documents_built"]
         panel.set_context(messages)  # includes the layout of every row (scrollToBottom forces it)
-        timings.append((time.perf_counter() - start) * 1000)
         qtbot.wait(1)  # paint
-    assert panel.model.rowCount() + panel.hidden_count == N
-    assert panel.delegate.stats["documents_built"] < 200  # only what was visible was rendered
-    best, median = min(timings), statistics.median(timings)
-    record_property("set_context_5000_ms", f"best {best:.1f} median {median:.1f}")
-    print(
-        f"\nset_context({N}): best {best:.1f} ms, median {median:.1f} ms, all {[round(t) for t in timings]}"
-    )
-    assert median < 1000
+        built_per_rebind.append(panel.delegate.stats["documents_built"] - before)
+        assert panel.model.rowCount() + panel.hidden_count == N
+    # A 900-pixel view shows a few dozen rows at most: only they are rendered (once; later rebinds
+    # to the same messages reuse them), never all 5,000.
+    assert built_per_rebind[0] > 0 and all(built <= 100 for built in built_per_rebind), built_per_rebind
+    # Everything else was estimated from text length, not laid out.
+    assert panel.delegate.stats["estimates"] >= N - 100
