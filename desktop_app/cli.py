@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return run_gui(args_list[0] if args_list else None)
     args = parser.parse_args(args_list)
     if args.command == "inspect":
-        from .inspect import run
+        from .inspection import run
 
         return run(args.file, args.sequential_ids)
     if args.command == "ask":

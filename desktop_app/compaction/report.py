@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from desktop_app.inspect_refs import MessageList
 from desktop_app.session.context import context_from_path, convert_to_llm
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.jsjson import js_string
@@ -34,7 +33,15 @@ from .tokens import (
     should_compact,
 )
 
-__all__ = ["compaction_sections", "text_digest", "KEEP_BUDGETS", "BRANCH_BUDGETS", "CONTEXT_WINDOWS"]
+__all__ = ["MessageList", "compaction_sections", "text_digest", "KEEP_BUDGETS", "BRANCH_BUDGETS", "CONTEXT_WINDOWS"]
+
+
+class MessageList(list[Any]):
+    """Messages that a report consumer encodes as message-table refs (by object identity).
+
+    A marker on this module's output (``arbor inspect`` turns each into refs into its message table);
+    defined here, where the sections are made, so the engine depends on nothing above it.
+    """
 
 KEEP_BUDGETS = (0, 50, 500, 2000, 20000)
 BRANCH_BUDGETS = (0, 1000, 100000)

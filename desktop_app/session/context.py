@@ -114,6 +114,65 @@ def message_from_entry(entry: Entry) -> Message | None:
 
 
 # ------------------------------------------------------------------------------ build
+#
+# One core, three entry points. pi's ``buildSessionContext`` walks the root → leaf path; the rules it
+# applies per entry and the way it assembles the result live here once:
+#
+# * :func:`_contribution`: what one entry adds (its message, or none) and whether it is the model source;
+# * :class:`_Parts` / :meth:`_Parts.context`: latest compaction + kept range + tail + thinking level +
+#   model source → ``SessionContext``.
+#
+# The entry points differ only in which entries they visit: :func:`context_from_path` walks a path
+# root → leaf, :func:`build_session_context` walks leaf → root and stops once nothing further up can
+# matter, :func:`extend_context` adds one entry to an existing context. A Hypothesis property
+# (tests/session/test_context_core.py) checks that the three agree.
+
+
+def _contribution(entry: Entry) -> tuple[Message | None, bool]:
+    """(the message ``entry`` adds to the context or ``None``, whether it is a model source).
+
+    A model source is a ``model_change`` or an assistant message; thinking levels and compactions
+    are not messages and are recognised by their type where they matter.
+    """
+    entry_type = entry.get("type")
+    if entry_type == "message":
+        message = _message_payload(entry)
+        return message, message is not None and message.get("role") == "assistant"
+    if entry_type == "model_change":
+        return None, True
+    return context_message(entry), False
+
+
+def _model_from(source: Entry) -> dict[str, Any]:
+    """The ``model`` of a context whose latest model source is ``source`` (pi's two shapes)."""
+    if source.get("type") == "model_change":
+        return _copy_keys({}, source, ("provider", "modelId"))
+    message = source["message"]
+    model: dict[str, Any] = {}
+    if "provider" in message:
+        model["provider"] = message["provider"]
+    if "model" in message:
+        model["modelId"] = message["model"]
+    return model
+
+
+@dataclass
+class _Parts:
+    """What a context is made of, before assembly (messages in root → leaf order)."""
+
+    compaction: Entry | None = None
+    kept: list[Message] = field(default_factory=list)  # the compaction's kept range
+    tail: list[Message] = field(default_factory=list)  # everything after the compaction (or all)
+    thinking_entry: Entry | None = None
+    model_entry: Entry | None = None
+
+    def context(self) -> SessionContext:
+        thinking_level: Any = self.thinking_entry.get("thinkingLevel") if self.thinking_entry is not None else "off"
+        model = _model_from(self.model_entry) if self.model_entry is not None else None
+        if self.compaction is None:
+            return SessionContext(self.tail, thinking_level, model)
+        messages = [compaction_summary_message(self.compaction), *self.kept, *self.tail]
+        return SessionContext(messages, thinking_level, model)
 
 
 def build_session_context(
@@ -131,13 +190,13 @@ def build_session_context(
     leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET else None
     if leaf is None:
         leaf = entries[-1]
-    context = _context_walking_up(index, leaf)
-    return context if context is not None else context_from_path(index.path_to(leaf))
+    parts = _parts_walking_up(index, leaf)
+    return parts.context() if parts is not None else context_from_path(index.path_to(leaf))
 
 
-def _context_walking_up(index: SessionIndex, leaf: Entry) -> SessionContext | None:
-    """:func:`context_from_path` without building the path: walk from the leaf towards the root and
-    stop as soon as nothing further up can matter.
+def _parts_walking_up(index: SessionIndex, leaf: Entry) -> _Parts | None:
+    """The parts of the context at ``leaf`` without building the path: walk towards the root and stop
+    as soon as nothing further up can matter.
 
     Only the latest compaction counts, so below it every message is collected; above it only the kept
     range (up to ``firstKeptEntryId``) and the nearest thinking level and model source are needed. On
@@ -145,14 +204,11 @@ def _context_walking_up(index: SessionIndex, leaf: Entry) -> SessionContext | No
     path. ``None`` (the caller walks the careful way) on a cycle or an id that cannot be a key.
     """
     by_id = index.by_id.get
-    field = dict.get
-    tail: list[Message] = []  # messages below the latest compaction, leaf first
-    kept: list[Message] = []  # the compaction's kept range, nearest first
-    compaction: Entry | None = None
+    parts = _Parts()
+    kept: list[Message] = []  # nearest first
+    tail: list[Message] = []  # leaf first
     first_kept: Any = None
     found_kept = False
-    thinking_entry: Entry | None = None
-    model_entry: Entry | None = None
     steps, limit = 0, len(index.entries)
     entry: Entry | None = leaf
     try:
@@ -160,165 +216,83 @@ def _context_walking_up(index: SessionIndex, leaf: Entry) -> SessionContext | No
             steps += 1
             if steps > limit:
                 return None
-            entry_type = field(entry, "type")
-            message: Any = None
-            if entry_type == "message":
-                message = field(entry, "message")
-                if message.__class__ is not dict and not isinstance(message, dict):
-                    message = None
-                elif model_entry is None and message.get("role") == "assistant":
-                    model_entry = entry
-            elif entry_type == "thinking_level_change":
-                if thinking_entry is None:
-                    thinking_entry = entry
-            elif entry_type == "model_change":
-                if model_entry is None:
-                    model_entry = entry
-            elif entry_type == "compaction":
-                if compaction is None:
-                    compaction = entry
-                    first_kept = field(entry, "firstKeptEntryId")
-                    entry = _parent(entry, by_id)
-                    continue
+            entry_type = entry.get("type")
+            if entry_type == "compaction" and parts.compaction is None:
+                parts.compaction = entry
+                first_kept = entry.get("firstKeptEntryId")
             else:
-                message = context_message(entry)
-            if compaction is None:
-                if message is not None:
-                    tail.append(message)
-            elif not found_kept:
-                if message is not None:
-                    kept.append(message)
-                if field(entry, "id") == first_kept:
-                    found_kept = True
-            if compaction is not None and found_kept and thinking_entry is not None and model_entry is not None:
-                break
-            entry = _parent(entry, by_id)
-    except TypeError:
+                if entry_type == "thinking_level_change" and parts.thinking_entry is None:
+                    parts.thinking_entry = entry
+                message, is_model_source = _contribution(entry)
+                if is_model_source and parts.model_entry is None:
+                    parts.model_entry = entry
+                if parts.compaction is None:
+                    if message is not None:
+                        tail.append(message)
+                elif not found_kept:
+                    if message is not None:
+                        kept.append(message)
+                    found_kept = entry.get("id") == first_kept
+                if (
+                    found_kept
+                    and parts.thinking_entry is not None
+                    and parts.model_entry is not None
+                ):
+                    break
+            parent = entry.get("parentId")
+            entry = by_id(parent) if parent is not None else None
+    except TypeError:  # an unhashable parentId
         return None
-    messages: list[Message] = []
-    if compaction is not None:
-        messages.append(compaction_summary_message(compaction))
-        if found_kept:
-            kept.reverse()
-            messages.extend(kept)
+    if found_kept:
+        kept.reverse()
+        parts.kept = kept
     tail.reverse()
-    messages.extend(tail)
-    thinking_level: Any = thinking_entry.get("thinkingLevel") if thinking_entry is not None else "off"
-    model: dict[str, Any] | None = None
-    if model_entry is not None:
-        if model_entry.get("type") == "model_change":
-            model = _copy_keys({}, model_entry, ("provider", "modelId"))
-        else:
-            source = model_entry["message"]
-            model = {}
-            if "provider" in source:
-                model["provider"] = source["provider"]
-            if "model" in source:
-                model["modelId"] = source["model"]
-    return SessionContext(messages, thinking_level, model)
+    parts.tail = tail
+    return parts
 
 
-def _parent(entry: Entry, by_id: Any) -> Entry | None:
-    parent = entry.get("parentId")
-    return by_id(parent) if parent is not None else None
+def context_from_path(path: list[Entry]) -> SessionContext:
+    """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
+    parts = _Parts()
+    compaction_at = -1
+    for i, entry in enumerate(path):
+        entry_type = entry.get("type")
+        if entry_type == "compaction":
+            parts.compaction, compaction_at = entry, i
+            parts.tail = []
+            continue
+        if entry_type == "thinking_level_change":
+            parts.thinking_entry = entry
+        message, is_model_source = _contribution(entry)
+        if is_model_source:
+            parts.model_entry = entry
+        if message is not None:
+            parts.tail.append(message)
+    if parts.compaction is not None:
+        first_kept = parts.compaction.get("firstKeptEntryId")
+        # Ids on a path are unique (it follows parentId through the id map), so searching back from
+        # the compaction finds pi's "first entry with that id", usually a few steps away.
+        kept_from = next(
+            (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
+        )
+        parts.kept = [m for m in (_contribution(e)[0] for e in path[kept_from:compaction_at]) if m is not None]
+    return parts.context()
 
 
 def extend_context(context: SessionContext, entry: Entry) -> SessionContext | None:
     """The context one entry further down the path, or ``None`` when only a full rebuild can tell.
 
     Compactions and branch summaries reshape the context; everything else adds at most one message
-    and may change the model or thinking level, exactly as step 3 of :func:`context_from_path` does.
+    and may change the model or thinking level, exactly as one step of :func:`context_from_path`.
     """
     entry_type = entry.get("type")
     if entry_type in ("compaction", "branch_summary"):
         return None
-    thinking_level: Any = context.thinking_level
-    model = context.model
-    if entry_type == "thinking_level_change":
-        thinking_level = entry.get("thinkingLevel")
-    elif entry_type == "model_change":
-        model = _copy_keys({}, entry, ("provider", "modelId"))
-    message = context_message(entry)
-    if isinstance(message, dict) and message.get("role") == "assistant":
-        model = {}
-        if "provider" in message:
-            model["provider"] = message["provider"]
-        if "model" in message:
-            model["modelId"] = message["model"]
+    thinking_level: Any = entry.get("thinkingLevel") if entry_type == "thinking_level_change" else context.thinking_level
+    message, is_model_source = _contribution(entry)
+    model = _model_from(entry) if is_model_source else context.model
     messages = context.messages if message is None else [*context.messages, message]
     return SessionContext(messages, thinking_level, model)
-
-
-def context_from_path(path: list[Entry]) -> SessionContext:
-    """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
-    # One pass: messages after the latest compaction are collected as we go (restarting at each
-    # compaction), and where the last thinking level and model source are is noted; the model dict is
-    # built once at the end (a long path has thousands of assistants).
-    thinking_at = model_at = compaction_at = -1
-    tail: list[Message] = []
-    append = tail.append
-    get = dict.get  # unbound: saves a method lookup per entry on paths of tens of thousands
-    for i, entry in enumerate(path):
-        entry_type = get(entry, "type")
-        if entry_type == "message":
-            message = get(entry, "message")
-            if message.__class__ is dict:
-                append(message)
-                if get(message, "role") == "assistant":
-                    model_at = i
-            elif isinstance(message, dict):
-                append(message)
-                if message.get("role") == "assistant":
-                    model_at = i
-        elif entry_type == "thinking_level_change":
-            thinking_at = i
-        elif entry_type == "model_change":
-            model_at = i
-        elif entry_type == "compaction":
-            compaction_at = i
-            tail = []
-            append = tail.append
-        else:
-            message = context_message(entry)
-            if message is not None:
-                append(message)
-    thinking_level: Any = path[thinking_at].get("thinkingLevel") if thinking_at >= 0 else "off"
-    model: dict[str, Any] | None = None
-    if model_at >= 0:
-        source = path[model_at]
-        if source.get("type") == "model_change":
-            model = _copy_keys({}, source, ("provider", "modelId"))
-        else:
-            message = source["message"]
-            model = {}
-            if "provider" in message:
-                model["provider"] = message["provider"]
-            if "model" in message:
-                model["modelId"] = message["model"]
-    if compaction_at < 0:
-        return SessionContext(tail, thinking_level, model)
-    compaction = path[compaction_at]
-    messages: list[Message] = [compaction_summary_message(compaction)]
-    first_kept = compaction.get("firstKeptEntryId")
-    # Ids on a path are unique (it follows parentId through the id map), so searching back from the
-    # compaction finds pi's "first entry with that id", usually a few steps away.
-    kept_from = next((i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at)
-    _emit_messages(path[kept_from:compaction_at], messages)
-    messages.extend(tail)
-    return SessionContext(messages, thinking_level, model)
-
-
-def _emit_messages(entries: list[Entry], out: list[Message]) -> None:
-    append = out.append
-    for entry in entries:
-        if entry.get("type") == "message":  # the common case, inlined
-            message = entry.get("message")
-            if message.__class__ is dict or isinstance(message, dict):
-                append(message)
-        else:
-            message = context_message(entry)
-            if message is not None:
-                append(message)
 
 
 # ------------------------------------------------------------------------------ convert_to_llm

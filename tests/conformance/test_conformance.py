@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from desktop_app.inspect import build_report
+from desktop_app.inspection import build_report
 
 from .resolve import Resolved, load_expected, normalise
 

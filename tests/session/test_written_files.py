@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from desktop_app.inspect import build_report
+from desktop_app.inspection import build_report
 from desktop_app.session import SessionManager
 from desktop_app.session.entries import parse_session_text
 from desktop_app.session.jsjson import js_stringify

@@ -1,4 +1,4 @@
-"""``arbor inspect``: the engine's answers for one session file, in pi's conformance schema.
+"""The ``arbor inspect`` document: the engine's answers for one session file, in pi's conformance schema.
 
 The document has the shape of ``conformance/*.expected.json`` (DESIGN.md §5) so that a case passes
 when Arbor's document equals pi's after resolving message refs. The file itself is never written:
@@ -11,19 +11,21 @@ import hashlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from .inspect_refs import MessageList
-from .session.context import build_session_context, message_from_entry
-from .session.entries import is_header, parse_session_text, sequential_ids
-from .session.jsjson import js_string, js_stringify
-from .session.manager import SessionError, SessionManager
-from .session.migrate import header_version, migrate_objects, needs_migration
-from .session.store import SessionFileError
-from .session.tree import key_of
+from desktop_app.compaction.report import MessageList, compaction_sections
+from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.session.context import build_session_context, message_from_entry
+from desktop_app.session.entries import is_header, parse_session_text, sequential_ids
+from desktop_app.session.jsjson import js_string, js_stringify
+from desktop_app.session.manager import SessionError, SessionManager
+from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
+from desktop_app.session.store import SessionFileError
+from desktop_app.session.tree import key_of
 
 SCHEMA = "arbor-inspect/expected@1"
 PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')"
@@ -242,7 +244,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
     for entry in entries:
-        entry_id = entry.get("id")
+        entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
         name = js_string(entry_id)
         if name in contexts:
             continue
@@ -268,8 +270,6 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     leaves = manager.index.leaves()
     sections["leaves"] = leaves
 
-    from .compaction.report import compaction_sections
-
     try:
         sections.update(compaction_sections(manager, leaves))
     except Exception as exc:  # noqa: BLE001 - pi's harness records a computation that threw, so do we
@@ -279,8 +279,6 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
 
     encoded = _encode_message_lists(sections, table)
     doc["message_table"] = table.items
-    from .compaction.tokens import estimate_tokens
-
     def tokens(message: Any) -> Any:
         try:
             return estimate_tokens(message)
@@ -328,7 +326,6 @@ def render(doc: dict[str, Any]) -> str:
 
 def run(path: str, sequential: bool) -> int:
     """CLI entry: print the document; a file that cannot be read gives one line on stderr, exit 2."""
-    import sys
 
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
