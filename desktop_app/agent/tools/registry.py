@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from .context import ToolContext
+from .edit import execute_edit, prepare_edit_arguments
 from .find import execute_find
 from .grep import execute_grep
 from .ls import execute_ls
 from .read import execute_read
 from .results import ToolOutput
 from .schema import Schema
+from .write import execute_write
 
 __all__ = [
     "ToolSpec",
@@ -151,7 +153,66 @@ LS = ToolSpec(
     snippet="List directory contents",
 )
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (READ, GREP, FIND, LS)}
+WRITE = ToolSpec(
+    name="write",
+    description=(
+        "Write content to a file. Creates the file if it doesn't exist, overwrites if it does. "
+        "Automatically creates parent directories."
+    ),
+    parameters=_object(
+        ["path", "content"],
+        {
+            "path": _prop("string", "Path to the file to write (relative or absolute)"),
+            "content": _prop("string", "Content to write to the file"),
+        },
+    ),
+    execute=execute_write,
+    needs_approval=True,
+    snippet="Create or overwrite files",
+)
+
+EDIT = ToolSpec(
+    name="edit",
+    description=(
+        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, "
+        "non-overlapping region of the original file. If two changes affect the same block or nearby lines, "
+        "merge them into one edit instead of emitting overlapping edits. Do not include large unchanged "
+        "regions just to connect distant changes."
+    ),
+    parameters=_object(
+        ["path", "edits"],
+        {
+            "path": _prop("string", "Path to the file to edit (relative or absolute)"),
+            "edits": {
+                "type": "array",
+                "description": (
+                    "One or more targeted replacements. Each edit is matched against the original file, not "
+                    "incrementally. Do not include overlapping or nested edits. If two changes touch the same "
+                    "block or nearby lines, merge them into one edit instead."
+                ),
+                "items": _object(
+                    ["oldText", "newText"],
+                    {
+                        "oldText": _prop(
+                            "string",
+                            "Exact text for one targeted replacement. It must be unique in the original file "
+                            "and must not overlap with any other edits[].oldText in the same call.",
+                        ),
+                        "newText": _prop("string", "Replacement text for this targeted edit."),
+                    },
+                    closed=True,
+                ),
+            },
+        },
+        closed=True,
+    ),
+    execute=execute_edit,
+    needs_approval=True,
+    snippet="Make precise file edits with exact text replacement, including multiple disjoint edits in one call",
+    prepare=prepare_edit_arguments,
+)
+
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (READ, EDIT, WRITE, GREP, FIND, LS)}
 
 ALL_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")
