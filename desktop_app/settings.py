@@ -32,10 +32,26 @@ class RetrySettings:
 
 
 @dataclass
+class NetworkSettings:
+    """How long Arbor waits on a model server (Arbor's own ``network`` group; pi has no equivalent).
+
+    ``connectTimeoutMs`` bounds opening the connection; ``idleTimeoutMs`` bounds the silence between
+    two reads of the response (headers that never come, a stream that stalls), after which the attempt
+    fails as a retryable timeout; ``waitingNoticeMs`` is when the window starts saying "waiting for
+    the server".
+    """
+
+    connect_timeout_ms: int = 10_000
+    idle_timeout_ms: int = 60_000
+    waiting_notice_ms: int = 3_000
+
+
+@dataclass
 class Settings:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
+    network: NetworkSettings = field(default_factory=NetworkSettings)
     default_thinking_level: str = "medium"
     provider: str | None = None  # "anthropic" | "offline" | None (= anthropic when a key exists)
     model: str | None = None
@@ -121,6 +137,17 @@ class Settings:
         self.retry.max_retry_delay_ms = pick(
             provider_retry, "maxRetryDelayMs", int, legacy if legacy is not None else self.retry.max_retry_delay_ms
         )
+        n = raw.get("network")
+        for attr, key in (
+            ("connect_timeout_ms", "connectTimeoutMs"),
+            ("idle_timeout_ms", "idleTimeoutMs"),
+            ("waiting_notice_ms", "waitingNoticeMs"),
+        ):
+            value = pick(n, key, int, getattr(self.network, attr))
+            if value <= 0:
+                self.warnings.append(f"Ignored setting {key!r}: must be positive")
+            else:
+                setattr(self.network, attr, value)
         level = pick(raw, "defaultThinkingLevel", str, self.default_thinking_level)
         self.default_thinking_level = level if level in THINKING_LEVELS else self.default_thinking_level
         self.provider = pick(raw, "provider", str, self.provider)

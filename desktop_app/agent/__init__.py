@@ -1,5 +1,55 @@
-"""The asyncio turn loop: prompts, retries, abort, auto-compaction, tree navigation."""
+"""The asyncio turn loop: prompts, retries, abort, auto-compaction, tree navigation, forks."""
 
-from .session import AgentBusyError, AgentEvent, AgentSession, ContextUsage, ForkResult, NavigateResult
+from .events import (
+    AgentError,
+    AgentEvent,
+    BranchSummaryFinished,
+    BranchSummaryStarted,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionProgress,
+    CompactionStarted,
+    MessageAppended,
+    ReplyRecovered,
+    RetryScheduled,
+    SessionChanged,
+    StreamUpdated,
+    TurnFinished,
+    TurnStarted,
+    WaitingForServer,
+)
+from .session import (
+    AgentBusyError,
+    AgentSession,
+    ContextUsage,
+    ForkPosition,
+    ForkResult,
+    NavigateResult,
+    SessionOpenError,
+)
 
-__all__ = ["AgentBusyError", "AgentEvent", "AgentSession", "ContextUsage", "ForkResult", "NavigateResult"]
+__all__ = [
+    "AgentBusyError",
+    "AgentError",
+    "AgentEvent",
+    "AgentSession",
+    "BranchSummaryFinished",
+    "BranchSummaryStarted",
+    "CompactionFailed",
+    "CompactionFinished",
+    "CompactionProgress",
+    "CompactionStarted",
+    "ContextUsage",
+    "ForkPosition",
+    "ForkResult",
+    "MessageAppended",
+    "NavigateResult",
+    "ReplyRecovered",
+    "RetryScheduled",
+    "SessionChanged",
+    "SessionOpenError",
+    "StreamUpdated",
+    "TurnFinished",
+    "TurnStarted",
+    "WaitingForServer",
+]

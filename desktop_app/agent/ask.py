@@ -10,11 +10,21 @@ import asyncio
 import os
 import sys
 
+from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 from desktop_app.settings import Settings
 
+from .events import (
+    AgentError,
+    AgentEvent,
+    CompactionStarted,
+    ReplyRecovered,
+    RetryScheduled,
+    StreamUpdated,
+    WaitingForServer,
+)
 from .providers import make_provider
-from .session import AgentEvent, AgentSession
+from .session import AgentSession
 
 
 async def _ask(text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None) -> int:
@@ -34,15 +44,22 @@ async def _ask(text: str, session: str | None, leaf: str | None, base_url: str |
     failed: list[str] = []
 
     def show(event: AgentEvent) -> None:
-        if event.kind == "text_delta":
-            sys.stdout.write(event.data["text"])
-            sys.stdout.flush()
-        elif event.kind == "retry_scheduled":
-            print(f"\n[retry {event.data['attempt']} in {event.data['delay_ms']} ms: {event.data['error']}]", file=sys.stderr)
-        elif event.kind == "compaction_started":
-            print(f"\n[compacting ({event.data['reason']})...]", file=sys.stderr)
-        elif event.kind == "error":
-            failed.append(str(event.data.get("message")))
+        match event:
+            case StreamUpdated(event=TextDelta(text=text)):
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            case RetryScheduled(attempt=attempt, delay_ms=delay_ms, error=error):
+                print(f"\n[retry {attempt} in {delay_ms} ms: {error}]", file=sys.stderr)
+            case CompactionStarted(reason=reason):
+                print(f"\n[compacting ({reason})...]", file=sys.stderr)
+            case WaitingForServer(seconds=seconds):
+                print(f"\n[waiting for the server... {seconds:.0f} s]", file=sys.stderr)
+            case ReplyRecovered(path=path, message=message):
+                print(f"\narbor ask: {message}; the reply was saved to {path}", file=sys.stderr)
+            case AgentError(message=message):
+                failed.append(message)
+            case _:
+                pass
 
     agent.subscribe(show)
     reply = await agent.prompt(text)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from desktop_app.compaction.branch_entries import collect_entries_for_branch_summary
 from desktop_app.compaction.branch_summary import generate_branch_summary
@@ -29,24 +29,48 @@ from desktop_app.compaction.tokens import (
 )
 from desktop_app.llm.protocol import (
     ABORTED_MESSAGE,
+    STREAM_ENDED_MESSAGE,
     Done,
     ErrorEvent,
     LLMRequest,
     Provider,
-    TextDelta,
-    ThinkingDelta,
-    ToolCallDelta,
-    ToolCallEnd,
-    ToolCallStart,
-    empty_usage,
-    make_assistant_message,
+    accumulate,
+    finalize,
+    new_partial,
 )
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, now_ms, parse_date_ms
-from desktop_app.session.manager import SessionManager
+from desktop_app.session.manager import SessionError, SessionManager
+from desktop_app.session.store import SessionFileError
 from desktop_app.settings import Settings
 
-__all__ = ["AgentEvent", "AgentSession", "AgentBusyError", "ContextUsage", "NavigateResult", "ForkResult"]
+from .events import (
+    AgentError,
+    AgentEvent,
+    BranchSummaryFinished,
+    BranchSummaryStarted,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionProgress,
+    CompactionStarted,
+    MessageAppended,
+    RetryScheduled,
+    SessionChanged,
+    StreamUpdated,
+    TurnFinished,
+    TurnStarted,
+)
+from .silence import SilenceWatch
+
+__all__ = [
+    "AgentSession",
+    "AgentBusyError",
+    "ContextUsage",
+    "ForkPosition",
+    "ForkResult",
+    "NavigateResult",
+    "SessionOpenError",
+]
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are a helpful assistant in Arbor, a desktop app where the user explores a conversation as a "
@@ -74,18 +98,13 @@ class AgentBusyError(RuntimeError):
     """A turn, compaction or branch summary is already running."""
 
 
-@dataclass
-class AgentEvent:
-    """What happened, for the views. ``kind`` names it; ``data`` carries the details.
+class SessionOpenError(RuntimeError):
+    """A session file could not be opened; the message says why, in words for the user."""
 
-    Kinds: ``turn_started``, ``text_delta``, ``thinking_delta``, ``toolcall_delta``,
-    ``message_appended``, ``retry_scheduled``, ``compaction_started``, ``compaction_progress``,
-    ``compaction_finished``, ``compaction_failed``, ``branch_summary_started``,
-    ``branch_summary_finished``, ``session_changed``, ``error``, ``turn_finished``.
-    """
 
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
+ForkPosition = Literal["before", "at"]
+"""``before``: pi's ``/fork`` (a user message; the new session ends at its parent, its text goes back
+to the editor). ``at``: pi's ``/clone`` (any entry; the new session ends at that entry)."""
 
 
 @dataclass
@@ -162,8 +181,7 @@ class AgentSession:
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
-    def _emit(self, kind: str, **data: Any) -> None:
-        event = AgentEvent(kind, data)
+    def _emit(self, event: AgentEvent) -> None:
         for callback in list(self._subscribers):
             callback(event)
 
@@ -250,16 +268,17 @@ class AgentSession:
                 raise
             return None  # stopped before sending: the text was not used (last_prompt_unsent)
         self._ensure_session_setup(session)
+        user_message = _user_message(text, images)
         with session.deferred_sync():
-            user_id = session.append_message(_user_message(text, images))
+            user_id = session.append_message(user_message)
         await asyncio.to_thread(session.sync)  # durable before the request goes out, off the UI thread
         self.last_prompt_unsent = None
-        self._emit("message_appended", entry_id=user_id, message=session.get_entry(user_id))
-        self._emit("turn_started")
+        self._emit(MessageAppended(user_id, user_message))
+        self._emit(TurnStarted())
         try:
             return await self._run_turn(session)
         finally:
-            self._emit("turn_finished")
+            self._emit(TurnFinished())
 
     @staticmethod
     def _last_assistant(session: SessionManager) -> Message | None:
@@ -282,7 +301,7 @@ class AgentSession:
             if session.leaf_id != parent and parent is not None:
                 session.branch(parent)  # another writer moved the leaf meanwhile: reply where we asked
             entry_id = session.append_message(message)
-            self._emit("message_appended", entry_id=entry_id, message=message)
+            self._emit(MessageAppended(entry_id, message))
             stop = message.get("stopReason")
             if stop == "aborted":
                 return message
@@ -292,10 +311,10 @@ class AgentSession:
                 if retry.enabled and is_retryable(message, window) and attempt < retry.max_retries:
                     attempt += 1
                     delay_ms = retry.base_delay_ms * 2 ** (attempt - 1)
-                    retry_after = getattr(self._last_error_event, "retry_after", None)
-                    if retry_after is not None:
-                        delay_ms = min(max(delay_ms, int(retry_after * 1000)), retry.max_retry_delay_ms)
-                    self._emit("retry_scheduled", attempt=attempt, delay_ms=delay_ms, error=message.get("errorMessage"))
+                    last_error = self._last_error_event
+                    if last_error is not None and last_error.retry_after is not None:
+                        delay_ms = min(max(delay_ms, int(last_error.retry_after * 1000)), retry.max_retry_delay_ms)
+                    self._emit(RetryScheduled(attempt, delay_ms, str(message.get("errorMessage") or "")))
                     if not await self._pause(delay_ms / 1000):
                         return message
                     continue
@@ -304,7 +323,7 @@ class AgentSession:
                         return message
                     continue  # compacted after an overflow: retry the request once
                 if not is_context_overflow(message, window):
-                    self._emit("error", message=message.get("errorMessage") or "The request failed")
+                    self._emit(AgentError(str(message.get("errorMessage") or "The request failed")))
                 return message
             self._overflow_attempted = False
             await self._check_compaction(session, message, skip_aborted=True)
@@ -323,50 +342,32 @@ class AgentSession:
     _last_error_event: ErrorEvent | None = None
 
     async def _stream_reply(self, request: LLMRequest) -> Message:
-        """Stream one reply, publishing deltas; an abort returns the partial reply as ``aborted``."""
-        text: list[str] = []
-        thinking: list[str] = []
-        calls: list[dict[str, Any]] = []
+        """Stream one reply, publishing every event with the partial message; an abort returns the
+        partial reply as ``aborted`` (the provider's final aborted message, or ours if it had none)."""
+        partial = new_partial(self.provider.model)
         self._last_error_event = None
         stream = self.provider.stream(request)
+        watch = SilenceWatch(self.settings.network.waiting_notice_ms / 1000, self._emit)
         try:
             async for event in stream:
-                if isinstance(event, TextDelta):
-                    text.append(event.text)
-                    self._emit("text_delta", text=event.text)
-                elif isinstance(event, ThinkingDelta):
-                    thinking.append(event.text)
-                    self._emit("thinking_delta", text=event.text)
-                elif isinstance(event, (ToolCallStart, ToolCallDelta)):
-                    self._emit("toolcall_delta", event=event)
-                elif isinstance(event, ToolCallEnd):
-                    calls.append(event.tool_call)
-                elif isinstance(event, (Done, ErrorEvent)):
+                watch.heard()
+                partial = accumulate(event, partial)
+                self._emit(StreamUpdated(event, partial))
+                if isinstance(event, (Done, ErrorEvent)):
                     if isinstance(event, ErrorEvent):
                         self._last_error_event = event
-                    return dict(event.message)
+                    return dict(partial)
         except asyncio.CancelledError:
             if not self._abort_requested:
                 raise
-            content: list[dict[str, Any]] = []
-            if thinking:
-                content.append({"type": "thinking", "thinking": "".join(thinking)})
-            if text:
-                content.append({"type": "text", "text": "".join(text)})
-            content.extend(calls)
-            return make_assistant_message(
-                self.provider.model, content, usage=empty_usage(), stop_reason="aborted", error_message=ABORTED_MESSAGE
-            )
+            return finalize(partial, "aborted", ABORTED_MESSAGE)
         finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                try:
-                    await asyncio.shield(aclose())
-                except Exception:  # noqa: BLE001 - closing a broken stream must not mask the reply
-                    pass
-        return make_assistant_message(
-            self.provider.model, [], stop_reason="error", error_message="The stream ended without a reply"
-        )
+            watch.stop()
+            try:
+                await asyncio.shield(stream.aclose())
+            except Exception:  # noqa: BLE001 - closing a broken stream must not mask the reply
+                pass
+        return finalize(partial, "error", STREAM_ENDED_MESSAGE)
 
     # ------------------------------------------------------------------------------- compaction
 
@@ -396,7 +397,7 @@ class AgentSession:
             return False
         if same_model and is_context_overflow(message, model.context_window):
             if self._overflow_attempted:
-                self._emit("error", message=OVERFLOW_RECOVERY_FAILED)
+                self._emit(AgentError(OVERFLOW_RECOVERY_FAILED))
                 return False
             self._overflow_attempted = True
             retry = message.get("stopReason") == "error"  # a silent overflow already has its reply
@@ -443,10 +444,10 @@ class AgentSession:
     async def _compact(
         self, session: SessionManager, reason: str, custom_instructions: str | None, *, will_retry: bool
     ) -> str:
-        self._emit("compaction_started", reason=reason)
+        self._emit(CompactionStarted(reason))
 
         def progress(chars: int) -> None:
-            self._emit("compaction_progress", reason=reason, chars=chars)
+            self._emit(CompactionProgress(reason, chars))
 
         level = self.thinking_level if self.thinking_level != "off" else None
         try:
@@ -459,15 +460,12 @@ class AgentSession:
                 on_progress=progress,
             )
         except asyncio.CancelledError:
-            self._emit("compaction_failed", reason=reason, aborted=True, error="Compaction cancelled")
+            self._emit(CompactionFailed(reason, True, "Compaction cancelled"))
             raise
         except Exception as exc:
-            self._emit("compaction_failed", reason=reason, aborted=False, error=str(exc))
+            self._emit(CompactionFailed(reason, False, str(exc)))
             raise
-        self._emit(
-            "compaction_finished", reason=reason, entry_id=outcome.entry_id, will_retry=will_retry,
-            tokens_before=outcome.result.tokens_before,
-        )
+        self._emit(CompactionFinished(reason, outcome.entry_id, will_retry, int(outcome.result.tokens_before)))
         return outcome.entry_id
 
     # ------------------------------------------------------------------------------- tree
@@ -500,7 +498,7 @@ class AgentSession:
         if summarize:
             collected = collect_entries_for_branch_summary(session, old_leaf, target_id)
             if collected.entries:
-                self._emit("branch_summary_started")
+                self._emit(BranchSummaryStarted())
                 try:
                     result = await generate_branch_summary(
                         collected.entries,
@@ -510,15 +508,15 @@ class AgentSession:
                         reserve_tokens=self.settings.branch_summary.reserve_tokens,
                     )
                 except asyncio.CancelledError:
-                    self._emit("branch_summary_finished", aborted=True)
+                    self._emit(BranchSummaryFinished(aborted=True))
                     if self._abort_requested:
                         return NavigateResult(cancelled=True, aborted=True)
                     raise
                 if result.aborted:
-                    self._emit("branch_summary_finished", aborted=True)
+                    self._emit(BranchSummaryFinished(aborted=True))
                     return NavigateResult(cancelled=True, aborted=True)
                 if result.error:
-                    self._emit("branch_summary_finished", aborted=False, error=result.error)
+                    self._emit(BranchSummaryFinished(aborted=False, error=result.error))
                     raise RuntimeError(result.error)
                 summary_text = result.summary
                 details = result.details()
@@ -536,7 +534,7 @@ class AgentSession:
         summary_id: str | None = None
         if summary_text is not None:
             summary_id = session.branch_with_summary(new_leaf, summary_text, details, False)
-            self._emit("branch_summary_finished", aborted=False, entry_id=summary_id)
+            self._emit(BranchSummaryFinished(aborted=False, entry_id=summary_id))
             if label:
                 session.append_label_change(summary_id, label)
         else:
@@ -548,19 +546,32 @@ class AgentSession:
                 session.append_label_change(target_id, label)
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
 
-    def fork(self, entry_id: str) -> ForkResult:
-        """pi's ``/fork``: a new session holding the path up to the user message's parent."""
+    def fork(self, entry_id: str, position: ForkPosition = "before") -> ForkResult:
+        """A new session from this one (pi 0.73.1's ``fork``), which becomes the current session.
+
+        ``before`` is pi's ``/fork``: ``entry_id`` must be a user message; the new session holds the
+        path up to its parent and the message's text is returned for the editor. ``at`` is pi's
+        ``/clone``: any entry; the new session holds the path up to and including it.
+        """
         entry = self.session.get_entry(entry_id)
-        message = entry.get("message") if entry and entry.get("type") == "message" else None
-        if not isinstance(message, dict) or message.get("role") != "user":
-            raise ValueError("Invalid entry ID for forking")
-        editor_text = message_text(message.get("content"))
-        new_leaf = entry.get("parentId") if entry else None
+        if entry is None:
+            raise ValueError(f"Entry {entry_id} not found")
+        editor_text: str | None = None
+        new_leaf: str | None
+        if position == "at":
+            new_leaf = entry_id
+        else:
+            message = entry.get("message") if entry.get("type") == "message" else None
+            if not isinstance(message, dict) or message.get("role") != "user":
+                raise ValueError("Invalid entry ID for forking: only a user message can be forked; clone other entries")
+            editor_text = message_text(message.get("content"))
+            parent = entry.get("parentId")
+            new_leaf = parent if isinstance(parent, str) else None
         current_file = self.session.session_file
         if new_leaf is None:
             directory = Path(current_file).parent if current_file else None
             manager = (
-                SessionManager.create(self.session.cwd, directory)
+                SessionManager.create(self.session.cwd, directory, fsync=self.settings.fsync)
                 if self.session.persist
                 else SessionManager.in_memory(self.session.cwd)
             )
@@ -568,18 +579,58 @@ class AgentSession:
             self._switch(manager)
             return ForkResult(manager.session_file, editor_text)
         if self.session.persist and current_file:
-            manager = SessionManager.open(current_file)
+            manager = SessionManager.open(current_file, fsync=self.settings.fsync)
         else:
             manager = self.session
         path = manager.create_branched_session(new_leaf)
         self._switch(manager)
         return ForkResult(path, editor_text)
 
+    def set_label(self, entry_id: str, label: str | None) -> str:
+        """Label an entry (``None`` or blank clears it); returns the label entry's id."""
+        if self.session.get_entry(entry_id) is None:
+            raise ValueError(f"Entry {entry_id} not found")
+        text = label.strip() if label is not None else ""
+        return self.session.append_label_change(entry_id, text or None)
+
+    def restore_leaf(self, entry_id: str) -> bool:
+        """Put the leaf back where the user left this session (no summary, nothing written).
+
+        False when the entry no longer exists or is already the leaf, or while a turn is running.
+        """
+        if self.busy or entry_id == self.session.leaf_id or self.session.get_entry(entry_id) is None:
+            return False
+        self.session.branch(entry_id)
+        return True
+
+    def open_session_file(self, path: str | Path) -> None:
+        """Open a session file (with the settings' fsync) and make it the current session.
+
+        Raises :class:`SessionOpenError` with a message for the user; the current session is kept.
+        """
+        if self.busy:
+            raise SessionOpenError("Stop the running reply before opening another session")
+        try:
+            manager = SessionManager.open(path, fsync=self.settings.fsync)
+        except (OSError, SessionError, SessionFileError, ValueError) as exc:
+            raise SessionOpenError(f"Cannot open {path}: {exc}") from exc
+        self._switch(manager)
+
+    @property
+    def view(self) -> SessionManager:
+        """The current session, for reading (views never write through it)."""
+        return self.session
+
+    @property
+    def is_offline(self) -> bool:
+        """The model never leaves the process (the window shows the offline banner)."""
+        return self.provider.is_offline
+
     def new_session(self, cwd: str | None = None) -> str | None:
         """pi's ``/new``: an empty session in the current session directory."""
         directory = self.session.session_dir
         manager = (
-            SessionManager.create(cwd or self.session.cwd, directory)
+            SessionManager.create(cwd or self.session.cwd, directory, fsync=self.settings.fsync)
             if self.session.persist
             else SessionManager.in_memory(cwd or self.session.cwd)
         )
@@ -598,7 +649,7 @@ class AgentSession:
         self.session = manager
         self._overflow_attempted = False
         self.thinking_level = self._restore_thinking_level()
-        self._emit("session_changed", session_file=manager.session_file)
+        self._emit(SessionChanged(manager.session_file))
 
     # ------------------------------------------------------------------------------- model
 

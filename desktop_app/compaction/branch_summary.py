@@ -8,12 +8,15 @@ cancel the awaiting task and nothing is returned, so nothing is written.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from desktop_app.llm.protocol import (
     LLMRequest,
     ProgressCallback,
     Provider,
+    Purpose,
+    cancellation_requested,
     complete,
     message_text,
     user_text_message,
@@ -90,7 +93,7 @@ def branch_summary_request(prep: BranchPreparation, instructions: str) -> LLMReq
         messages=[user_text_message(text)],
         max_tokens=BRANCH_SUMMARY_MAX_TOKENS,
         reasoning=None,
-        metadata={"purpose": "branch_summary"},
+        purpose=Purpose.BRANCH_SUMMARY,
     )
 
 
@@ -120,6 +123,8 @@ async def generate_branch_summary(
     response = await complete(provider, request, on_progress)
     stop = response.get("stopReason")
     if stop == "aborted":
+        if cancellation_requested():
+            raise asyncio.CancelledError  # the caller was cancelled: it must not go on and write
         return BranchSummaryResult(aborted=True)
     if stop == "error":
         return BranchSummaryResult(error=response.get("errorMessage") or "Summarization failed")

@@ -18,6 +18,8 @@ from desktop_app.llm.protocol import (
     LLMRequest,
     ProgressCallback,
     Provider,
+    Purpose,
+    cancellation_requested,
     complete,
     message_text,
     user_text_message,
@@ -97,7 +99,7 @@ def summary_request(
         messages=[user_text_message(text)],
         max_tokens=math.floor(0.8 * reserve_tokens),
         reasoning=reasoning_option(provider, thinking_level),
-        metadata={"purpose": "compaction"},
+        purpose=Purpose.COMPACTION,
     )
 
 
@@ -110,7 +112,7 @@ def turn_prefix_request(
         messages=[user_text_message(conversation_block(messages) + TURN_PREFIX_SUMMARIZATION_PROMPT)],
         max_tokens=math.floor(0.5 * reserve_tokens),
         reasoning=reasoning_option(provider, thinking_level),
-        metadata={"purpose": "turn_prefix"},
+        purpose=Purpose.TURN_PREFIX,
     )
 
 
@@ -118,6 +120,10 @@ async def _run(
     provider: Provider, request: LLMRequest, failure: str, on_progress: ProgressCallback | None
 ) -> str:
     response = await complete(provider, request, on_progress)
+    if response.get("stopReason") == "aborted":
+        if cancellation_requested():
+            raise asyncio.CancelledError  # a stopped summary is a cancelled compaction: nothing is written
+        raise SummarizationError(f"{failure}: {response.get('errorMessage') or 'aborted'}")
     if response.get("stopReason") == "error":
         raise SummarizationError(f"{failure}: {response.get('errorMessage') or 'Unknown error'}")
     return message_text(response, "\n")

@@ -14,14 +14,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_app.llm.estimate import IMAGE_CHARS, NAN, estimate_tokens, estimate_tokens_lenient
+from desktop_app.llm.estimate import MISSING as _MISSING
+from desktop_app.llm.estimate import js_number as _number
+from desktop_app.llm.estimate import js_truthy as _truthy
 from desktop_app.session.entries import Entry, Message
-from desktop_app.session.jsjson import js_stringify, utf16_len
 
 __all__ = [
     "CompactionSettings",
     "DEFAULT_COMPACTION_SETTINGS",
     "ContextEstimate",
     "estimate_tokens",
+    "estimate_tokens_lenient",
     "calculate_context_tokens",
     "get_assistant_usage",
     "get_last_assistant_usage",
@@ -31,13 +35,6 @@ __all__ = [
     "nan_to_none",
     "IMAGE_CHARS",
 ]
-
-NAN = float("nan")
-IMAGE_CHARS = 4800
-"""What one image block weighs in tool results and custom messages (≈1200 tokens); 0 in user messages."""
-
-_MISSING: Any = object()
-
 
 @dataclass(frozen=True)
 class CompactionSettings:
@@ -59,48 +56,6 @@ class CompactionSettings:
 DEFAULT_COMPACTION_SETTINGS = CompactionSettings()
 
 
-# ------------------------------------------------------------------------------------ JS arithmetic
-
-
-def _length(value: Any) -> int | float:
-    """``value.length`` in JavaScript: UTF-16 units for strings; ``undefined`` (NaN when added) else."""
-    if isinstance(value, str):
-        return utf16_len(value)
-    if isinstance(value, list):
-        return len(value)
-    if value is None or value is _MISSING:
-        raise TypeError("Cannot read properties of undefined (reading 'length')")
-    return NAN
-
-
-def _number(value: Any) -> int | float:
-    """A value as JavaScript's ``+`` uses it in a numeric sum (``null`` → 0, ``undefined`` → NaN)."""
-    if value is _MISSING:
-        return NAN
-    if value is None or value is False:
-        return 0
-    if value is True:
-        return 1
-    if isinstance(value, (int, float)):
-        return value
-    return NAN
-
-
-def _ceil_quarter(chars: int | float) -> int | float:
-    if isinstance(chars, float) and math.isnan(chars):
-        return NAN
-    return -(-int(chars) // 4) if isinstance(chars, int) else math.ceil(chars / 4)
-
-
-def _truthy(value: Any) -> bool:
-    """JavaScript truthiness for JSON values (NaN is falsy)."""
-    if isinstance(value, float) and math.isnan(value):
-        return False
-    if isinstance(value, (dict, list)):
-        return True
-    return bool(value) and value is not _MISSING
-
-
 def nan_to_none(value: Any) -> Any:
     """NaN as JSON writes it (``null``); everything else unchanged."""
     if isinstance(value, float) and math.isnan(value):
@@ -108,83 +63,7 @@ def nan_to_none(value: Any) -> Any:
     return value
 
 
-# ------------------------------------------------------------------------------------ estimate
-
-
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, list):
-        return content
-    if content is None or content is _MISSING:
-        raise TypeError("content is not iterable")
-    return []  # a string iterates as characters whose `.type` is undefined: nothing counts
-
-
-def _text_and_images(content: Any, image_chars: int) -> int | float:
-    if isinstance(content, str):
-        return utf16_len(content)
-    chars: int | float = 0
-    for block in _blocks(content):
-        if not isinstance(block, dict):
-            continue
-        block_type = block.get("type")
-        if block_type == "text" and _truthy(block.get("text", _MISSING)):
-            chars += _length(block["text"])
-        if block_type == "image":
-            chars += image_chars
-    return chars
-
-
-def estimate_tokens(message: Message) -> int | float:
-    """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2).
-
-    User images count nothing (pi's choice), tool-result and custom images 4800 chars; a tool call is
-    its name plus its arguments as ``JSON.stringify`` prints them; unknown roles weigh 0. Where
-    JavaScript would throw (a ``null`` summary, say) this raises ``TypeError`` too, so reports can
-    record pi's failure; the app uses :func:`estimate_tokens_lenient`.
-    """
-    if not isinstance(message, dict):
-        if message is None:
-            raise TypeError("Cannot read properties of null (reading 'role')")
-        return 0  # a string or number has no `.role`
-    role = message.get("role")
-    chars: int | float = 0
-    if role == "user":
-        chars = _text_and_images(message.get("content", _MISSING), 0)
-    elif role == "assistant":
-        for block in _blocks(message.get("content", _MISSING)):
-            if not isinstance(block, dict):
-                continue
-            block_type = block.get("type")
-            if block_type == "text":
-                chars += _length(block.get("text", _MISSING))
-            elif block_type == "thinking":
-                chars += _length(block.get("thinking", _MISSING))
-            elif block_type == "toolCall":
-                arguments = block.get("arguments", _MISSING)
-                if arguments is _MISSING:
-                    raise TypeError("Cannot read properties of undefined (reading 'length')")
-                chars += _length(block.get("name", _MISSING)) + utf16_len(js_stringify(arguments))
-    elif role in ("custom", "toolResult"):
-        chars = _text_and_images(message.get("content", _MISSING), IMAGE_CHARS)
-    elif role == "bashExecution":
-        chars = _length(message.get("command", _MISSING)) + _length(message.get("output", _MISSING))
-    elif role in ("branchSummary", "compactionSummary"):
-        chars = _length(message.get("summary", _MISSING))
-    else:
-        return 0
-    return _ceil_quarter(chars)
-
-
 # ------------------------------------------------------------------------------------ usage
-
-
-def estimate_tokens_lenient(message: Any) -> int:
-    """:func:`estimate_tokens` for the app: a malformed message (where pi would throw) counts 0."""
-    try:
-        tokens = estimate_tokens(message)
-    except (TypeError, ValueError):
-        return 0
-    return int(tokens) if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)) else 0
 
 
 def calculate_context_tokens(usage: dict[str, Any]) -> int | float:

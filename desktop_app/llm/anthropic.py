@@ -35,21 +35,22 @@ import email.utils
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import anthropic as sdk
 import httpx2
 
+from .accumulate import StreamState, guaranteed_stream, parse_partial_json
 from .catalog import DEFAULT_MODEL_ID, cost, get_model
 from .keys import get_api_key, redact
 from .protocol import (
-    ABORTED_MESSAGE,
     Done,
     ErrorEvent,
     LLMRequest,
     ModelInfo,
+    Provider,
     StreamEvent,
     TextDelta,
     ThinkingDelta,
@@ -58,7 +59,6 @@ from .protocol import (
     ToolCallStart,
     UsageUpdate,
     empty_usage,
-    make_assistant_message,
 )
 
 __all__ = [
@@ -477,37 +477,25 @@ class AnthropicErrorEvent(ErrorEvent):
 
     status: int | None = None
     error_type: str | None = None
-    retry_after: float | None = None
 
 
-def _parse_partial_json(text: str) -> dict[str, Any]:
-    """Arguments of a tool call still streaming (pi's parseStreamingJson): best effort, ``{}`` if none."""
-    if not text:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError:
-        try:
-            from jiter import from_json
+class _Translator:
+    """Turns the SDK's raw stream events into Arbor's stream events (content positions as indices).
 
-            value = from_json(text.encode(), partial_mode=True)
-        except ValueError:
-            return {}
-    return value if isinstance(value, dict) else {}
+    It keeps only what the events themselves do not carry (block positions, the stop reason, the
+    response id, the running usage); the message is accumulated from the emitted events by
+    :func:`~desktop_app.llm.accumulate.accumulate`, like every other consumer does.
+    """
 
-
-class _Accumulator:
-    """Builds pi's assistant content and usage from the SDK's raw stream events."""
-
-    def __init__(self, model: ModelInfo) -> None:
+    def __init__(self, model: ModelInfo, state: StreamState) -> None:
         self.model = model
-        self.content: list[Block] = []
+        self.state = state
         self.usage: dict[str, Any] = empty_usage()
-        self.response_id: str | None = None
         self.stop_reason: str | None = None
         self.saw_message_stop = False
         self._positions: dict[int, int] = {}  # SDK block index → position in content
-        self._json: dict[int, str] = {}  # position → partial JSON text of a tool call
+        self._pending: dict[int, str] = {}  # SDK block index → "text"/"thinking" not yet placed
+        self._blocks = 0
 
     def _usage_event(self) -> UsageUpdate:
         u = self.usage
@@ -519,7 +507,7 @@ class _Accumulator:
         kind = getattr(event, "type", None)
         if kind == "message_start":
             message = event.message
-            self.response_id = message.id
+            self.state.extra["responseId"] = message.id
             usage = message.usage
             self.usage["input"] = usage.input_tokens or 0
             self.usage["output"] = usage.output_tokens or 0
@@ -552,67 +540,80 @@ class _Accumulator:
 
     def _block_start(self, index: int, block: Any) -> list[StreamEvent]:
         kind = getattr(block, "type", None)
-        position = len(self.content)
-        if kind == "text":
-            self.content.append({"type": "text", "text": ""})
-        elif kind == "thinking":
-            self.content.append({"type": "thinking", "thinking": "", "thinkingSignature": ""})
-        elif kind == "redacted_thinking":
-            self.content.append(
-                {
-                    "type": "thinking",
-                    "thinking": REDACTED_THINKING_TEXT,
-                    "thinkingSignature": block.data,
-                    "redacted": True,
-                }
-            )
+        if kind in ("text", "thinking"):
+            # Placed at its first delta (or its end, if it stays empty), so every delta event carries
+            # content; blocks arrive one after another, so no other block can take the place meanwhile.
+            self._pending[index] = kind
+            return []
+        position = self._blocks
+        out: StreamEvent
+        if kind == "redacted_thinking":
+            out = ThinkingDelta(REDACTED_THINKING_TEXT, position, signature=block.data, redacted=True)
         elif kind == "tool_use":
-            initial = block.input if isinstance(block.input, dict) else {}
-            self.content.append(
-                {"type": "toolCall", "id": block.id, "name": block.name, "arguments": initial}
-            )
-            self._json[position] = ""
-            self._positions[index] = position
-            return [ToolCallStart(position, block.id, block.name)]
+            out = ToolCallStart(position, block.id, block.name)
         else:
             return []  # server tools and other block types are not part of pi's content
         self._positions[index] = position
-        return []
+        self._blocks += 1
+        return [out]
+
+    def _place(self, index: int) -> int | None:
+        """The content position of SDK block ``index``, giving a pending text/thinking block its place."""
+        if index in self._pending:
+            del self._pending[index]
+            self._positions[index] = self._blocks
+            self._blocks += 1
+        return self._positions.get(index)
+
+    def _block_type(self, position: int) -> Any:
+        content = self.state.partial["content"]
+        return content[position].get("type") if position < len(content) else None
 
     def _block_delta(self, index: int, delta: Any) -> list[StreamEvent]:
+        kind = getattr(delta, "type", None)
+        pending = self._pending.get(index)
+        if pending is not None:
+            text = delta.text if kind == "text_delta" and pending == "text" else None
+            thought = delta.thinking if kind == "thinking_delta" and pending == "thinking" else None
+            signature = delta.signature if kind == "signature_delta" and pending == "thinking" else None
+            if not (text or thought or signature):
+                return []
+            position = self._place(index)
+            assert position is not None
+            if pending == "text":
+                return [TextDelta(str(text), position)]
+            return [ThinkingDelta(thought or "", position, signature=signature or "")]
         position = self._positions.get(index)
         if position is None:
             return []
-        block = self.content[position]
-        kind = getattr(delta, "type", None)
-        if kind == "text_delta" and block["type"] == "text":
-            block["text"] += delta.text
-            return [TextDelta(delta.text)] if delta.text else []
-        if kind == "thinking_delta" and block["type"] == "thinking":
-            block["thinking"] += delta.thinking
-            return [ThinkingDelta(delta.thinking)] if delta.thinking else []
-        if kind == "signature_delta" and block["type"] == "thinking":
-            block["thinkingSignature"] = (block.get("thinkingSignature") or "") + delta.signature
-            return []
-        if kind == "input_json_delta" and block["type"] == "toolCall":
-            self._json[position] += delta.partial_json
-            block["arguments"] = _parse_partial_json(self._json[position])
+        block_type = self._block_type(position)
+        if kind == "text_delta" and block_type == "text":
+            return [TextDelta(delta.text, position)] if delta.text else []
+        if kind == "thinking_delta" and block_type == "thinking":
+            return [ThinkingDelta(delta.thinking, position)] if delta.thinking else []
+        if kind == "signature_delta" and block_type == "thinking":
+            return [ThinkingDelta("", position, signature=delta.signature)] if delta.signature else []
+        if kind == "input_json_delta" and block_type == "toolCall":
             return [ToolCallDelta(position, delta.partial_json)] if delta.partial_json else []
         return []
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
+        pending = self._pending.get(index)
+        if pending is not None:  # a block that stayed empty still takes its place, as in the API's reply
+            position = self._place(index)
+            assert position is not None
+            return [TextDelta("", position) if pending == "text" else ThinkingDelta("", position, signature="")]
         position = self._positions.get(index)
-        if position is None:
+        if position is None or self._block_type(position) != "toolCall":
             return []
-        block = self.content[position]
-        if block["type"] == "toolCall":
-            block["arguments"] = _parse_partial_json(self._json.pop(position, ""))
-            return [ToolCallEnd(position, copy.deepcopy(block))]
-        return []
-
-    def final_content(self) -> list[Block]:
-        """Content for the final message (tool calls still streaming keep their partial arguments)."""
-        return copy.deepcopy(self.content)
+        block = self.state.partial["content"][position]
+        call = {
+            "type": "toolCall",
+            "id": block.get("id"),
+            "name": block.get("name"),
+            "arguments": parse_partial_json(str(block.get("partialJson") or "")),
+        }
+        return [ToolCallEnd(position, call)]
 
 
 def _retry_after(headers: Mapping[str, str] | None) -> float | None:
@@ -691,7 +692,7 @@ def _describe_exception(exc: Exception, *, streaming: bool) -> ProviderError:
 # ==================================================================================== the provider
 
 
-class AnthropicProvider:
+class AnthropicProvider(Provider):
     """A :class:`~desktop_app.llm.protocol.Provider` on ``anthropic.AsyncAnthropic().messages.stream``.
 
     ``api_key`` defaults to :func:`~desktop_app.llm.keys.get_api_key` (environment, then keyring),
@@ -752,49 +753,48 @@ class AnthropicProvider:
         """The keyword arguments this provider passes to ``messages.stream`` for ``request``."""
         return build_params(request, self._model, adaptive=self.uses_adaptive_thinking(), cache=self._cache)
 
-    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
-        timestamp = int(time.time() * 1000)
-        acc = _Accumulator(self._model)
+    def stream(self, request: LLMRequest) -> AsyncGenerator[StreamEvent, None]:
+        return guaranteed_stream(
+            self._model, lambda state: self._produce(request, state), timestamp=int(time.time() * 1000)
+        )
+
+    async def _produce(self, request: LLMRequest, state: StreamState) -> AsyncIterator[StreamEvent]:
+        translator = _Translator(self._model, state)
         self.last_error = None
         key = self._api_key or get_api_key()
         if not key:
-            yield self._error(acc, timestamp, ProviderError("No API key for provider: anthropic"), key)
+            yield self._error(state, ProviderError("No API key for provider: anthropic"), key)
             return
         try:
             params = self.build_params(request)
         except Exception as exc:  # a malformed context is a failed turn, not a crash
-            yield self._error(acc, timestamp, ProviderError(f"Invalid request: {_exception_text(exc)}"), key)
+            yield self._error(state, ProviderError(f"Invalid request: {_exception_text(exc)}"), key)
             return
 
         failure: ProviderError | None = None
-        aborted = False
         headers_received = False
         try:
+            # A cancellation while waiting raises out of here (closing the response, so the server
+            # sees the disconnect); guaranteed_stream turns it into the final aborted message.
             async with self._client(key).messages.stream(**params) as sdk_stream:
                 headers_received = True
                 async for event in sdk_stream:
-                    for out in acc.handle(event):
+                    for out in translator.handle(event):
                         yield out
-        except asyncio.CancelledError:
-            aborted = True
         except Exception as exc:
             failure = _describe_exception(exc, streaming=headers_received)
 
-        if aborted:
-            message = self._message(acc, timestamp, "aborted", ABORTED_MESSAGE)
-            yield AnthropicErrorEvent(message)
-            raise asyncio.CancelledError  # only reached if the consumer asks for more after the final event
         if failure is None:
-            failure = self._check_end(acc)
+            failure = self._check_end(translator)
         if failure is not None:
-            yield self._error(acc, timestamp, failure, key)
+            yield self._error(state, failure, key)
             return
-        yield Done(self._message(acc, timestamp, _STOP_REASONS[acc.stop_reason or "end_turn"], None))
+        yield Done(state.final(_STOP_REASONS[translator.stop_reason or "end_turn"]))
 
     # --- helpers ------------------------------------------------------------------------------------
 
     @staticmethod
-    def _check_end(acc: _Accumulator) -> ProviderError | None:
+    def _check_end(acc: _Translator) -> ProviderError | None:
         """A stream that closed cleanly but incompletely, or a stop reason pi treats as an error."""
         if not acc.saw_message_stop and acc.stop_reason is None:
             return ProviderError(
@@ -810,34 +810,16 @@ class AnthropicProvider:
             return ProviderError("model_context_window_exceeded: the request exceeds the context window")
         return ProviderError(f"Unhandled stop reason: {reason}")
 
-    def _message(self, acc: _Accumulator, timestamp: int, stop_reason: str, error: str | None) -> Message:
-        usage = copy.deepcopy(acc.usage)
-        usage["totalTokens"] = usage["input"] + usage["output"] + usage["cacheRead"] + usage["cacheWrite"]
-        cost(usage, self._model)
-        message = make_assistant_message(
-            self._model,
-            acc.final_content(),
-            usage=usage,
-            stop_reason=stop_reason,
-            error_message=error,
-            timestamp=timestamp,
-        )
-        if acc.response_id:
-            message["responseId"] = acc.response_id
-        return message
-
-    def _error(
-        self, acc: _Accumulator, timestamp: int, failure: ProviderError, key: str | None
-    ) -> AnthropicErrorEvent:
+    def _error(self, state: StreamState, failure: ProviderError, key: str | None) -> AnthropicErrorEvent:
         failure = ProviderError(
             redact(failure.message, key), failure.status, failure.error_type, failure.retry_after
         )
         self.last_error = failure
         return AnthropicErrorEvent(
-            self._message(acc, timestamp, "error", failure.message),
+            state.final("error", failure.message),
+            retry_after=failure.retry_after,
             status=failure.status,
             error_type=failure.error_type,
-            retry_after=failure.retry_after,
         )
 
     def _client(self, key: str) -> sdk.AsyncAnthropic:
@@ -862,6 +844,11 @@ class AnthropicProvider:
         key = self._api_key or get_api_key()
         if key:
             self._client(key)
+
+    async def warm_up(self) -> None:
+        """Build the SDK's models (one canned in-memory stream) and the client, before the first turn."""
+        await warm_up()
+        await self.prepare()
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the current client (if it was made on the running loop)."""
@@ -981,9 +968,10 @@ async def warm_up() -> float:
             max_tokens=16,
             tools=[{"name": "n", "description": "d", "parameters": {"type": "object", "properties": {}}}],
         )
-        acc = _Accumulator(model)
+        translator = _Translator(model, StreamState(model))
         async with client.messages.stream(**build_params(request, model)) as stream:
             async for event in stream:
-                acc.handle(event)
+                for out in translator.handle(event):
+                    translator.state.add(out)
     _WARM = True
     return time.perf_counter() - started

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from .protocol import LLMRequest, ModelInfo, Provider, StreamEvent
 
 
-class DeferredProvider:
+class DeferredProvider(Provider):
     """Stands in for a provider made by ``factory`` (imported from ``module``) until it is needed."""
 
     def __init__(self, module: str, factory: Callable[[], Provider], model: ModelInfo) -> None:
@@ -38,24 +38,17 @@ class DeferredProvider:
             self._inner = self._factory()
         return self._inner
 
-    def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: LLMRequest) -> AsyncGenerator[StreamEvent, None]:
         return self.inner().stream(request)
 
     def __getattr__(self, name: str) -> Any:  # with_model, last_error, base_url, ...
         return getattr(self.inner(), name)
 
     async def warm_up(self) -> None:
-        """Import the SDK in a worker thread, then build the provider and its pipeline on this loop."""
-        module = await asyncio.to_thread(importlib.import_module, self._module)
-        inner = self.inner()
-        warm = getattr(module, "warm_up", None)
-        if warm is not None:
-            await warm()
-        prepare = getattr(inner, "prepare", None)
-        if prepare is not None:
-            await prepare()
+        """Import the SDK in a worker thread, then warm the real provider on this loop."""
+        await asyncio.to_thread(importlib.import_module, self._module)
+        await self.inner().warm_up()
 
     async def aclose(self) -> None:
-        aclose = getattr(self._inner, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if self._inner is not None:
+            await self._inner.aclose()

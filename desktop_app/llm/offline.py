@@ -2,30 +2,32 @@
 
 A newcomer can explore branching, compaction and branch summaries without an account: a chat turn
 answers with what the model would have received (message count, pi's token estimate, the last user
-text), and summarization requests get the extractive summary of :mod:`offline_summary`. Output is
-streamed in small deltas like a real model, so progress and cancellation behave the same.
+text), and summarization requests (known by their :class:`~desktop_app.llm.model.Purpose`, never by
+their prompt text) get the extractive summary of :mod:`offline_summary`. Output is streamed in small
+deltas like a real model, so progress and cancellation behave the same.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 
-from desktop_app.compaction.prompts import SUMMARIZATION_SYSTEM_PROMPT, TURN_PREFIX_SUMMARIZATION_PROMPT
-from desktop_app.compaction.tokens import estimate_tokens_lenient
 from desktop_app.session.entries import message_text as content_text
 from desktop_app.session.jsjson import utf16_len
 
+from .accumulate import StreamState, guaranteed_stream
+from .estimate import estimate_message_tokens
 from .offline_summary import offline_summary, offline_turn_prefix_summary
 from .protocol import (
     Done,
     LLMRequest,
     ModelInfo,
+    Provider,
+    Purpose,
     StreamEvent,
     TextDelta,
     UsageUpdate,
-    make_assistant_message,
     usage_with_cost,
 )
 
@@ -46,7 +48,7 @@ _CHAT_NOTICE = "(Offline model — no language model is configured; this reply d
 
 def _estimate(request: LLMRequest) -> int:
     """pi's estimate of the request's messages (a message JavaScript would count as NaN adds 0)."""
-    return sum(estimate_tokens_lenient(message) for message in request.messages)
+    return sum(estimate_message_tokens(message) for message in request.messages)
 
 
 def _last_user_text(request: LLMRequest) -> str | None:
@@ -59,9 +61,9 @@ def _last_user_text(request: LLMRequest) -> str | None:
 def offline_reply(request: LLMRequest) -> str:
     """The full text the offline model answers ``request`` with (deterministic)."""
     last = _last_user_text(request) or ""
-    if request.system_prompt == SUMMARIZATION_SYSTEM_PROMPT:
-        if last.rstrip().endswith(TURN_PREFIX_SUMMARIZATION_PROMPT):
-            return offline_turn_prefix_summary(last)
+    if request.purpose is Purpose.TURN_PREFIX:
+        return offline_turn_prefix_summary(last)
+    if request.purpose in (Purpose.COMPACTION, Purpose.BRANCH_SUMMARY):
         return offline_summary(last)
     count = len(request.messages)
     tokens = _estimate(request)
@@ -73,7 +75,7 @@ def offline_reply(request: LLMRequest) -> str:
     )
 
 
-class OfflineProvider:
+class OfflineProvider(Provider):
     """A :class:`~desktop_app.llm.protocol.Provider` that never leaves the process.
 
     ``chunk_chars`` sets the size of text deltas; ``delay`` (seconds) is slept between deltas, which a
@@ -90,7 +92,14 @@ class OfflineProvider:
     def model(self) -> ModelInfo:
         return self._model
 
-    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+    @property
+    def is_offline(self) -> bool:
+        return True
+
+    def stream(self, request: LLMRequest) -> AsyncGenerator[StreamEvent, None]:
+        return guaranteed_stream(self._model, lambda state: self._produce(request, state))
+
+    async def _produce(self, request: LLMRequest, state: StreamState) -> AsyncIterator[StreamEvent]:
         text = offline_reply(request)
         stop_reason = "stop"
         if request.max_tokens is not None and len(text) > 4 * request.max_tokens:
@@ -102,7 +111,5 @@ class OfflineProvider:
         input_tokens = _estimate(request)
         if request.system_prompt:
             input_tokens += math.ceil(utf16_len(request.system_prompt) / 4)
-        usage = usage_with_cost(self._model, input_tokens, math.ceil(utf16_len(text) / 4))
-        yield UsageUpdate(usage)
-        content = [{"type": "text", "text": text}] if text else []
-        yield Done(make_assistant_message(self._model, content, usage=usage, stop_reason=stop_reason))
+        yield UsageUpdate(usage_with_cost(self._model, input_tokens, math.ceil(utf16_len(text) / 4)))
+        yield Done(state.final(stop_reason))

@@ -2,24 +2,60 @@
 
 Every model call (a chat turn, a compaction summary, a branch summary) goes through
 :class:`Provider.stream`, so the agent, the summarizers and the UI handle Anthropic, the offline model
-and test doubles alike. The stream is an async iterator; its last event (:class:`Done` or
+and test doubles alike. The stream is an async generator; its last event (:class:`Done` or
 :class:`ErrorEvent`) carries the complete assistant message in pi's shape (``api``, ``provider``,
 ``model``, ``usage`` with ``cost``, ``stopReason``, ``errorMessage``, ``timestamp``), which is exactly
-what goes into the session file. Cancelling the consuming task cancels the stream (plain asyncio).
+what goes into the session file. That last event is guaranteed for every stream, a cancelled one
+included (it then carries the partial reply as ``aborted``); providers keep the promise with
+:func:`~desktop_app.llm.accumulate.guaranteed_stream`. Consumers that want "the message so far" fold
+the events with :func:`~desktop_app.llm.accumulate.accumulate`.
+
+This module re-exports the pieces (events, messages, the accumulator) so callers import one place.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+import asyncio
+from collections.abc import AsyncGenerator, Callable
+from typing import Protocol, runtime_checkable
 
-from desktop_app.session.entries import message_text as content_text
+from .accumulate import (
+    STREAM_ENDED_MESSAGE,
+    StreamState,
+    accumulate,
+    finalize,
+    guaranteed_stream,
+    new_partial,
+)
+from .events import (
+    Done,
+    ErrorEvent,
+    StreamEvent,
+    TextDelta,
+    ThinkingDelta,
+    ToolCallDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageUpdate,
+)
+from .messages import (
+    ABORTED_MESSAGE,
+    Message,
+    empty_usage,
+    make_assistant_message,
+    message_text,
+    usage_with_cost,
+    user_text_message,
+)
+from .model import LLMRequest, ModelInfo, Purpose
 
 __all__ = [
+    "ABORTED_MESSAGE",
+    "STREAM_ENDED_MESSAGE",
+    "Message",
     "ModelInfo",
     "LLMRequest",
+    "Purpose",
     "TextDelta",
     "ThinkingDelta",
     "ToolCallStart",
@@ -29,9 +65,15 @@ __all__ = [
     "Done",
     "ErrorEvent",
     "StreamEvent",
+    "StreamState",
     "Provider",
     "ProgressCallback",
     "StreamEndedError",
+    "cancellation_requested",
+    "accumulate",
+    "finalize",
+    "guaranteed_stream",
+    "new_partial",
     "empty_usage",
     "usage_with_cost",
     "make_assistant_message",
@@ -40,201 +82,50 @@ __all__ = [
     "complete",
 ]
 
-Message = dict[str, Any]
 ProgressCallback = Callable[[int], None]
 """Called with the number of characters (text, thinking, tool-call arguments) received so far."""
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What the engine needs to know about a model (pi's ``Model``, trimmed).
-
-    Costs are US dollars per million tokens; ``reasoning`` says whether the model accepts a thinking
-    level (compaction passes the session's level only to such models, pi-spec §5.8).
-    """
-
-    id: str
-    provider: str
-    api: str
-    context_window: int = 200_000
-    max_tokens: int = 32_000
-    reasoning: bool = False
-    input: tuple[str, ...] = ("text",)
-    cost_input: float = 0.0
-    cost_output: float = 0.0
-    cost_cache_read: float = 0.0
-    cost_cache_write: float = 0.0
-
-
-@dataclass
-class LLMRequest:
-    """One model call: a system prompt, LLM-shaped messages (user/assistant/toolResult) and options.
-
-    ``reasoning`` is a thinking level (``"minimal"`` … ``"xhigh"``) or ``None`` for no thinking;
-    ``tools`` are tool definitions (``{name, description, parameters}``) or ``None``.
-    """
-
-    system_prompt: str | None
-    messages: list[Message]
-    max_tokens: int | None = None
-    reasoning: str | None = None
-    tools: list[dict[str, Any]] | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-# ------------------------------------------------------------------------------------------ events
-
-
-@dataclass(frozen=True)
-class TextDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ThinkingDelta:
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolCallStart:
-    index: int
-    id: str
-    name: str
-
-
-@dataclass(frozen=True)
-class ToolCallDelta:
-    index: int
-    arguments_json: str
-    """A fragment of the arguments' JSON text, as the model streams it."""
-
-
-@dataclass(frozen=True)
-class ToolCallEnd:
-    index: int
-    tool_call: dict[str, Any]
-    """The finished block: ``{type: "toolCall", id, name, arguments}``."""
-
-
-@dataclass(frozen=True)
-class UsageUpdate:
-    usage: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Done:
-    """The stream finished; ``message.stopReason`` is ``stop``, ``length`` or ``toolUse``."""
-
-    message: Message
-
-
-@dataclass(frozen=True)
-class ErrorEvent:
-    """The stream failed or was aborted; ``message.stopReason`` is ``error`` or ``aborted``."""
-
-    message: Message
-
-
-StreamEvent = (
-    TextDelta | ThinkingDelta | ToolCallStart | ToolCallDelta | ToolCallEnd | UsageUpdate | Done | ErrorEvent
-)
 
 
 @runtime_checkable
 class Provider(Protocol):
     """A model behind a streaming interface.
 
-    ``stream`` is an async generator (``async def stream(self, request): ... yield event``), so
-    calling it returns an ``AsyncIterator``; the last event is :class:`Done` or :class:`ErrorEvent`.
+    ``stream`` is an async generator (``async def stream(self, request): ... yield event``); the last
+    event is :class:`Done` or :class:`ErrorEvent`. The other members are optional for a provider: a
+    class that subclasses ``Provider`` inherits these defaults, so callers never probe with ``getattr``.
     """
 
     @property
     def model(self) -> ModelInfo: ...
 
-    def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]: ...
+    def stream(self, request: LLMRequest) -> AsyncGenerator[StreamEvent, None]: ...
+
+    @property
+    def is_offline(self) -> bool:
+        """True for a model that never leaves the process (the window says so)."""
+        return False
+
+    async def warm_up(self) -> None:
+        """Pay one-time costs (SDK import, client, connection pool) before the first request."""
+        return None
+
+    async def aclose(self) -> None:
+        """Release connections; called on the loop that used the provider."""
+        return None
+
+
+def cancellation_requested() -> bool:
+    """The running task has been asked to stop (``Task.cancel``), even if the provider caught it.
+
+    A provider turns a cancellation into a final ``aborted`` message; callers that must not go on
+    after a cancellation (a compaction that would write its summary) check this and re-raise.
+    """
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class StreamEndedError(RuntimeError):
     """A provider's stream ended without a final message (a provider bug, not a model error)."""
-
-
-# ------------------------------------------------------------------------------------------ helpers
-
-
-ABORTED_MESSAGE = "Request was aborted"
-"""``errorMessage`` of a reply the user stopped (pi's wording)."""
-
-
-def empty_usage() -> dict[str, Any]:
-    """pi's usage object with every count and cost at zero."""
-    return {
-        "input": 0,
-        "output": 0,
-        "cacheRead": 0,
-        "cacheWrite": 0,
-        "totalTokens": 0,
-        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-    }
-
-
-def usage_with_cost(
-    model: ModelInfo, input_tokens: int, output_tokens: int, cache_read: int = 0, cache_write: int = 0
-) -> dict[str, Any]:
-    """A usage object with ``totalTokens`` and cost filled in from the model's prices."""
-    cost = {
-        "input": model.cost_input * input_tokens / 1e6,
-        "output": model.cost_output * output_tokens / 1e6,
-        "cacheRead": model.cost_cache_read * cache_read / 1e6,
-        "cacheWrite": model.cost_cache_write * cache_write / 1e6,
-    }
-    cost["total"] = cost["input"] + cost["output"] + cost["cacheRead"] + cost["cacheWrite"]
-    return {
-        "input": input_tokens,
-        "output": output_tokens,
-        "cacheRead": cache_read,
-        "cacheWrite": cache_write,
-        "totalTokens": input_tokens + output_tokens + cache_read + cache_write,
-        "cost": cost,
-    }
-
-
-def make_assistant_message(
-    model: ModelInfo,
-    content: list[dict[str, Any]],
-    *,
-    usage: dict[str, Any] | None = None,
-    stop_reason: str = "stop",
-    error_message: str | None = None,
-    timestamp: int | None = None,
-) -> Message:
-    """An assistant message in pi's key order (``errorMessage`` only when there is one)."""
-    message: Message = {
-        "role": "assistant",
-        "content": content,
-        "api": model.api,
-        "provider": model.provider,
-        "model": model.id,
-        "usage": usage if usage is not None else empty_usage(),
-        "stopReason": stop_reason,
-        "timestamp": timestamp if timestamp is not None else int(time.time() * 1000),
-    }
-    if error_message is not None:
-        message["errorMessage"] = error_message
-    return message
-
-
-def user_text_message(text: str, timestamp: int | None = None) -> Message:
-    """A user message with one text block (what summarizers send)."""
-    return {
-        "role": "user",
-        "content": [{"type": "text", "text": text}],
-        "timestamp": timestamp if timestamp is not None else int(time.time() * 1000),
-    }
-
-
-def message_text(message: Message, joiner: str = "\n") -> str:
-    """The text blocks of an assistant message joined with ``joiner`` (pi joins summaries with ``\\n``)."""
-    return content_text(message.get("content"), joiner)
 
 
 async def complete(
@@ -243,8 +134,8 @@ async def complete(
     """Run one request to the end and return the final assistant message.
 
     Errors and aborts reported by the provider come back as messages (``stopReason`` ``error`` /
-    ``aborted``), as pi's ``completeSimple`` does; cancelling the awaiting task raises
-    ``CancelledError`` and closes the provider's stream.
+    ``aborted``), as pi's ``completeSimple`` does: cancelling the awaiting task makes the provider end
+    its stream with the aborted message, which is returned. The stream is always closed.
     """
     received = 0
     stream = provider.stream(request)
@@ -261,7 +152,5 @@ async def complete(
             if on_progress is not None:
                 on_progress(received)
     finally:
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await stream.aclose()
     raise StreamEndedError("the provider's stream ended without a final message")

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
+from .accumulate import StreamState, guaranteed_stream
 from .protocol import (
     Done,
     ErrorEvent,
     LLMRequest,
     ModelInfo,
+    Provider,
     StreamEvent,
     TextDelta,
     UsageUpdate,
-    make_assistant_message,
     usage_with_cost,
 )
 
@@ -50,7 +51,7 @@ class Reply:
     started: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class RecordingProvider:
+class RecordingProvider(Provider):
     """Answers from a script (``Reply`` or plain strings, in order) and keeps a deep copy of each request.
 
     When the script runs out, ``default`` answers (or an ``AssertionError`` is raised if ``default`` is
@@ -83,9 +84,12 @@ class RecordingProvider:
             raise AssertionError("RecordingProvider: unexpected request (script exhausted)")
         return Reply(text=self.default)
 
-    async def stream(self, request: LLMRequest) -> AsyncIterator[StreamEvent]:
+    def stream(self, request: LLMRequest) -> AsyncGenerator[StreamEvent, None]:
         self.requests.append(copy.deepcopy(request))
         reply = self._next()
+        return guaranteed_stream(self._model, lambda state: self._produce(reply, state))
+
+    async def _produce(self, reply: Reply, state: StreamState) -> AsyncIterator[StreamEvent]:
         try:
             chunks = [
                 reply.text[i : i + reply.chunk_chars] for i in range(0, len(reply.text), reply.chunk_chars)
@@ -102,21 +106,12 @@ class RecordingProvider:
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
-        usage = usage_with_cost(self._model, 100, max(1, len(reply.text) // 4))
-        yield UsageUpdate(usage)
-        content = [{"type": "text", "text": reply.text}] if reply.text else []
-        message = make_assistant_message(
-            self._model,
-            content,
-            usage=usage,
-            stop_reason=reply.stop_reason,
-            error_message=reply.error_message,
-        )
+        yield UsageUpdate(usage_with_cost(self._model, 100, max(1, len(reply.text) // 4)))
         self.completed += 1
         if reply.stop_reason in ("error", "aborted"):
-            yield ErrorEvent(message)
+            yield ErrorEvent(state.final(reply.stop_reason, reply.error_message))
         else:
-            yield Done(message)
+            yield Done(state.final(reply.stop_reason, reply.error_message))
 
     # ------------------------------------------------------------------ conveniences for assertions
 

@@ -29,8 +29,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.agent import AgentEvent, AgentSession
-from desktop_app.llm.offline import OfflineProvider
+from desktop_app.agent import (
+    AgentError,
+    AgentEvent,
+    AgentSession,
+    BranchSummaryFinished,
+    BranchSummaryStarted,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionProgress,
+    CompactionStarted,
+    MessageAppended,
+    ReplyRecovered,
+    RetryScheduled,
+    SessionChanged,
+    SessionOpenError,
+    StreamUpdated,
+    TurnFinished,
+    TurnStarted,
+    WaitingForServer,
+)
+from desktop_app.llm.protocol import TextDelta, ThinkingDelta
 from desktop_app.session import (
     EntryAppended,
     ExternalAppend,
@@ -38,7 +57,6 @@ from desktop_app.session import (
     Reloaded,
     SessionEvent,
     SessionFailed,
-    SessionManager,
 )
 from desktop_app.session.context import context_message
 from desktop_app.session.entries import THINKING_LEVELS
@@ -171,8 +189,8 @@ class MainWindow(QMainWindow):
         manager = self.agent.session
         if self.ui_state is not None:
             remembered = self.ui_state.last_leaf(manager.session_file)
-            if remembered and remembered != manager.leaf_id and manager.get_entry(remembered) is not None:
-                manager.branch(remembered)  # where the user left this session (not stored in the file)
+            if remembered:
+                self.agent.restore_leaf(remembered)  # where the user left this session (not stored in the file)
         if self._unsubscribe_session is not None:
             self._unsubscribe_session()
         self._unsubscribe_session = manager.subscribe(self._on_session_event)
@@ -183,7 +201,7 @@ class MainWindow(QMainWindow):
         self.status.set_model(model.id)
         self._sync_thinking()
         self._refresh_chat()
-        if isinstance(self.agent.provider, OfflineProvider):
+        if self.agent.is_offline:
             self.chat.show_banner(OFFLINE_BANNER)
         else:
             self.chat.clear_banner()
@@ -260,55 +278,64 @@ class MainWindow(QMainWindow):
             self._refresh_chat()
 
     def _on_agent_event(self, event: AgentEvent) -> None:
-        kind, data = event.kind, event.data
-        if kind == "turn_started":
-            self._streaming = True
-            self.chat.begin_stream()
-            self.chat.set_busy(True)
-        elif kind in ("text_delta", "thinking_delta"):
-            self.chat.append_delta("text" if kind == "text_delta" else "thinking", data["text"])
-        elif kind == "message_appended" and data["message"].get("role") == "assistant" and self._streaming:
-            message = data["message"]
-            if message.get("stopReason") == "aborted":
-                self.chat.abort_stream(message)
-            else:
-                self.chat.end_stream(message)
-            self._streaming = False
-            self._chat_leaf = data["entry_id"]  # the live row became this message
-            if message.get("stopReason") == "error":
-                self.chat.show_error(str(message.get("errorMessage") or "The request failed"))
-        elif kind == "retry_scheduled":
-            self.statusBar().showMessage(
-                f"Retrying in {data['delay_ms'] / 1000:.1f} s (attempt {data['attempt']}): {data['error']}", 8000
-            )
-            self._streaming = True
-            self.chat.begin_stream()
-        elif kind == "turn_finished":
-            self._streaming = False
-            self.chat.set_busy(False)
-            if self._chat_leaf == self.agent.session.leaf_id:
-                self._meter_timer.start()  # the rows already match the context
-            else:
+        match event:
+            case TurnStarted():
+                self._streaming = True
+                self.chat.begin_stream()
+                self.chat.set_busy(True)
+            case StreamUpdated(event=TextDelta(text=text)):
+                self.chat.append_delta("text", text)
+            case StreamUpdated(event=ThinkingDelta(text=text)):
+                self.chat.append_delta("thinking", text)
+            case StreamUpdated():
+                pass  # tool calls, usage and the final event: the row is finished by MessageAppended
+            case MessageAppended(entry_id=entry_id, message=message):
+                if message.get("role") != "assistant" or not self._streaming:
+                    return
+                if message.get("stopReason") == "aborted":
+                    self.chat.abort_stream(message)
+                else:
+                    self.chat.end_stream(message)
+                self._streaming = False
+                self._chat_leaf = entry_id  # the live row became this message
+                if message.get("stopReason") == "error":
+                    self.chat.show_error(str(message.get("errorMessage") or "The request failed"))
+            case RetryScheduled(attempt=attempt, delay_ms=delay_ms, error=error):
+                self.statusBar().showMessage(f"Retrying in {delay_ms / 1000:.1f} s (attempt {attempt}): {error}", 8000)
+                self._streaming = True
+                self.chat.begin_stream()
+            case WaitingForServer(seconds=seconds):
+                self.statusBar().showMessage(f"Waiting for the server… {seconds:.0f} s (Esc to stop)", 1500)
+            case TurnFinished():
+                self._streaming = False
+                self.chat.set_busy(False)
+                if self._chat_leaf == self.agent.session.leaf_id:
+                    self._meter_timer.start()  # the rows already match the context
+                else:
+                    self._refresh_chat()
+            case CompactionStarted(reason=reason):
+                self.statusBar().showMessage(
+                    "Compacting context… (Esc to cancel)" if reason == "manual" else "Auto-compacting… (Esc to cancel)"
+                )
+            case CompactionProgress(chars=chars):
+                self.statusBar().showMessage(f"Compacting context… {chars:,} characters received (Esc to cancel)")
+            case CompactionFinished():
+                self.statusBar().showMessage("Compacted.", 5000)
                 self._refresh_chat()
-        elif kind == "compaction_started":
-            self.statusBar().showMessage(
-                "Compacting context… (Esc to cancel)" if data["reason"] == "manual" else "Auto-compacting… (Esc to cancel)"
-            )
-        elif kind == "compaction_progress":
-            self.statusBar().showMessage(f"Compacting context… {data['chars']:,} characters received (Esc to cancel)")
-        elif kind == "compaction_finished":
-            self.statusBar().showMessage("Compacted.", 5000)
-            self._refresh_chat()
-        elif kind == "compaction_failed":
-            self.statusBar().showMessage(str(data.get("error")), 8000)
-        elif kind == "branch_summary_started":
-            self.statusBar().showMessage("Summarizing the branch you are leaving… (Esc to cancel)")
-        elif kind == "branch_summary_finished":
-            self.statusBar().clearMessage()
-        elif kind == "session_changed":
-            self._bind_session()
-        elif kind == "error":
-            self.chat.show_error(str(data.get("message")))
+            case CompactionFailed(error=error):
+                self.statusBar().showMessage(error, 8000)
+            case BranchSummaryStarted():
+                self.statusBar().showMessage("Summarizing the branch you are leaving… (Esc to cancel)")
+            case BranchSummaryFinished():
+                self.statusBar().clearMessage()
+            case SessionChanged():
+                self._bind_session()
+            case AgentError(message=message):
+                self.chat.show_error(message)
+            case ReplyRecovered(path=path, message=message):
+                self.chat.show_error(f"{message}. The reply was saved to {path}")
+            case _:
+                assert_never(event)
 
     def _poll_external(self) -> None:
         try:
@@ -424,7 +451,7 @@ class MainWindow(QMainWindow):
         current = self.agent.session.get_label(entry_id) or ""
         text, ok = QInputDialog.getText(self, "Label", "Label (empty clears it):", text=current)
         if ok:
-            self._guarded("Label", lambda: self.agent.session.append_label_change(entry_id, text.strip() or None))
+            self._guarded("Label", lambda: self.agent.set_label(entry_id, text))
 
     def new_session(self) -> None:
         if self.agent.busy:
@@ -442,11 +469,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("Stop the running reply before opening another session.", 5000)
             return
         try:
-            manager = SessionManager.open(path, fsync=self.settings.fsync)
-        except Exception as exc:  # noqa: BLE001 - shown to the user, nothing is lost
+            self.agent.open_session_file(path)
+        except SessionOpenError as exc:  # shown to the user, nothing is lost
             QMessageBox.warning(self, "Cannot open session", str(exc))
-            return
-        self.agent.open_session(manager)
 
     # ============================================================================ graph side panel
 

@@ -15,11 +15,20 @@ from typing import Any
 
 import pytest
 
-from desktop_app.agent import AgentEvent, AgentSession
+from desktop_app.agent import (
+    AgentError,
+    AgentEvent,
+    AgentSession,
+    BranchSummaryStarted,
+    RetryScheduled,
+    StreamUpdated,
+    TurnStarted,
+)
 from desktop_app.agent.session import OVERFLOW_RECOVERY_FAILED
 from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from desktop_app.llm.anthropic import AnthropicProvider
 from desktop_app.llm.offline import OfflineProvider
+from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
 from tests.agent.conftest import OPEN_PROVIDERS
@@ -53,6 +62,10 @@ def file_entries(agent: AgentSession) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text.split("\n") if line]
 
 
+def is_text_delta(event: AgentEvent) -> bool:
+    return isinstance(event, StreamUpdated) and isinstance(event.event, TextDelta)
+
+
 def roles(entries: list[dict[str, Any]]) -> list[str]:
     return [e["message"]["role"] + ("!" if e["message"].get("stopReason") in ("error", "aborted") else "")
             if e["type"] == "message" else e["type"] for e in entries]
@@ -67,14 +80,16 @@ async def test_plain_turn_persists_user_first_then_reply(tmp_path: Path, fake_an
 
     def watch(event: AgentEvent) -> None:
         seen.append(event)
-        if event.kind == "turn_started":  # the request has not gone out yet
+        if isinstance(event, TurnStarted):  # the request has not gone out yet
             user_on_disk.append(any(e.get("message", {}).get("role") == "user" for e in file_entries(agent)))
 
     agent.subscribe(watch)
     reply = await agent.prompt("Hi!")
     assert reply is not None and reply["stopReason"] == "stop"
     assert user_on_disk == [True]
-    assert "".join(e.data["text"] for e in seen if e.kind == "text_delta") == "Hello there, human."
+    assert "".join(e.event.text for e in seen if isinstance(e, StreamUpdated) and isinstance(e.event, TextDelta)) == "Hello there, human."
+    final = [e.partial for e in seen if isinstance(e, StreamUpdated)][-1]
+    assert final == reply  # the last partial is the final message
     entries = file_entries(agent)
     assert roles(entries) == ["session", "model_change", "thinking_level_change", "user", "assistant"]
     assistant = entries[-1]["message"]
@@ -92,11 +107,11 @@ async def test_thinking_is_streamed_and_kept_with_signature(tmp_path: Path, fake
     agent = make_agent(tmp_path, fake_anthropic)
     agent.set_thinking_level("high")
     kinds: list[str] = []
-    agent.subscribe(lambda e: kinds.append(e.kind))
+    agent.subscribe(lambda e: kinds.append(type(e.event).__name__) if isinstance(e, StreamUpdated) else None)
     await agent.prompt("Think first")
     blocks = file_entries(agent)[-1]["message"]["content"]
     assert blocks[0]["type"] == "thinking" and blocks[0].get("thinkingSignature")
-    assert "thinking_delta" in kinds and "text_delta" in kinds
+    assert "ThinkingDelta" in kinds and "TextDelta" in kinds
     assert fake_anthropic.last_request.json["thinking"]["type"] == "enabled"
 
 
@@ -104,8 +119,8 @@ async def test_thinking_is_streamed_and_kept_with_signature(tmp_path: Path, fake
 async def test_overloaded_then_success_retries_as_a_child(tmp_path: Path, fake_anthropic: FakeAnthropicServer) -> None:
     fake_anthropic.enqueue(fa.overloaded(), fa.text("Recovered."))
     agent = make_agent(tmp_path, fake_anthropic)
-    retries: list[dict[str, Any]] = []
-    agent.subscribe(lambda e: retries.append(e.data) if e.kind == "retry_scheduled" else None)
+    retries: list[RetryScheduled] = []
+    agent.subscribe(lambda e: retries.append(e) if isinstance(e, RetryScheduled) else None)
     reply = await agent.prompt("Hello")
     assert reply is not None and reply["stopReason"] == "stop"
     entries = file_entries(agent)
@@ -113,7 +128,7 @@ async def test_overloaded_then_success_retries_as_a_child(tmp_path: Path, fake_a
     error, ok = entries[-2], entries[-1]
     assert ok["parentId"] == error["id"]  # the retry is the error's child, as pi writes it
     assert "529" in error["message"]["errorMessage"]
-    assert len(retries) == 1 and retries[0]["attempt"] == 1
+    assert len(retries) == 1 and retries[0].attempt == 1
     # the retried request does not carry the failed attempt (pi drops error assistants)
     assert [m["role"] for m in fake_anthropic.requests[-1].json["messages"]] == ["user"]
 
@@ -131,7 +146,7 @@ async def test_backoff_doubles_and_honours_retry_after(tmp_path: Path, fake_anth
     manager = SessionManager.create("/project", tmp_path, fsync=False)
     agent = AgentSession(manager, anthropic(fake_anthropic.base_url), settings, sleep=fake_sleep)
     errors: list[str] = []
-    agent.subscribe(lambda e: errors.append(e.data["message"]) if e.kind == "error" else None)
+    agent.subscribe(lambda e: errors.append(e.message) if isinstance(e, AgentError) else None)
     reply = await agent.prompt("Hello")
     assert reply is not None and reply["stopReason"] == "error"
     assert delays == [0.002, 0.03, 0.008]  # 2 ms, then the server's 30 ms, then 8 ms; then give up
@@ -147,7 +162,7 @@ async def test_unauthorized_is_not_retried_and_hides_the_key(
     fake_anthropic.enqueue(fa.unauthorized())
     agent = make_agent(tmp_path, fake_anthropic)
     errors: list[str] = []
-    agent.subscribe(lambda e: errors.append(e.data["message"]) if e.kind == "error" else None)
+    agent.subscribe(lambda e: errors.append(e.message) if isinstance(e, AgentError) else None)
     await agent.prompt("Hello")
     assert len(fake_anthropic.requests) == 1
     assert errors and "401" in errors[0]
@@ -177,7 +192,7 @@ async def test_second_overflow_gives_pis_error_and_no_loop(tmp_path: Path, fake_
     fake_anthropic.enqueue(fa.prompt_too_long(), fa.text("summary"), fa.prompt_too_long())
     agent = make_agent(tmp_path, fake_anthropic)
     errors: list[str] = []
-    agent.subscribe(lambda e: errors.append(e.data["message"]) if e.kind == "error" else None)
+    agent.subscribe(lambda e: errors.append(e.message) if isinstance(e, AgentError) else None)
     reply = await agent.prompt("Still too long")
     assert reply is not None and reply["stopReason"] == "error"
     assert errors == [OVERFLOW_RECOVERY_FAILED]
@@ -196,11 +211,11 @@ async def test_threshold_compaction_fires_only_above_window_minus_reserve(
         fake_anthropic.enqueue(fa.text("## Goal\nsummary"))
     agent = make_agent(tmp_path, fake_anthropic)
     kinds: list[str] = []
-    agent.subscribe(lambda e: kinds.append(e.kind))
+    agent.subscribe(lambda e: kinds.append(type(e).__name__))
     await agent.prompt("Hello")
     has_compaction = any(e["type"] == "compaction" for e in file_entries(agent))
     assert has_compaction is compacts
-    assert ("compaction_finished" in kinds) is compacts
+    assert ("CompactionFinished" in kinds) is compacts
     assert agent.context_usage().tokens == (None if compacts else input_tokens + 12)
 
 
@@ -209,7 +224,7 @@ async def test_abort_mid_stream_keeps_partial_reply(tmp_path: Path, fake_anthrop
     fake_anthropic.enqueue(fa.never_ending(first_text="Partial answer"), fa.text("Still here."))
     agent = make_agent(tmp_path, fake_anthropic)
     first_delta = asyncio.Event()
-    agent.subscribe(lambda e: first_delta.set() if e.kind == "text_delta" else None)
+    agent.subscribe(lambda e: first_delta.set() if is_text_delta(e) else None)
     turn = asyncio.create_task(agent.prompt("Go on forever"))
     await asyncio.wait_for(first_delta.wait(), 10)
     agent.abort()
@@ -267,7 +282,7 @@ async def test_cancelling_a_branch_summary_writes_nothing(tmp_path: Path) -> Non
     before = Path(manager.session_file or "").read_bytes()
     leaf = manager.leaf_id
     started = asyncio.Event()
-    agent.subscribe(lambda e: started.set() if e.kind == "branch_summary_started" else None)
+    agent.subscribe(lambda e: started.set() if isinstance(e, BranchSummaryStarted) else None)
     task = asyncio.create_task(agent.navigate_tree(target, summarize=True))
     await asyncio.wait_for(started.wait(), 5)
     await asyncio.sleep(0.05)
@@ -394,7 +409,7 @@ async def test_switching_sessions_mid_reply_keeps_the_partial_reply_in_the_old_o
     manager = SessionManager.create("/p", tmp_path, fsync=False)
     agent = AgentSession(manager, OfflineProvider(chunk_chars=2, delay=0.02), fast_settings())
     started = asyncio.Event()
-    agent.subscribe(lambda e: started.set() if e.kind == "text_delta" else None)
+    agent.subscribe(lambda e: started.set() if is_text_delta(e) else None)
     turn = asyncio.create_task(agent.prompt("long answer please"))
     await asyncio.wait_for(started.wait(), 5)
     new_file = agent.new_session()

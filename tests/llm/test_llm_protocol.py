@@ -32,7 +32,7 @@ pytestmark = pytest.mark.asyncio
 MODEL = ModelInfo(id="m", provider="p", api="a", cost_input=3.0, cost_output=15.0)
 
 
-class ScriptedStream:
+class ScriptedStream(Provider):
     """A provider yielding a fixed list of events (and noting whether its stream was closed)."""
 
     def __init__(self, events: list[StreamEvent]) -> None:
@@ -83,14 +83,15 @@ async def test_a_stream_without_final_message_is_a_provider_bug() -> None:
         await complete(ScriptedStream([TextDelta("x")]), _request())
 
 
-async def test_cancelling_complete_closes_the_stream() -> None:
-    reply = Reply("x" * 40, gate=asyncio.Event(), pause_after_chunks=1)
+async def test_cancelling_complete_closes_the_stream_with_the_aborted_partial() -> None:
+    reply = Reply("x" * 40, gate=asyncio.Event(), pause_after_chunks=1, chunk_chars=8)
     provider = RecordingProvider([reply])
     task = asyncio.create_task(complete(provider, _request()))
     await asyncio.wait_for(reply.started.wait(), 5)
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    message = await task  # the protocol's promise: a cancelled stream still ends with its final message
+    assert message["stopReason"] == "aborted" and message["errorMessage"] == "Request was aborted"
+    assert message["content"] == [{"type": "text", "text": "x" * 8}]
     assert provider.cancelled == 1 and provider.completed == 0
 
 

@@ -16,8 +16,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 
-from desktop_app.agent import AgentSession
+from desktop_app.agent import AgentSession, StreamUpdated
 from desktop_app.llm.offline import OfflineProvider
+from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION, initial_session
@@ -62,7 +63,9 @@ async def test_send_streams_persists_and_adds_nodes(tmp_path: Path, qtbot: Any) 
     nodes_before = window.graph.graph().number_of_nodes()
     entries_before = len(window.agent.session.get_entries())
     deltas: list[str] = []
-    window.agent.subscribe(lambda e: deltas.append(e.data["text"]) if e.kind == "text_delta" else None)
+    window.agent.subscribe(
+        lambda e: deltas.append(e.event.text) if isinstance(e, StreamUpdated) and isinstance(e.event, TextDelta) else None
+    )
     window.chat.composer.setFocus()
     QTest.keyClicks(window.chat.composer, "What did we plan for day two?")
     QTest.keyClick(window.chat.composer, Qt.Key.Key_Return)
@@ -87,7 +90,9 @@ async def test_escape_aborts_and_partial_reply_is_kept(tmp_path: Path, qtbot: An
     window = make_window(tmp_path, OfflineProvider(chunk_chars=2, delay=0.05))
     qtbot.addWidget(window)
     first = asyncio.Event()
-    window.agent.subscribe(lambda e: first.set() if e.kind == "text_delta" else None)
+    window.agent.subscribe(
+        lambda e: first.set() if isinstance(e, StreamUpdated) and isinstance(e.event, TextDelta) else None
+    )
     window.chat.composer.setFocus()
     QTest.keyClicks(window.chat.composer, "Tell me a long story")
     QTest.keyClick(window.chat.composer, Qt.Key.Key_Return)

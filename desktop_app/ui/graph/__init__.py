@@ -10,7 +10,13 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from .audit import BranchSummaryInfo, CompactionAudit, audit_compaction, branch_summary_info
+from desktop_app.compaction.audit import (
+    BranchSummaryInfo,
+    CompactionAudit,
+    audit_compaction,
+    branch_summary_info,
+)
+
 from .layout import DOT_NODE_LIMIT, Layouter, LayoutSpec, dot_layout_in_subprocess, tidy_tree_layout
 from .model import FILTER_MODES, GraphDelta, SegmentKey, ViewGraphModel, build_view_graph
 

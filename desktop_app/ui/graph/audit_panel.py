@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .audit import BranchSummaryInfo, CompactionAudit
+from desktop_app.compaction.audit import BranchSummaryInfo, CompactionAudit
 
 __all__ = ["CompactionAuditPanel"]
 

@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
     QGraphicsSimpleTextItem,
 )
 
-from .audit import CompactionAudit
+from desktop_app.compaction.audit import CompactionAudit
+
 from .items import EdgeItem, NodeItem, OverviewLayer
 from .model import Node
 from .style import GraphStyle

@@ -21,6 +21,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer,
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
+from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.session import (
     EntryAppended,
     ExternalAppend,
@@ -31,7 +32,6 @@ from desktop_app.session import (
     SessionManager,
 )
 
-from .audit import CompactionAudit, audit_compaction, branch_summary_info
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
 from .minimap import Minimap
 from .model import FILTER_MODES, GraphDelta, Node, SegmentKey, ViewGraphModel

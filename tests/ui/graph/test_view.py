@@ -11,9 +11,9 @@ from PySide6.QtCore import QEvent, QPointF, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
+from desktop_app.compaction.audit import CompactionAudit, audit_compaction
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import CompactionAuditPanel, GraphView
-from desktop_app.ui.graph.audit import CompactionAudit, audit_compaction
 from desktop_app.ui.graph.model import SegmentKey
 from desktop_app.ui.graph.text import searchable_text
 

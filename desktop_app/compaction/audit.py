@@ -1,9 +1,10 @@
-"""What a compaction threw away and what it kept; what a branch summary stands for. No Qt.
+"""What a compaction threw away and what it kept; what a branch summary stands for.
 
 The rules are pi's (pi-spec §4.1, §5.7): a compaction C on a path replaced the path entries from the
-previous compaction's kept boundary (its ``firstKeptEntryId``, or the entry after it when that id is
-not on the path, or the root when there is no previous compaction) up to, but not including,
-``C.firstKeptEntryId``; those are the *summarized* entries. From ``firstKeptEntryId`` up to C the
+previous compaction's kept boundary up to, but not including, ``C.firstKeptEntryId``; those are the
+*summarized* entries. The boundary is :func:`~desktop_app.compaction.prepare.compaction_boundaries`
+applied to the path as it was when C was made (root → the entry before C), the very function
+``prepare_compaction`` used to choose what to summarize, so the audit cannot disagree with it. From ``firstKeptEntryId`` up to C the
 entries are *kept* verbatim: the context at C is the summary followed by exactly their messages.
 If ``firstKeptEntryId`` is not on the path at all, pi keeps nothing, so everything since the boundary
 counts as summarized.
@@ -16,6 +17,8 @@ from typing import Any
 
 from desktop_app.session.entries import Entry
 from desktop_app.session.tree import SessionIndex
+
+from .prepare import compaction_boundaries
 
 __all__ = [
     "SPLIT_TURN_MARKER",
@@ -103,15 +106,8 @@ def audit_compaction(index: SessionIndex, compaction_id: str) -> CompactionAudit
     ci = len(path) - 1
     compaction = path[ci]
 
-    prev = -1
-    for i in range(ci - 1, -1, -1):
-        if path[i].get("type") == "compaction":
-            prev = i
-            break
-    start = 0
-    if prev >= 0:
-        boundary = _index_of(path, path[prev].get("firstKeptEntryId"), ci)
-        start = boundary if boundary >= 0 else prev + 1
+    bounds = compaction_boundaries(path[:ci])
+    prev, start = bounds.prev_compaction_index, bounds.start
 
     first_kept = compaction.get("firstKeptEntryId")
     kept_at = _index_of(path, first_kept, ci)

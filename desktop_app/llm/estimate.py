@@ -1,0 +1,158 @@
+"""pi's token estimate of one message: ``ceil(chars / 4)`` with JavaScript's arithmetic (pi-spec §5.2).
+
+It lives in ``llm`` because it is a property of LLM messages that both the offline model (which says
+how big its input was) and compaction (cut points, thresholds) need; ``compaction.tokens`` re-exports
+it. pi never tokenizes for its decisions: ``chars`` is a JavaScript string length (UTF-16 code units),
+and missing fields follow JavaScript (``undefined + 1`` is ``NaN``; ``null + 1`` is ``1``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from desktop_app.session.jsjson import js_stringify, utf16_len
+
+__all__ = [
+    "IMAGE_CHARS",
+    "MISSING",
+    "NAN",
+    "estimate_message_tokens",
+    "estimate_tokens",
+    "estimate_tokens_lenient",
+    "js_number",
+    "js_truthy",
+]
+
+Message = dict[str, Any]
+
+NAN = float("nan")
+IMAGE_CHARS = 4800
+"""What one image block weighs in tool results and custom messages (≈1200 tokens); 0 in user messages."""
+
+MISSING: Any = object()
+"""JavaScript's ``undefined`` (a key that is absent)."""
+
+
+# ------------------------------------------------------------------------------------ JS arithmetic
+
+
+def _length(value: Any) -> int | float:
+    """``value.length`` in JavaScript: UTF-16 units for strings; ``undefined`` (NaN when added) else."""
+    if isinstance(value, str):
+        return utf16_len(value)
+    if isinstance(value, list):
+        return len(value)
+    if value is None or value is MISSING:
+        raise TypeError("Cannot read properties of undefined (reading 'length')")
+    return NAN
+
+
+def _number(value: Any) -> int | float:
+    """A value as JavaScript's ``+`` uses it in a numeric sum (``null`` → 0, ``undefined`` → NaN)."""
+    if value is MISSING:
+        return NAN
+    if value is None or value is False:
+        return 0
+    if value is True:
+        return 1
+    if isinstance(value, (int, float)):
+        return value
+    return NAN
+
+
+def _ceil_quarter(chars: int | float) -> int | float:
+    if isinstance(chars, float) and math.isnan(chars):
+        return NAN
+    return -(-int(chars) // 4) if isinstance(chars, int) else math.ceil(chars / 4)
+
+
+def _truthy(value: Any) -> bool:
+    """JavaScript truthiness for JSON values (NaN is falsy)."""
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value is not MISSING
+
+
+# ------------------------------------------------------------------------------------ estimate
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, list):
+        return content
+    if content is None or content is MISSING:
+        raise TypeError("content is not iterable")
+    return []  # a string iterates as characters whose `.type` is undefined: nothing counts
+
+
+def _text_and_images(content: Any, image_chars: int) -> int | float:
+    if isinstance(content, str):
+        return utf16_len(content)
+    chars: int | float = 0
+    for block in _blocks(content):
+        if not isinstance(block, dict):
+            continue
+        block_type = block.get("type")
+        if block_type == "text" and _truthy(block.get("text", MISSING)):
+            chars += _length(block["text"])
+        if block_type == "image":
+            chars += image_chars
+    return chars
+
+
+def estimate_tokens(message: Message) -> int | float:
+    """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2).
+
+    User images count nothing (pi's choice), tool-result and custom images 4800 chars; a tool call is
+    its name plus its arguments as ``JSON.stringify`` prints them; unknown roles weigh 0. Where
+    JavaScript would throw (a ``null`` summary, say) this raises ``TypeError`` too, so reports can
+    record pi's failure; the app uses :func:`estimate_tokens_lenient`.
+    """
+    if not isinstance(message, dict):
+        if message is None:
+            raise TypeError("Cannot read properties of null (reading 'role')")
+        return 0  # a string or number has no `.role`
+    role = message.get("role")
+    chars: int | float = 0
+    if role == "user":
+        chars = _text_and_images(message.get("content", MISSING), 0)
+    elif role == "assistant":
+        for block in _blocks(message.get("content", MISSING)):
+            if not isinstance(block, dict):
+                continue
+            block_type = block.get("type")
+            if block_type == "text":
+                chars += _length(block.get("text", MISSING))
+            elif block_type == "thinking":
+                chars += _length(block.get("thinking", MISSING))
+            elif block_type == "toolCall":
+                arguments = block.get("arguments", MISSING)
+                if arguments is MISSING:
+                    raise TypeError("Cannot read properties of undefined (reading 'length')")
+                chars += _length(block.get("name", MISSING)) + utf16_len(js_stringify(arguments))
+    elif role in ("custom", "toolResult"):
+        chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS)
+    elif role == "bashExecution":
+        chars = _length(message.get("command", MISSING)) + _length(message.get("output", MISSING))
+    elif role in ("branchSummary", "compactionSummary"):
+        chars = _length(message.get("summary", MISSING))
+    else:
+        return 0
+    return _ceil_quarter(chars)
+
+
+def estimate_tokens_lenient(message: Any) -> int:
+    """:func:`estimate_tokens` for the app: a malformed message (where pi would throw) counts 0."""
+    try:
+        tokens = estimate_tokens(message)
+    except (TypeError, ValueError):
+        return 0
+    return int(tokens) if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)) else 0
+
+
+estimate_message_tokens = estimate_tokens_lenient
+
+js_number = _number
+js_truthy = _truthy
