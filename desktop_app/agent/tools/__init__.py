@@ -1,13 +1,27 @@
-"""pi's built-in tools (read, write, edit, bash, grep, find, ls) for Arbor's agent.
+"""pi 0.73.1's built-in tools (read, write, edit, bash, grep, find, ls) for Arbor's agent.
 
-Integration (what the turn loop does with a finished assistant message whose ``stopReason`` is
-``toolUse``) is described in :mod:`desktop_app.agent.tools.batch`; the pieces:
+The turn loop's protocol is in :mod:`desktop_app.agent.tools.batch` (append the assistant message,
+``await run_tool_calls(...)``, append each ``result.to_message()`` in call order). The pieces:
 
-* :func:`tool_definitions` — the ``tools`` for the LLM request (pi's exact names, texts, schemas);
-* :func:`run_tool` — run one ``toolCall`` block in a :class:`ToolContext`, get a :class:`ToolResult`;
-* :meth:`ToolResult.to_message` — the ``toolResult`` message to append, in pi's key order.
+* :func:`tool_definitions` — the ``tools`` of the LLM request (pi's names, texts and schemas);
+* :class:`ToolContext` — cwd, path policy, abort signal, shared mutation queue, shell settings;
+* :func:`run_tool` — one ``toolCall`` block to one :class:`ToolResult` (never raises except on
+  task cancellation);
+* :func:`describe_approval` / :class:`SessionApprovals` / :func:`denied_result` — the approval card;
+* :meth:`ToolResult.to_message` — the ``toolResult`` message in pi's key order.
 """
 
+from .approval import (
+    ApprovalDecision,
+    ApprovalRequest,
+    BashApproval,
+    EditApproval,
+    SessionApprovals,
+    WriteApproval,
+    denied_result,
+    describe_approval,
+)
+from .batch import ASK_DENIED_TEXT, Approver, aborted_result, run_tool_calls
 from .context import AbortSignal, MutationQueue, PathPolicy, ToolContext, ToolUpdate
 from .registry import (
     ALL_TOOLS,
@@ -21,27 +35,40 @@ from .registry import (
     tool_definitions,
 )
 from .results import ToolError, ToolOutput, ToolResult
-from .run import ABORTED_TEXT, error_result, run_tool
+from .run import ABORTED_TEXT, error_result, precheck, run_tool
 
 __all__ = [
     "ABORTED_TEXT",
     "ALL_TOOLS",
     "APPROVAL_TOOLS",
+    "ASK_DENIED_TEXT",
     "DEFAULT_TOOLS",
     "READ_ONLY_TOOLS",
     "TOOLS",
     "AbortSignal",
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "Approver",
+    "BashApproval",
+    "EditApproval",
     "MutationQueue",
     "PathPolicy",
+    "SessionApprovals",
     "ToolContext",
     "ToolError",
     "ToolOutput",
     "ToolResult",
     "ToolSpec",
     "ToolUpdate",
+    "WriteApproval",
+    "aborted_result",
+    "denied_result",
+    "describe_approval",
     "error_result",
     "get_tool",
     "needs_approval",
+    "precheck",
     "run_tool",
+    "run_tool_calls",
     "tool_definitions",
 ]

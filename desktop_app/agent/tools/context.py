@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
-__all__ = ["AbortSignal", "PathPolicy", "MutationQueue", "ToolUpdate", "ToolContext"]
+T = TypeVar("T")
+
+__all__ = ["unless_aborted", "AbortSignal", "PathPolicy", "MutationQueue", "ToolUpdate", "ToolContext"]
 
 
 class AbortSignal:
@@ -44,6 +47,29 @@ class AbortSignal:
             if self._aborted:
                 self._event.set()
         await self._event.wait()
+
+
+async def unless_aborted(work: Awaitable[T], signal: AbortSignal) -> tuple[bool, T | None]:
+    """Await ``work`` unless ``signal`` fires first: ``(True, result)``, or ``(False, None)`` once
+    ``work`` has been cancelled and has finished unwinding."""
+    task = asyncio.ensure_future(work)
+    if signal.aborted:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        return False, None
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        done, _ = await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        stop.cancel()
+    if task in done:
+        return True, task.result()
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    return False, None
 
 
 @dataclass(frozen=True)
@@ -110,3 +136,9 @@ class ToolContext:
     temp_dir: str | None = None
     model_supports_images: bool = True
     on_update: Callable[[ToolUpdate], None] | None = None
+    tool_call_id: str = ""
+    """Set by :func:`~.run.run_tool` on its per-call copy, so updates name their call."""
+
+    def for_call(self, tool_call_id: str) -> ToolContext:
+        """A copy for one call; the signal, queue and settings are shared with this context."""
+        return replace(self, tool_call_id=tool_call_id)

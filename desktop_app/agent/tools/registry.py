@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .bash import execute_bash
 from .context import ToolContext
 from .edit import execute_edit, prepare_edit_arguments
 from .find import execute_find
@@ -212,7 +213,26 @@ EDIT = ToolSpec(
     prepare=prepare_edit_arguments,
 )
 
-TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (READ, EDIT, WRITE, GREP, FIND, LS)}
+BASH = ToolSpec(
+    name="bash",
+    description=(
+        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is "
+        "truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved "
+        "to a temp file. Optionally provide a timeout in seconds."
+    ),
+    parameters=_object(
+        ["command"],
+        {
+            "command": _prop("string", "Bash command to execute"),
+            "timeout": _prop("number", "Timeout in seconds (optional, no default timeout)"),
+        },
+    ),
+    execute=execute_bash,
+    needs_approval=True,
+    snippet="Execute bash commands (ls, grep, find, etc.)",
+)
+
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in (READ, BASH, EDIT, WRITE, GREP, FIND, LS)}
 
 ALL_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
 DEFAULT_TOOLS: tuple[str, ...] = ("read", "bash", "edit", "write")

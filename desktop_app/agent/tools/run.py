@@ -14,13 +14,13 @@ from typing import Any
 
 from desktop_app.session.entries import now_ms
 
-from .context import ToolContext
+from .context import ToolContext, unless_aborted
 from .paths import missing_cwd_message
 from .registry import TOOLS, ToolSpec
 from .results import ToolError, ToolOutput, ToolResult, text_block
 from .schema import validate_arguments
 
-__all__ = ["run_tool", "error_result", "ABORTED_TEXT"]
+__all__ = ["run_tool", "precheck", "error_result", "ABORTED_TEXT"]
 
 ABORTED_TEXT = "Operation aborted"
 """What every tool but bash reports when aborted (bash reports ``Command aborted``)."""
@@ -38,12 +38,27 @@ def error_result(call: dict[str, Any], text: str) -> ToolResult:
     )
 
 
-def _lookup(call: dict[str, Any], ctx: ToolContext) -> ToolSpec:
+def _prepare(call: dict[str, Any], ctx: ToolContext) -> tuple[ToolSpec, dict[str, Any]]:
+    """pi's preparation: lookup (``Tool <name> not found``), ``prepareArguments``, schema check."""
     name = str(call.get("name", ""))
     spec = TOOLS.get(name)
     if spec is None or (ctx.enabled is not None and name not in ctx.enabled):
         raise ToolError(f"Tool {name} not found")
-    return spec
+    arguments = call.get("arguments", {})
+    prepared = spec.prepare(arguments) if spec.prepare is not None else arguments
+    return spec, validate_arguments(spec.name, spec.parameters, prepared)
+
+
+def precheck(call: dict[str, Any], context: ToolContext) -> ToolResult | None:
+    """The result a call will fail with before running (unknown tool, bad arguments), else ``None``.
+
+    The turn loop uses it to skip asking the user about a call that cannot run anyway.
+    """
+    try:
+        _prepare(call, context)
+    except ToolError as exc:
+        return error_result(call, str(exc))
+    return None
 
 
 async def _run_until_abort(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
@@ -54,19 +69,10 @@ async def _run_until_abort(spec: ToolSpec, args: dict[str, Any], ctx: ToolContex
     """
     if spec.name == "bash":
         return await spec.execute(args, ctx)
-    if ctx.signal.aborted:
+    finished, output = await unless_aborted(spec.execute(args, ctx), ctx.signal)
+    if not finished or output is None:
         raise ToolError(ABORTED_TEXT)
-    work = asyncio.ensure_future(spec.execute(args, ctx))
-    stop = asyncio.ensure_future(ctx.signal.wait())
-    try:
-        done, _ = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-    if work in done:
-        return work.result()
-    work.cancel()
-    await asyncio.gather(work, return_exceptions=True)
-    raise ToolError(ABORTED_TEXT)
+    return output
 
 
 async def run_tool(call: dict[str, Any], context: ToolContext) -> ToolResult:
@@ -75,13 +81,10 @@ async def run_tool(call: dict[str, Any], context: ToolContext) -> ToolResult:
     The call's ``arguments`` are not modified (the session keeps the model's original arguments).
     """
     try:
-        spec = _lookup(call, context)
-        arguments = call.get("arguments", {})
-        prepared = spec.prepare(arguments) if spec.prepare is not None else arguments
-        args = validate_arguments(spec.name, spec.parameters, prepared)
+        spec, args = _prepare(call, context)
         if not os.path.isdir(context.cwd):
             raise ToolError(missing_cwd_message(context.cwd, spec.name))
-        output = await _run_until_abort(spec, args, context)
+        output = await _run_until_abort(spec, args, context.for_call(str(call.get("id", ""))))
     except ToolError as exc:
         return error_result(call, str(exc))
     except asyncio.CancelledError:

@@ -1,0 +1,230 @@
+"""The ``bash`` tool: run a command in the working folder; tail of the output, pi's status lines.
+
+pi's behaviour (pi-tools.md §2.4): ``[shell, "-c", command]`` in its own process group, stdin from
+/dev/null, stdout and stderr merged in arrival order. The output is cut to its last 2000 lines /
+50 KB; once it is cut, all of it is saved to ``<tmp>/pi-bash-<16 hex>.log`` (kept, as pi keeps it)
+and named in the notice. A non-zero exit, a timeout or an abort is an error whose text is the
+output followed by ``Command exited with code N`` / ``Command timed out after T seconds`` /
+``Command aborted``; timeout and abort kill the whole process group with SIGKILL. A command killed
+by a signal from elsewhere counts as success, as in pi.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import replace
+from typing import IO, Any
+
+from desktop_app.session.jsjson import js_number
+
+from .context import ToolContext, ToolUpdate
+from .paths import missing_cwd_message
+from .results import ToolError, ToolOutput
+from .truncate import DEFAULT_MAX_BYTES, Truncation, format_size, truncate_tail, utf8_len
+
+__all__ = ["execute_bash", "choose_shell", "BashOutput", "ABORTED_STATUS"]
+
+ABORTED_STATUS = "Command aborted"
+UPDATE_INTERVAL = 0.1
+WINDOW_BYTES = 2 * DEFAULT_MAX_BYTES
+"""Decoded output kept in memory; enough for the 50 KB tail cut, however long the command talks."""
+
+
+def choose_shell(shell_path: str | None) -> str:
+    """pi's order: the ``shellPath`` setting, /bin/bash, ``bash`` on PATH, ``sh``."""
+    if shell_path:
+        if not os.path.exists(shell_path):
+            raise ToolError(f"Custom shell path not found: {shell_path}")
+        return shell_path
+    if os.path.exists("/bin/bash"):
+        return "/bin/bash"
+    return shutil.which("bash") or "sh"
+
+
+class BashOutput:
+    """Collects the merged output: a rolling decoded tail, whole-stream counts, the spill file."""
+
+    def __init__(self, temp_dir: str | None) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._window: list[str] = []
+        self._window_bytes = 0
+        self._raw: list[bytes] = []
+        self._raw_bytes = 0
+        self._file: IO[bytes] | None = None
+        self._temp_dir = temp_dir or tempfile.gettempdir()
+        self.path: str | None = None
+        self.total_bytes = 0
+        self.newlines = 0
+        self.last_line_bytes = 0
+
+    def _spill(self) -> None:
+        self.path = os.path.join(self._temp_dir, f"pi-bash-{secrets.token_hex(8)}.log")
+        self._file = open(self.path, "wb")  # noqa: SIM115  (kept open while the command runs)
+        for chunk in self._raw:
+            self._file.write(chunk)
+        self._raw = []
+
+    def _add_text(self, text: str) -> None:
+        if not text:
+            return
+        self._window.append(text)
+        size = utf8_len(text)
+        self._window_bytes += size
+        self.total_bytes += size
+        self.newlines += text.count("\n")
+        last = text.rfind("\n")
+        self.last_line_bytes = (self.last_line_bytes + size) if last < 0 else utf8_len(text[last + 1 :])
+        while len(self._window) > 1 and self._window_bytes - utf8_len(self._window[0]) >= WINDOW_BYTES:
+            self._window_bytes -= utf8_len(self._window.pop(0))
+
+    def add(self, chunk: bytes) -> None:
+        if self._file is not None:
+            self._file.write(chunk)
+        else:
+            self._raw.append(chunk)
+            self._raw_bytes += len(chunk)
+            if self._raw_bytes > DEFAULT_MAX_BYTES:
+                self._spill()
+        self._add_text(self._decoder.decode(chunk))
+
+    def finish(self) -> None:
+        self._add_text(self._decoder.decode(b"", final=True))
+
+    def tail(self) -> Truncation:
+        """The tail cut over the whole stream (counts are the stream's, not the window's)."""
+        cut = truncate_tail("".join(self._window))
+        return replace(cut, total_lines=self.newlines + 1, total_bytes=self.total_bytes)
+
+    def close(self, keep_file: bool) -> str | None:
+        """Close the spill file, writing it now if the output was cut but never grew past 50 KB."""
+        if self._file is None and keep_file:
+            self._spill()
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        return self.path
+
+
+def _text(output: BashOutput) -> tuple[str, Truncation, str | None]:
+    """The output text with pi's notice, the cut, and the full-output file when cut."""
+    cut = output.tail()
+    path = output.close(keep_file=cut.truncated)
+    text = cut.content
+    if cut.truncated:
+        end = cut.total_lines
+        if cut.last_line_partial:
+            text += (
+                f"\n\n[Showing last {format_size(cut.output_bytes)} of line {end} "
+                f"(line is {format_size(output.last_line_bytes)}). Full output: {path}]"
+            )
+        else:
+            start = end - cut.output_lines + 1
+            limit = f" ({format_size(DEFAULT_MAX_BYTES)} limit)" if cut.truncated_by == "bytes" else ""
+            text += f"\n\n[Showing lines {start}-{end} of {end}{limit}. Full output: {path}]"
+    return text, cut, path
+
+
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+async def _pump(process: asyncio.subprocess.Process, output: BashOutput, emit: Any) -> None:
+    assert process.stdout is not None
+    while chunk := await process.stdout.read(65536):
+        output.add(chunk)
+        emit()
+    output.finish()
+
+
+def _updater(ctx: ToolContext, call_id: str, output: BashOutput) -> Any:
+    last = 0.0
+
+    def emit() -> None:
+        nonlocal last
+        now = time.monotonic()
+        if ctx.on_update is None or now - last < UPDATE_INTERVAL:
+            return
+        last = now
+        ctx.on_update(ToolUpdate(call_id, "bash", output.tail().content))
+
+    if ctx.on_update is not None:
+        ctx.on_update(ToolUpdate(call_id, "bash", ""))
+    return emit
+
+
+async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    command = str(args["command"])
+    timeout = args.get("timeout")
+    if not os.path.isdir(ctx.cwd):
+        raise ToolError(missing_cwd_message(ctx.cwd, "bash"))
+    shell = choose_shell(ctx.shell_path)
+    if ctx.shell_command_prefix:
+        command = ctx.shell_command_prefix + "\n" + command
+    if ctx.signal.aborted:
+        raise ToolError(ABORTED_STATUS)
+    env = dict(os.environ)
+    if ctx.extra_path:
+        env["PATH"] = os.pathsep.join([*ctx.extra_path, env.get("PATH", "")])
+    process = await asyncio.create_subprocess_exec(
+        shell,
+        "-c",
+        command,
+        cwd=ctx.cwd,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    output = BashOutput(ctx.temp_dir)
+    emit = _updater(ctx, ctx.tool_call_id, output)
+    pump = asyncio.ensure_future(_pump(process, output, emit))
+    finished = asyncio.ensure_future(asyncio.gather(process.wait(), pump))
+    stop = asyncio.ensure_future(ctx.signal.wait())
+    waiters: set[asyncio.Future[Any]] = {finished, stop}
+    seconds = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+    timer = asyncio.ensure_future(asyncio.sleep(seconds)) if seconds is not None else None
+    if timer is not None:
+        waiters.add(timer)
+    try:
+        done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        _kill_group(process)
+        output.close(keep_file=False)
+        raise
+    finally:
+        for waiter in (stop, timer):
+            if waiter is not None:
+                waiter.cancel()
+    status: str | None = None
+    if finished not in done:
+        _kill_group(process)
+        await process.wait()
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(pump), 1.0)  # a detached child may keep the pipe open
+        pump.cancel()
+        finished.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await finished
+        status = (
+            ABORTED_STATUS if stop in done else f"Command timed out after {js_number(seconds or 0)} seconds"
+        )
+    elif process.returncode is not None and process.returncode > 0:
+        status = f"Command exited with code {process.returncode}"
+    text, cut, path = _text(output)
+    if status is not None:
+        raise ToolError(f"{text}\n\n{status}" if text else status)
+    if not text:
+        return ToolOutput.text("(no output)")
+    if cut.truncated:
+        return ToolOutput.text(text, {"truncation": cut.to_details(), "fullOutputPath": path})
+    return ToolOutput.text(text)

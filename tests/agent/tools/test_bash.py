@@ -1,0 +1,177 @@
+"""The bash tool: output, status lines, truncation with the full-output file, timeout and abort (§2.4)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from desktop_app.agent.tools import ToolContext, ToolUpdate, run_tool
+from desktop_app.agent.tools.approval import BashApproval, describe_approval
+from tests.agent.tools.conftest import Runner, tool_call
+
+
+async def _wait_gone(pid: int) -> bool:
+    """Poll until the process is gone (at most 5 s); a killed group disappears at once."""
+    for _ in range(100):
+        if _gone(pid):
+            return True
+        await asyncio.sleep(0.05)
+    return _gone(pid)
+
+
+def _gone(pid: int) -> bool:
+    """True when the process no longer runs (absent, or a zombie nobody reaped yet)."""
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            return "State:\tZ" in handle.read()
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.asyncio
+async def test_output_merges_streams_and_keeps_control_characters(project: Path, run: Runner) -> None:
+    result = await run("bash", command="echo out; echo err >&2; printf '\\033[31mred\\r\\n'; pwd")
+    assert not result.is_error and result.details is None
+    assert result.text == f"out\nerr\n\x1b[31mred\r\n{project}\n"
+
+
+@pytest.mark.asyncio
+async def test_no_output_and_signal_death_are_success(run: Runner) -> None:
+    assert (await run("bash", command="true")).text == "(no output)"
+    killed = await run("bash", command="kill -9 $$")
+    assert not killed.is_error and killed.text == "(no output)"
+
+
+@pytest.mark.asyncio
+async def test_exit_code_status_line(run: Runner) -> None:
+    result = await run("bash", command="ls missing-dir")
+    assert result.is_error and result.details == {}
+    assert result.text == (
+        "ls: cannot access 'missing-dir': No such file or directory\n\n\nCommand exited with code 2"
+    )
+    assert (await run("bash", command="exit 3")).text == "Command exited with code 3"
+    assert (await run("bash", command="printf x; exit 1")).text == "x\n\nCommand exited with code 1"
+
+
+@pytest.mark.asyncio
+async def test_timeout_kills_and_reports(run: Runner) -> None:
+    result = await run("bash", command="echo begun; sleep 30; echo never", timeout=0.5)
+    assert result.is_error
+    assert result.text == "begun\n\n\nCommand timed out after 0.5 seconds"
+    quiet = await run("bash", command="sleep 30", timeout=1)
+    assert quiet.text == "Command timed out after 1 seconds"
+
+
+@pytest.mark.asyncio
+async def test_abort_of_a_long_sleep_returns_with_pis_text_and_kills_the_group(project: Path) -> None:
+    ctx = ToolContext(cwd=str(project))
+    updates: list[ToolUpdate] = []
+    ctx.on_update = updates.append
+    pid_file = project / "pid"
+    command = f"sleep 30 & echo $! > {pid_file}; echo started; wait; echo never"
+    call = tool_call("bash", command=command)
+    task = asyncio.create_task(run_tool(call, ctx))
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.02)
+    ctx.signal.abort()
+    result = await task
+    assert result.is_error and result.details == {}
+    assert result.text == "started\n\n\nCommand aborted"
+    assert result.to_message()["toolName"] == "bash"
+    assert await _wait_gone(int(pid_file.read_text()))
+    assert updates and updates[0] == ToolUpdate(call["id"], "bash", "")
+
+
+@pytest.mark.asyncio
+async def test_cancelling_the_task_also_kills_the_group(project: Path) -> None:
+    ctx = ToolContext(cwd=str(project))
+    pid_file = project / "pid"
+    task = asyncio.create_task(run_tool(tool_call("bash", command=f"echo $$ > {pid_file}; sleep 30"), ctx))
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await _wait_gone(int(pid_file.read_text()))
+
+
+@pytest.mark.asyncio
+async def test_line_truncation_keeps_the_tail_and_saves_everything(tmp_path: Path, project: Path) -> None:
+    ctx = ToolContext(cwd=str(project), temp_dir=str(tmp_path))
+    result = await run_tool(tool_call("bash", command="seq 1 2500"), ctx)
+    assert not result.is_error
+    match = re.fullmatch(
+        r"502\n(?:.*\n)*2500\n\n\n\[Showing lines 502-2501 of 2501\. Full output: (.*/pi-bash-[0-9a-f]{16}\.log)\]",
+        result.text,
+    )
+    assert match is not None, result.text[-200:]
+    full = match.group(1)
+    assert Path(full).read_text() == "".join(f"{i}\n" for i in range(1, 2501))
+    assert result.details is not None and list(result.details) == ["truncation", "fullOutputPath"]
+    assert result.details["fullOutputPath"] == full
+    trunc = result.details["truncation"]
+    assert (trunc["truncatedBy"], trunc["totalLines"], trunc["outputLines"]) == ("lines", 2501, 2000)
+
+
+@pytest.mark.asyncio
+async def test_byte_truncation_and_partial_last_line(tmp_path: Path, project: Path) -> None:
+    ctx = ToolContext(cwd=str(project), temp_dir=str(tmp_path))
+    wide = await run_tool(
+        tool_call("bash", command="for i in $(seq 1 1000); do printf '%099d\\n' $i; done"), ctx
+    )
+    assert re.search(
+        r"\n\n\[Showing lines 489-1001 of 1001 \(50\.0KB limit\)\. Full output: .*\.log\]$", wide.text
+    )
+    one_line = await run_tool(tool_call("bash", command="head -c 300000 /dev/zero | tr '\\0' a"), ctx)
+    assert re.search(
+        r"^a{51200}\n\n\[Showing last 50\.0KB of line 1 \(line is 293\.0KB\)\. Full output: .*\.log\]$",
+        one_line.text,
+    )
+    assert one_line.details is not None and one_line.details["truncation"]["lastLinePartial"] is True
+    assert one_line.details["truncation"]["totalBytes"] == 300000
+    saved = Path(one_line.details["fullOutputPath"])
+    assert saved.stat().st_size == 300000
+
+
+@pytest.mark.asyncio
+async def test_truncated_error_keeps_notice_but_loses_details(tmp_path: Path, project: Path) -> None:
+    ctx = ToolContext(cwd=str(project), temp_dir=str(tmp_path))
+    result = await run_tool(tool_call("bash", command="seq 1 2500; exit 4"), ctx)
+    assert result.is_error and result.details == {}
+    assert re.search(
+        r"2500\n\n\n\[Showing lines 502-2501 of 2501\. Full output: .*\.log\]\n\nCommand exited with code 4$",
+        result.text,
+    )
+
+
+@pytest.mark.asyncio
+async def test_shell_settings_and_missing_folder(tmp_path: Path, project: Path) -> None:
+    prefixed = ToolContext(cwd=str(project), shell_command_prefix="shopt -s expand_aliases; GREETING=hi")
+    assert (await run_tool(tool_call("bash", command="echo $GREETING"), prefixed)).text == "hi\n"
+    wrong_shell = ToolContext(cwd=str(project), shell_path="/nonexistent/shell")
+    result = await run_tool(tool_call("bash", command="true"), wrong_shell)
+    assert result.is_error and result.text == "Custom shell path not found: /nonexistent/shell"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tool = bin_dir / "arbor-test-tool"
+    tool.write_text("#!/bin/sh\necho from-extra-path\n")
+    tool.chmod(0o755)
+    extra = ToolContext(cwd=str(project), extra_path=(str(bin_dir),))
+    assert (await run_tool(tool_call("bash", command="arbor-test-tool"), extra)).text == "from-extra-path\n"
+    gone = ToolContext(cwd=str(tmp_path / "gone"))
+    missing = await run_tool(tool_call("bash", command="true"), gone)
+    assert (
+        missing.text
+        == f"Working directory does not exist: {tmp_path / 'gone'}\nCannot execute bash commands."
+    )
+    assert os.path.isdir(project)
+
+
+def test_bash_card(project: Path) -> None:
+    ctx = ToolContext(cwd=str(project))
+    call = tool_call("bash", command="make test", timeout=60)
+    assert describe_approval(call, ctx) == BashApproval(call["id"], "make test", str(project), 60.0)
