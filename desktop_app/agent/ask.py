@@ -2,14 +2,18 @@
 
 For scripts and smoke tests: the reply streams to stdout, the turn is appended to the session file
 (created when missing), errors go to stderr with exit code 1, and nothing ever prints a traceback.
+SIGTERM stops the turn the way SIGINT does: the partial reply is saved as ``aborted`` (exit code 143).
+A reply that cannot be saved in the session (disk full) is kept in a recovery file named on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 
+from desktop_app.llm.keys import InvalidApiKeyError
 from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 from desktop_app.settings import Settings
@@ -55,17 +59,32 @@ async def _ask(text: str, session: str | None, leaf: str | None, base_url: str |
             case WaitingForServer(seconds=seconds):
                 print(f"\n[waiting for the server... {seconds:.0f} s]", file=sys.stderr)
             case ReplyRecovered(path=path, message=message):
-                print(f"\narbor ask: {message}; the reply was saved to {path}", file=sys.stderr)
+                failed.append(f"{message}; the reply was saved to {path}")
             case AgentError(message=message):
                 failed.append(message)
             case _:
                 pass
 
     agent.subscribe(show)
-    reply = await agent.prompt(text)
+    terminated = False
+
+    def on_sigterm() -> None:
+        nonlocal terminated
+        terminated = True
+        agent.abort()  # the partial reply is saved as aborted, as on SIGINT
+
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+    try:
+        reply = await agent.prompt(text)
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
     sys.stdout.write("\n")
     manager.close()
     print(f"[session: {manager.session_file}]", file=sys.stderr)
+    if terminated:
+        print("arbor ask: terminated; the partial reply was kept", file=sys.stderr)
+        return 143
     if failed or reply is None or reply.get("stopReason") in ("error", "aborted"):
         reason = failed[-1] if failed else (reply or {}).get("errorMessage", "no reply")
         print(f"arbor ask: {reason}", file=sys.stderr)
@@ -78,7 +97,7 @@ def run(text: str, session: str | None, leaf: str | None, base_url: str | None, 
         return asyncio.run(_ask(text, session, leaf, base_url, model))
     except KeyboardInterrupt:
         return 130
-    except (SessionError, SessionFileError, OSError) as exc:
+    except (SessionError, SessionFileError, OSError, InvalidApiKeyError) as exc:
         print(f"arbor ask: {exc}", file=sys.stderr)
         return 1
 

@@ -27,7 +27,13 @@ def make_provider(settings: Settings, *, base_url: str | None = None, model_id: 
     def build() -> Provider:
         from desktop_app.llm.anthropic import AnthropicProvider
 
-        return AnthropicProvider(base_url=url, model_id=chosen)
+        network = settings.network
+        return AnthropicProvider(
+            base_url=url,
+            model_id=chosen,
+            connect_timeout=network.connect_timeout_ms / 1000,
+            idle_timeout=network.idle_timeout_ms / 1000,
+        )
 
     # The SDK is imported on first use (or by the app's warm-up after the window shows), not here.
     return DeferredProvider("desktop_app.llm.anthropic", build, get_model(chosen))

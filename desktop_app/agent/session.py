@@ -54,12 +54,14 @@ from .events import (
     CompactionProgress,
     CompactionStarted,
     MessageAppended,
+    ReplyRecovered,
     RetryScheduled,
     SessionChanged,
     StreamUpdated,
     TurnFinished,
     TurnStarted,
 )
+from .recovery import write_recovery_file
 from .silence import SilenceWatch
 
 __all__ = [
@@ -96,6 +98,10 @@ T = TypeVar("T")
 
 class AgentBusyError(RuntimeError):
     """A turn, compaction or branch summary is already running."""
+
+
+class _ParentGone(Exception):
+    """The entry a reply answers is not in the session any more."""
 
 
 class SessionOpenError(RuntimeError):
@@ -276,7 +282,7 @@ class AgentSession:
         self._emit(MessageAppended(user_id, user_message))
         self._emit(TurnStarted())
         try:
-            return await self._run_turn(session)
+            return await self._run_turn(session, user_id)
         finally:
             self._emit(TurnFinished())
 
@@ -287,21 +293,26 @@ class AgentSession:
                 return message
         return None
 
-    def _request(self, session: SessionManager) -> LLMRequest:
-        messages = convert_to_llm(session.build_session_context().messages)
+    def _request(self, session: SessionManager, parent_id: str) -> LLMRequest:
+        """The request for a reply under ``parent_id``: the context the model sees at that entry."""
+        messages = convert_to_llm(session.build_session_context(parent_id).messages)
         model = self.provider.model
         reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
         return LLMRequest(self.system_prompt, messages, max_tokens=model.max_tokens, reasoning=reasoning)
 
-    async def _run_turn(self, session: SessionManager) -> Message | None:
+    async def _run_turn(self, session: SessionManager, parent: str) -> Message | None:
+        """Stream replies under ``parent`` (the user's entry, then each failed attempt) until done.
+
+        The parent is fixed when the request is built and the reply is appended exactly under it,
+        whatever another writer appended meanwhile (issue 13 item 2).
+        """
         attempt = 0
         while True:
-            parent = session.leaf_id
-            message = await self._stream_reply(self._request(session))
-            if session.leaf_id != parent and parent is not None:
-                session.branch(parent)  # another writer moved the leaf meanwhile: reply where we asked
-            entry_id = session.append_message(message)
-            self._emit(MessageAppended(entry_id, message))
+            message = await self._stream_reply(self._request(session, parent))
+            entry_id = self._save_reply(session, message, parent)
+            if entry_id is None:
+                return message  # kept in a recovery file; nothing more can be built on it here
+            parent = entry_id
             stop = message.get("stopReason")
             if stop == "aborted":
                 return message
@@ -321,6 +332,8 @@ class AgentSession:
                 if await self._check_compaction(session, message, skip_aborted=True):
                     if not await self._pause(0.1):
                         return message
+                    if session.leaf_id is not None:
+                        parent = session.leaf_id  # the compaction entry
                     continue  # compacted after an overflow: retry the request once
                 if not is_context_overflow(message, window):
                     self._emit(AgentError(str(message.get("errorMessage") or "The request failed")))
@@ -328,6 +341,39 @@ class AgentSession:
             self._overflow_attempted = False
             await self._check_compaction(session, message, skip_aborted=True)
             return message
+
+    def _save_reply(self, session: SessionManager, message: Message, parent: str) -> str | None:
+        """Append the reply under ``parent``; if it cannot go there, keep it in a recovery file.
+
+        It cannot go there when the file can't be written (disk full, read-only) or when the entry it
+        answers is gone (another program rewrote or truncated the file): a reply is never attached to
+        a parent it does not answer, nor made a root. Returns the entry id, or ``None`` if recovered.
+        """
+        try:
+            session.poll_external_changes()  # see a rewrite or truncation before choosing to append
+            if session.get_entry(parent) is None:
+                raise _ParentGone(
+                    "The message this reply answers is no longer in the session file "
+                    "(another program rewrote or truncated it)"
+                )
+            entry_id = session.append_message(message, parent_id=parent)
+        except (_ParentGone, OSError, SessionError, SessionFileError) as exc:
+            reason = str(exc) if isinstance(exc, _ParentGone) else f"The reply could not be saved: {exc}"
+            self._recover(session, message, parent, reason)
+            return None
+        self._emit(MessageAppended(entry_id, message))
+        return entry_id
+
+    def _recover(self, session: SessionManager, message: Message, parent: str, reason: str) -> None:
+        try:
+            path = write_recovery_file(
+                message, session_file=session.session_file, parent_id=parent, reason=reason
+            )
+        except OSError as exc:
+            text = message_text(message.get("content"))
+            self._emit(AgentError(f"{reason}; it could not be kept either ({exc}). The reply was:\n{text}"))
+            return
+        self._emit(ReplyRecovered(str(path), reason))
 
     async def _pause(self, seconds: float) -> bool:
         """Sleep between attempts; False when the user pressed Stop meanwhile."""

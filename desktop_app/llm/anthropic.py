@@ -44,7 +44,7 @@ import httpx2
 
 from .accumulate import StreamState, guaranteed_stream, parse_partial_json
 from .catalog import DEFAULT_MODEL_ID, cost, get_model
-from .keys import get_api_key, redact
+from .keys import InvalidApiKeyError, get_api_key, redact, validate_api_key
 from .protocol import (
     Done,
     ErrorEvent,
@@ -98,6 +98,8 @@ IMAGE_OMITTED = "(image omitted: model does not support images)"
 TOOL_IMAGE_OMITTED = "(tool image omitted: model does not support images)"
 SEE_ATTACHED_IMAGE = "(see attached image)"
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
+DEFAULT_CONNECT_TIMEOUT = 10.0  # seconds to open the connection (settings: network.connectTimeoutMs)
+DEFAULT_IDLE_TIMEOUT = 60.0  # seconds of silence between reads before the attempt fails (network.idleTimeoutMs)
 
 # An SSE ``event: error`` arrives on a 200 response; give it the status the same error has as a reply.
 _SSE_ERROR_STATUS = {
@@ -711,11 +713,15 @@ class AnthropicProvider(Provider):
         timeout: float | None = 600.0,
         adaptive_thinking: bool | None = None,
         cache: bool = True,
+        connect_timeout: float | None = DEFAULT_CONNECT_TIMEOUT,
+        idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
     ) -> None:
         self._api_key = api_key
         self._base_url = base_url
         self._model: ModelInfo = model if model is not None else get_model(model_id)
         self._timeout = timeout
+        self._connect_timeout = connect_timeout
+        self._idle_timeout = idle_timeout
         self._adaptive_override = adaptive_thinking
         self._cache = cache
         self._client_entry: tuple[asyncio.AbstractEventLoop, str, sdk.AsyncAnthropic] | None = None
@@ -741,6 +747,8 @@ class AnthropicProvider(Provider):
             timeout=self._timeout,
             adaptive_thinking=self._adaptive_override,
             cache=self._cache,
+            connect_timeout=self._connect_timeout,
+            idle_timeout=self._idle_timeout,
         )
 
     def uses_adaptive_thinking(self) -> bool:
@@ -761,7 +769,11 @@ class AnthropicProvider(Provider):
     async def _produce(self, request: LLMRequest, state: StreamState) -> AsyncIterator[StreamEvent]:
         translator = _Translator(self._model, state)
         self.last_error = None
-        key = self._api_key or get_api_key()
+        try:
+            key = validate_api_key(self._api_key, "the provider's settings") if self._api_key else get_api_key()
+        except InvalidApiKeyError as exc:  # never sent: the HTTP layer would quote it in its error
+            yield self._error(state, ProviderError(str(exc)), self._api_key)
+            return
         if not key:
             yield self._error(state, ProviderError("No API key for provider: anthropic"), key)
             return
@@ -833,15 +845,21 @@ class AnthropicProvider(Provider):
         entry = self._client_entry
         if entry is not None and entry[0] is loop and entry[1] == key:
             return entry[2]
-        client = sdk.AsyncAnthropic(
-            api_key=key, base_url=self._base_url, max_retries=0, timeout=self._timeout
+        # ``read`` bounds each wait for bytes: headers that never come and a stream that stalls both
+        # end as a (retryable) timeout instead of holding the turn for the whole request timeout.
+        timeout = httpx2.Timeout(
+            self._timeout, connect=self._connect_timeout, read=self._idle_timeout, pool=self._connect_timeout
         )
+        client = sdk.AsyncAnthropic(api_key=key, base_url=self._base_url, max_retries=0, timeout=timeout)
         self._client_entry = (loop, key, client)
         return client
 
     async def prepare(self) -> None:
         """Make the SDK client (HTTP pool, TLS context) now, so the first turn does not pay for it."""
-        key = self._api_key or get_api_key()
+        try:
+            key = validate_api_key(self._api_key, "the provider's settings") if self._api_key else get_api_key()
+        except InvalidApiKeyError:
+            return  # the first turn reports it
         if key:
             self._client(key)
 

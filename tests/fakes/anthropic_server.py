@@ -11,7 +11,8 @@ Messages API streaming protocol for the SDK to accept it:
   actually sent.
 * Replies are scripted per test with a FIFO queue of :class:`Scenario` objects (``text``, ``thinking``,
   ``tool_use``, ``slow_text``, ``never_ending``, ``http_error`` and its shortcuts, ``drop_mid_stream``,
-  ``malformed_sse``, ``sse_error``). An empty queue answers 500 with a message saying so, which makes a
+  ``malformed_sse``, ``sse_error``, and the silent ones: ``stall_before_headers``, ``stall_mid_stream``;
+  ``gated_text`` holds a reply midway until the test opens its gate). An empty queue answers 500 with a message saying so, which makes a
   test that forgot to script a reply fail loudly instead of hanging.
 
 The server runs its own asyncio loop in a daemon thread. That keeps it independent of the test's event
@@ -39,6 +40,9 @@ __all__ = [
     "ErrorReply",
     "FakeAnthropicServer",
     "Forever",
+    "SilentReply",
+    "Stall",
+    "Wait",
     "Raw",
     "RecordedRequest",
     "Scenario",
@@ -47,6 +51,9 @@ __all__ = [
     "StreamReply",
     "api_error",
     "drop_mid_stream",
+    "gated_text",
+    "stall_before_headers",
+    "stall_mid_stream",
     "http_error",
     "malformed_sse",
     "never_ending",
@@ -120,7 +127,24 @@ class Forever:
     interval: float = 0.02
 
 
-Step = Sse | Raw | Sleep | Drop | Forever
+@dataclass(frozen=True)
+class Wait:
+    """Hold the reply until ``gate`` is set (by the test, from any thread), then go on.
+
+    Lets a test do something at an exact point of a stream (another writer appends, the file is
+    truncated) without racing the server.
+    """
+
+    gate: threading.Event
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class Stall:
+    """Send nothing more, ever, and keep the connection open until the client gives up (a stalled stream)."""
+
+
+Step = Sse | Raw | Sleep | Drop | Forever | Wait | Stall
 
 
 @dataclass
@@ -186,6 +210,14 @@ class StreamReply(Scenario):
         if callable(self.steps):
             return self.steps(request, message_id)
         return self.steps
+
+
+@dataclass
+class SilentReply(Scenario):
+    """Read the request, then never answer (no status line, no headers) until the client gives up."""
+
+    def render(self, request: RecordedRequest, message_id: str) -> SilentReply:
+        return self
 
 
 @dataclass
@@ -488,6 +520,41 @@ def never_ending(*, interval: float = 0.02, first_text: str = "Thinking out loud
     return StreamReply(steps)
 
 
+def gated_text(content: str, gate: threading.Event, *, chunk: int = 4) -> StreamReply:
+    """A text reply whose first chunk is sent at once and the rest only after ``gate`` is set."""
+
+    def steps(request: RecordedRequest, message_id: str) -> list[Step]:
+        block = _text_block(0, content, chunk, 0.0)
+        head = block[:2]  # content_block_start and the first delta
+        return [
+            _message_start(request, message_id, input_tokens=25, cache_read=0, cache_write=0),
+            *head,
+            Wait(gate),
+            *block[2:],
+            *_message_end("end_turn", max(1, len(content) // 4)),
+        ]
+
+    return StreamReply(steps)
+
+
+def stall_before_headers() -> SilentReply:
+    """The server accepts the request and then says nothing at all (headers never come)."""
+    return SilentReply()
+
+
+def stall_mid_stream(partial: str = "The answer begins") -> StreamReply:
+    """Part of a text block, then silence with the connection held open (a stream that stalls)."""
+
+    def steps(request: RecordedRequest, message_id: str) -> list[Step]:
+        return [
+            _message_start(request, message_id, input_tokens=25, cache_read=0, cache_write=0),
+            *_text_block(0, partial, 8, 0.0)[:-1],
+            Stall(),
+        ]
+
+    return StreamReply(steps)
+
+
 def drop_mid_stream(partial: str = "This answer will be cut") -> StreamReply:
     """Sends part of a text block, then closes the connection without finishing the chunked body."""
 
@@ -783,6 +850,9 @@ class FakeAnthropicServer:
             else:
                 reply = scenario.render(request, message_id)
 
+        if isinstance(reply, SilentReply):
+            await self._until_client_leaves(reader, request)
+            return False
         if isinstance(reply, ErrorReply):
             body = reply.body(request_id)
             head = self._head(
@@ -822,10 +892,30 @@ class FakeAnthropicServer:
             if isinstance(step, Forever):
                 await self._forever(step, reader, writer, request)
                 return False
+            if isinstance(step, Wait):
+                deadline = time.monotonic() + step.timeout
+                while not step.gate.is_set() and time.monotonic() < deadline:
+                    await asyncio.sleep(0.005)
+                continue
+            if isinstance(step, Stall):
+                await self._until_client_leaves(reader, request)
+                return False
             await self._chunk(writer, request, step.encode() if isinstance(step, Sse) else step.data)
         await self._write(writer, request, b"0\r\n\r\n")
         request.completed.set()
         return True
+
+    @staticmethod
+    async def _until_client_leaves(reader: asyncio.StreamReader, request: RecordedRequest) -> None:
+        """Say nothing until the client closes the connection (then the connection is dropped)."""
+        while True:
+            try:
+                data = await reader.read(65536)
+            except ConnectionError:
+                data = b""
+            if not data:
+                request.disconnected.set()
+                raise _ClientGone
 
     async def _forever(
         self,
