@@ -16,9 +16,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from .results import ToolError
+
 T = TypeVar("T")
 
 __all__ = ["unless_aborted", "AbortSignal", "PathPolicy", "MutationQueue", "ToolUpdate", "ToolContext"]
+
+
+ABORTED_TEXT = "Operation aborted"
+"""What every tool but bash reports when aborted (bash reports ``Command aborted``)."""
 
 
 class AbortSignal:
@@ -39,6 +45,11 @@ class AbortSignal:
         self._aborted = True
         if self._event is not None:
             self._event.set()
+
+    def raise_if_aborted(self) -> None:
+        """For tool code running in a worker thread: stop at the next check once aborted."""
+        if self._aborted:
+            raise ToolError(ABORTED_TEXT)
 
     async def wait(self) -> None:
         """Return once :meth:`abort` has been called (at once if it already was)."""

@@ -8,6 +8,7 @@ anything is written; :func:`execute_edit` runs it under the file's mutation lock
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -168,6 +169,16 @@ def read_for_edit(path: str, abs_path: str) -> str:
         raise ToolError(node_error_message(exc, "open", abs_path)) from exc
 
 
+def _edit_file(path: str, abs_path: str, edits: list[dict[str, Any]]) -> EditPlan:
+    plan = plan_edit(read_for_edit(path, abs_path), edits, path)
+    try:
+        with open(abs_path, "wb") as handle:
+            handle.write(encode_like_node(plan.new_text))
+    except OSError as exc:
+        raise ToolError(node_error_message(exc, "open", abs_path)) from exc
+    return plan
+
+
 async def execute_edit(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     path = str(args["path"])
     abs_path = resolve_path(path, ctx.cwd)
@@ -176,12 +187,7 @@ async def execute_edit(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if not edits:
         raise ToolError("Edit tool input is invalid. edits must contain at least one replacement.")
     async with ctx.mutation_queue.hold(abs_path):
-        plan = plan_edit(read_for_edit(path, abs_path), edits, path)
-        try:
-            with open(abs_path, "wb") as handle:
-                handle.write(encode_like_node(plan.new_text))
-        except OSError as exc:
-            raise ToolError(node_error_message(exc, "open", abs_path)) from exc
+        plan = await asyncio.to_thread(_edit_file, path, abs_path, edits)
     details: dict[str, Any] = {"diff": plan.diff}
     if plan.first_changed_line is not None:
         details["firstChangedLine"] = plan.first_changed_line

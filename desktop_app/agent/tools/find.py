@@ -8,6 +8,7 @@ and ``.git/info/exclude`` are read (not the global git excludes file).
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Any
 
@@ -34,6 +35,10 @@ def fd_pattern(pattern: str) -> GlobMatcher:
 
 
 async def execute_find(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    return await asyncio.to_thread(_find, args, ctx)
+
+
+def _find(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     pattern = str(args["pattern"])
     target = resolve_path(str(args.get("path") or "."), ctx.cwd)
     check_allowed(target, ctx.cwd, ctx.policy)
@@ -45,6 +50,7 @@ async def execute_find(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     matcher = fd_pattern(pattern)
     results: list[str] = []
     for entry in walk(target, for_grep=False):
+        ctx.signal.raise_if_aborted()
         if limit > 0 and len(results) >= limit:
             break
         if matcher.matches(entry.path if matcher.full_path else entry.rel):

@@ -13,6 +13,7 @@ searches in Python with the same output. Differences from ripgrep, documented fo
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -80,6 +81,10 @@ def _clean(line: str) -> tuple[str, bool]:
 
 
 async def execute_grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    return await asyncio.to_thread(_grep, args, ctx)
+
+
+def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     target = resolve_path(str(args.get("path") or "."), ctx.cwd)
     check_allowed(target, ctx.cwd, ctx.policy)
     if not os.path.exists(target):
@@ -90,7 +95,11 @@ async def execute_grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     context = max(0, int(args.get("context") or 0))
     is_dir = os.path.isdir(target)
     if is_dir:
-        files = [(e.path, e.rel) for e in walk(target, for_grep=True) if not e.is_dir]
+        files = []
+        for entry in walk(target, for_grep=True):
+            ctx.signal.raise_if_aborted()
+            if not entry.is_dir:
+                files.append((entry.path, entry.rel))
     else:
         files = [(target, os.path.basename(target))]
 
@@ -98,6 +107,7 @@ async def execute_grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     matches = 0
     lines_truncated = False
     for path, rel in files:
+        ctx.signal.raise_if_aborted()
         if matches >= limit:
             break
         if glob is not None and is_dir and glob.fullmatch(rel) is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from typing import Any
@@ -19,6 +20,10 @@ LS_DEFAULT_LIMIT = 500
 
 
 async def execute_ls(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    return await asyncio.to_thread(_ls, args, ctx)
+
+
+def _ls(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     target = resolve_path(str(args.get("path") or "."), ctx.cwd)
     check_allowed(target, ctx.cwd, ctx.policy)
     limit = int(args["limit"]) if args.get("limit") is not None else LS_DEFAULT_LIMIT

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import errno
 import os
@@ -52,10 +53,17 @@ def _number(value: Any) -> int | None:
 
 
 async def execute_read(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    """Reads wait behind queued writes and edits of the same file (pi does not queue reads, and a
+    read batched with a write of its file raced and returned ``""``); then the work runs in a thread."""
     path = str(args["path"])
     abs_path = resolve_path(path, ctx.cwd)
     check_allowed(abs_path, ctx.cwd, ctx.policy)
-    data = _load(abs_path)
+    async with ctx.mutation_queue.hold(abs_path):
+        data = await asyncio.to_thread(_load, abs_path)
+    return await asyncio.to_thread(_render, path, data, args, ctx)
+
+
+def _render(path: str, data: bytes, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     mime = detect_image_mime(data[:4100])
     if mime is not None:
         return _read_image(data, mime, ctx)

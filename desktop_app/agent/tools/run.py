@@ -14,16 +14,13 @@ from typing import Any
 
 from desktop_app.session.entries import now_ms
 
-from .context import ToolContext, unless_aborted
+from .context import ABORTED_TEXT, ToolContext, unless_aborted
 from .paths import missing_cwd_message
 from .registry import TOOLS, ToolSpec
 from .results import ToolError, ToolOutput, ToolResult, text_block
 from .schema import validate_arguments
 
 __all__ = ["run_tool", "precheck", "error_result", "ABORTED_TEXT"]
-
-ABORTED_TEXT = "Operation aborted"
-"""What every tool but bash reports when aborted (bash reports ``Command aborted``)."""
 
 
 def error_result(call: dict[str, Any], text: str) -> ToolResult:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from typing import Any
@@ -49,5 +50,5 @@ async def execute_write(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     abs_path = resolve_path(path, ctx.cwd)
     check_allowed(abs_path, ctx.cwd, ctx.policy)
     async with ctx.mutation_queue.hold(abs_path):
-        write_file(abs_path, content)
+        await asyncio.to_thread(write_file, abs_path, content)
     return ToolOutput.text(write_message(path, content))
