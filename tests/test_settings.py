@@ -55,3 +55,11 @@ def test_save_value_keeps_other_settings(tmp_path: Path) -> None:
     assert again.branch_summary.skip_prompt and again.branch_summary.reserve_tokens == 100 and again.theme == "dark"
     path.write_text("{broken")
     assert Settings.load(path).save_value(("x",), 1) is False and path.read_text() == "{broken"
+
+
+def test_network_settings_load(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"network": {"connectTimeoutMs": 2500, "idleTimeoutMs": 90000, "waitingNoticeMs": -1}}')
+    settings = Settings.load(path)
+    assert settings.network.connect_timeout_ms == 2500 and settings.network.idle_timeout_ms == 90000
+    assert settings.network.waiting_notice_ms == 3000 and any("waitingNoticeMs" in w for w in settings.warnings)

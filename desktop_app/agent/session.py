@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -38,6 +38,7 @@ from desktop_app.llm.protocol import (
     finalize,
     new_partial,
 )
+from desktop_app.session import SessionView
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, now_ms, parse_date_ms
 from desktop_app.session.manager import SessionError, SessionManager
@@ -211,7 +212,7 @@ class AgentSession:
         return self._clamp(self.settings.default_thinking_level)
 
     def _clamp(self, level: str) -> str:
-        if not getattr(self.provider.model, "reasoning", False):
+        if not self.provider.model.reasoning:
             return "off"
         return level if level in THINKING_LEVELS else "medium"
 
@@ -229,11 +230,9 @@ class AgentSession:
 
     # ------------------------------------------------------------------------------- running
 
-    async def _run_exclusive(self, work: Awaitable[T]) -> T:
+    async def _run_exclusive(self, work: Coroutine[Any, Any, T]) -> T:
         if self.busy:
-            close = getattr(work, "close", None)
-            if close:
-                close()
+            work.close()  # never started: close it so Python does not warn it was never awaited
             raise AgentBusyError("Arbor is busy with another request")
         self._abort_requested = False
         task: asyncio.Task[T] = asyncio.ensure_future(work)
@@ -663,8 +662,9 @@ class AgentSession:
         self._switch(manager)
 
     @property
-    def view(self) -> SessionManager:
-        """The current session, for reading (views never write through it)."""
+    def view(self) -> SessionView:
+        """The current session, read-only: views hold this, and change the session only through the
+        agent's commands."""
         return self.session
 
     @property

@@ -208,14 +208,6 @@ async def test_the_settings_idle_timeout_reaches_the_provider(
     assert message["stopReason"] == "error" and "timed out" in message["errorMessage"]
 
 
-def test_network_settings_load(tmp_path: Path) -> None:
-    path = tmp_path / "settings.json"
-    path.write_text('{"network": {"connectTimeoutMs": 2500, "idleTimeoutMs": 90000, "waitingNoticeMs": -1}}')
-    settings = Settings.load(path)
-    assert settings.network.connect_timeout_ms == 2500 and settings.network.idle_timeout_ms == 90000
-    assert settings.network.waiting_notice_ms == 3000 and any("waitingNoticeMs" in w for w in settings.warnings)
-
-
 # ------------------------------------------------------------------ SIGTERM and a full disk
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,15 @@ from desktop_app.compaction.summarize import compact, generate_summary, generate
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.llm.offline_summary import OFFLINE_SUMMARY_NOTICE, SECTION_HEADINGS
-from desktop_app.llm.protocol import Done, LLMRequest, TextDelta, complete, message_text, user_text_message
+from desktop_app.llm.protocol import (
+    Done,
+    LLMRequest,
+    Purpose,
+    TextDelta,
+    complete,
+    message_text,
+    user_text_message,
+)
 from desktop_app.session.manager import SessionManager
 
 pytestmark = pytest.mark.asyncio
@@ -138,6 +147,7 @@ async def test_turn_prefix_and_length_limit() -> None:
     request = LLMRequest(
         system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
         messages=[user_text_message("<conversation>\n\n</conversation>\n\n")],
+        purpose=Purpose.COMPACTION,
     )
     request.max_tokens = 5
     message = await complete(OfflineProvider(), request)
@@ -165,3 +175,25 @@ async def test_offline_compaction_and_branch_summary_on_a_real_session(tmp_path:
         BRANCH_SUMMARY_PREAMBLE + OFFLINE_SUMMARY_NOTICE
     )
     manager.close()
+
+
+async def test_the_offline_model_answers_by_purpose_not_by_prompt_text() -> None:
+    text = "<conversation>\n[User]: hi\n</conversation>\n\nSummarize this."
+    chat = LLMRequest(system_prompt=SUMMARIZATION_SYSTEM_PROMPT, messages=[user_text_message(text)])
+    summary = LLMRequest(
+        system_prompt="anything", messages=[user_text_message(text)], purpose=Purpose.COMPACTION
+    )
+    assert "I received 1 message" in message_text(await complete(OfflineProvider(), chat))
+    assert message_text(await complete(OfflineProvider(), summary)).startswith(OFFLINE_SUMMARY_NOTICE)
+
+
+async def test_a_cancelled_offline_stream_ends_with_its_partial_reply_as_aborted() -> None:
+    provider = OfflineProvider(chunk_chars=4, delay=0.02)
+    request = LLMRequest(system_prompt=None, messages=[_user("tell me everything")])
+    streaming = asyncio.Event()
+    task = asyncio.create_task(complete(provider, request, lambda _chars: streaming.set()))
+    await asyncio.wait_for(streaming.wait(), 10)
+    task.cancel()
+    message = await task
+    assert message["stopReason"] == "aborted" and message["errorMessage"] == "Request was aborted"
+    assert message_text(message) and len(message_text(message)) % 4 == 0  # whole deltas received so far
