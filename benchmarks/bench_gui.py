@@ -330,9 +330,9 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.view", "GraphView", "_on_dot_done"),
     ("desktop_app.ui.graph.view", "GraphView", "_refresh_minimap"),
     ("desktop_app.ui.graph.view", "GraphView", "viewportEvent"),
-    ("desktop_app.ui.graph.model", "ViewGraphModel", "add_entry"),
-    ("desktop_app.ui.graph.model", "ViewGraphModel", "set_leaf"),
-    ("desktop_app.ui.graph.model", "ViewGraphModel", "rebuild"),
+    ("desktop_app.present.graph_model", "ViewGraphModel", "add_entry"),
+    ("desktop_app.present.graph_model", "ViewGraphModel", "set_leaf"),
+    ("desktop_app.present.graph_model", "ViewGraphModel", "rebuild"),
     ("desktop_app.ui.graph.layout", "Layouter", "tidy"),
     ("desktop_app.ui.graph.layout", "Layouter", "start_dot"),
     ("desktop_app.ui.graph.scene", "GraphScene", "show_graph"),
@@ -491,7 +491,7 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             return
         graph = window.graph
         wants_dot = graph._layouter.wants_dot(graph.graph()) and graph._use_dot
-        marks["view_nodes"] = graph.graph().number_of_nodes()
+        marks["view_nodes"] = len(graph.graph())  # a ViewGraph now, a networkx graph before: both have len
         marks["wants_dot"] = bool(wants_dot)
         if wants_dot and "dot" not in marks and now() - marks["first_paint_end"] < 60_000:
             return

@@ -3,22 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from pathlib import Path
-
-import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from desktop_app.session import SessionManager  # noqa: E402
-
-from .conformance_cases import open_copy  # noqa: E402
-
-
-@pytest.fixture
-def open_case(tmp_path: Path) -> Callable[[str], SessionManager]:
-    """Open a copy of a conformance case by name (the copy lives in the test's tmp_path)."""
-    return lambda case: open_copy(case, tmp_path)
+from tests.present.conftest import open_case  # noqa: E402, F401  (the shared conformance-case fixture)
 
 
 def pytest_asyncio_loop_factories(config, item):  # type: ignore[no-untyped-def]

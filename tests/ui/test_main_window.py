@@ -60,7 +60,7 @@ def rows(window: MainWindow) -> list[dict[str, Any]]:
 async def test_send_streams_persists_and_adds_nodes(tmp_path: Path, qtbot: Any) -> None:
     window = make_window(tmp_path, OfflineProvider(chunk_chars=8, delay=0.002))
     qtbot.addWidget(window)
-    nodes_before = window.graph.graph().number_of_nodes()
+    nodes_before = len(window.graph.graph())
     entries_before = len(window.agent.session.get_entries())
     deltas: list[str] = []
     window.agent.subscribe(
@@ -77,7 +77,7 @@ async def test_send_streams_persists_and_adds_nodes(tmp_path: Path, qtbot: Any) 
     assert [e["message"]["role"] for e in new] == ["user", "assistant"]
     on_disk = [json.loads(line) for line in Path(manager.session_file or "").read_text().splitlines()]
     assert [e["id"] for e in on_disk[-2:]] == [e["id"] for e in new]
-    assert window.graph.graph().number_of_nodes() == nodes_before + 2
+    assert len(window.graph.graph()) == nodes_before + 2
     context = build_session_context(manager.get_entries(), manager.leaf_id, manager.index).messages
     shown = [m for m in context if not (m.get("role") == "custom" and not m.get("display"))]
     assert rows(window) == shown  # rows added one by one still equal the context, in order

@@ -1,8 +1,8 @@
-"""The graph canvas: the session tree as a view graph, its layouts, and the Qt view.
+"""The graph canvas: layouts and the Qt view over the view graph of ``desktop_app.present``.
 
-``model``, ``audit``, ``layout``, ``navigation`` and ``text`` are pure Python (no Qt) and import
-cheaply; the Qt classes are loaded on first use, so ``from desktop_app.ui.graph import
-build_view_graph`` never starts Qt.
+``audit`` and ``layout`` import no Qt and load cheaply; the Qt classes are loaded on first use, so
+``from desktop_app.ui.graph import Layouter`` never starts Qt. The view graph, folding, filters,
+search, selection and what an input means live in ``desktop_app.present``.
 """
 
 from __future__ import annotations
@@ -18,23 +18,17 @@ from desktop_app.compaction.audit import (
 )
 
 from .layout import DOT_NODE_LIMIT, Layouter, LayoutSpec, dot_layout_in_subprocess, tidy_tree_layout
-from .model import FILTER_MODES, GraphDelta, SegmentKey, ViewGraphModel, build_view_graph
 
 __all__ = [
     "DOT_NODE_LIMIT",
-    "FILTER_MODES",
     "BranchSummaryInfo",
     "CompactionAudit",
     "CompactionAuditPanel",
-    "GraphDelta",
     "GraphView",
     "LayoutSpec",
     "Layouter",
-    "SegmentKey",
-    "ViewGraphModel",
     "audit_compaction",
     "branch_summary_info",
-    "build_view_graph",
     "dot_layout_in_subprocess",
     "tidy_tree_layout",
 ]

@@ -24,8 +24,10 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
-from .model import Node
-from .style import KIND_TITLES, GraphStyle
+from desktop_app.present.text import KIND_TITLES
+from desktop_app.present.viewgraph import Node, ViewNode
+
+from .style import GraphStyle
 
 __all__ = ["PILL_INSET", "EdgeItem", "NodeItem", "OverviewLayer", "edge_path"]
 
@@ -40,13 +42,13 @@ class NodeItem(QGraphicsRectItem):
     """A view node: shape and colour by kind, text, label flag, leaf pin, selection and matches."""
 
     def __init__(
-        self, node: Node, attrs: dict[str, Any], style: GraphStyle, parent: QGraphicsItem | None = None
+        self, node: Node, view: ViewNode, style: GraphStyle, parent: QGraphicsItem | None = None
     ):
         w, h = style.spec.node_width, style.spec.node_height
         body = QRectF(-w / 2, -h / 2, w, h)
         super().__init__(body.adjusted(-_PAD_X, -_PAD_TOP, _PAD_X, _PAD_BOTTOM), parent)
         self.node = node
-        self.attrs = attrs
+        self.view = view
         self.style = style
         self.selected = False
         self.pinned = False
@@ -56,7 +58,7 @@ class NodeItem(QGraphicsRectItem):
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         #: Half the drawn height: where edges attach (pills are shorter than the layout box).
         self.half_height = h / 2 - (
-            PILL_INSET if style.kind(str(attrs.get("kind", ""))).shape == "pill" else 0.0
+            PILL_INSET if style.kind(view.kind).shape == "pill" else 0.0
         )
 
     # ------------------------------------------------------------------------------------ state
@@ -74,8 +76,8 @@ class NodeItem(QGraphicsRectItem):
         if changed:
             self.update()
 
-    def set_attrs(self, attrs: dict[str, Any]) -> None:
-        self.attrs = attrs
+    def set_view(self, view: ViewNode) -> None:
+        self.view = view
         self.update()
 
     @property
@@ -119,7 +121,7 @@ class NodeItem(QGraphicsRectItem):
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
         style = self.style
-        kind = str(self.attrs.get("kind", "unknown"))
+        kind = self.view.kind
         ks = style.kind(kind)
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
         outline = self._outline(ks.shape)
@@ -144,7 +146,7 @@ class NodeItem(QGraphicsRectItem):
             painter.setBrush(ks.fill)
             painter.drawPath(back)
 
-        on_path = bool(self.attrs.get("on_active_path"))
+        on_path = self.view.on_active_path
         if on_path and ks.shape not in ("slab", "hexagon"):
             border = QPen(style.active, 2.6)
         elif ks.shape in ("slab", "hexagon"):
@@ -168,15 +170,15 @@ class NodeItem(QGraphicsRectItem):
 
         if lod >= 0.35:
             self._paint_text(painter, kind, ks)
-        if self.attrs.get("label"):
-            self._paint_flag(painter, str(self.attrs["label"]), lod)
+        if self.view.label:
+            self._paint_flag(painter, self.view.label, lod)
         if self.pinned:
             self._paint_pin(painter)
 
     def _paint_text(self, painter: QPainter, kind: str, ks: Any) -> None:
         style = self.style
         r = self._body
-        text = str(self.attrs.get("text") or "")
+        text = self.view.text
         if ks.shape == "pill":
             inner = r.adjusted(24, PILL_INSET, -22, -PILL_INSET)
             font = style.mono_font if kind == "toolResult" else style.font
@@ -193,7 +195,7 @@ class NodeItem(QGraphicsRectItem):
         right = r.right() - (26 if ks.shape == "hexagon" else 10)
         title = KIND_TITLES.get(kind, kind)
         if kind == "segment":
-            count = int(self.attrs.get("count", 0))
+            count = self.view.count
             title = f"⋯ {count} entries folded"
         elif kind == "compaction":
             title = "✂ COMPACTION"

@@ -19,12 +19,12 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
+from desktop_app.present.viewgraph import Node, ViewGraph
 
 __all__ = [
     "DOT_NODE_LIMIT",
@@ -62,7 +62,7 @@ def _worker_command() -> list[str] | None:
     return [sys.executable, str(_WORKER)]
 
 
-Positions = dict[Any, tuple[float, float]]
+Positions = dict[Node, tuple[float, float]]
 DotCallback = Callable[[Positions | None, str | None], None]
 
 
@@ -95,7 +95,7 @@ class LayoutSpec:
 # ----------------------------------------------------------------------------------- tidy tree
 
 
-def _forest(graph: nx.DiGraph) -> tuple[list[Hashable], list[list[int]], list[int]]:
+def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
     """Nodes, children (by index) and parents of ``graph`` as a forest under a virtual root.
 
     The view graph is a forest already; this only guards the layout against anything else: a
@@ -108,12 +108,12 @@ def _forest(graph: nx.DiGraph) -> tuple[list[Hashable], list[list[int]], list[in
     children: list[list[int]] = [[] for _ in range(count + 1)]
     parent = [-1] * (count + 1)
     for i, n in enumerate(nodes):
-        for child in graph.succ[n]:
+        for child in graph.children_of(n):
             c = index[child]
             if parent[c] == -1 and c != i:
                 parent[c] = i
                 children[i].append(c)
-    listed = [index[r] for r in graph.graph.get("roots", ()) if r in index and parent[index[r]] == -1]
+    listed = [index[r] for r in graph.roots if r in index and parent[index[r]] == -1]
     seen = set(listed)
     roots = listed + [i for i in range(count) if parent[i] == -1 and i not in seen]
     reached = [False] * (count + 1)
@@ -138,7 +138,7 @@ def _forest(graph: nx.DiGraph) -> tuple[list[Hashable], list[list[int]], list[in
     return nodes, children, parent
 
 
-def tidy_tree_layout(graph: nx.DiGraph, spec: LayoutSpec = LayoutSpec()) -> Positions:
+def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Positions:
     """Buchheim–Walker ("Improving Walker's algorithm to run in linear time", 2002), iteratively.
 
     Children keep their graph order left to right and subtrees are packed as tightly as their
@@ -260,8 +260,8 @@ def tidy_tree_layout(graph: nx.DiGraph, spec: LayoutSpec = LayoutSpec()) -> Posi
 
 def place_new_node(
     positions: Mapping[Any, tuple[float, float]],
-    graph: nx.DiGraph,
-    node: Hashable,
+    graph: ViewGraph,
+    node: Node,
     spec: LayoutSpec = LayoutSpec(),
 ) -> tuple[float, float]:
     """A spot for a freshly appended ``node`` next to its parent that overlaps nothing.
@@ -269,14 +269,14 @@ def place_new_node(
     Directly below the parent when it has no other child (the streaming case), else right of its
     last placed sibling; then nudged right past any node already on that row. Nothing else moves.
     """
-    parent = next(iter(graph.predecessors(node)), None)
+    parent = graph.parent_of(node) if node in graph else None
     if parent is None or parent not in positions:
         y = 0.0
         xs = [x for n, (x, yy) in positions.items() if abs(yy - y) < spec.row / 2 and n != node]
         return ((max(xs) + spec.column) if xs else 0.0, y)
     px, py = positions[parent]
     y = py + spec.row
-    siblings = [positions[s][0] for s in graph.succ[parent] if s != node and s in positions]
+    siblings = [positions[s][0] for s in graph.children_of(parent) if s != node and s in positions]
     x = max(siblings) + spec.column if siblings else px
     row = sorted(xx for n, (xx, yy) in positions.items() if n != node and abs(yy - y) < spec.row / 2)
     min_gap = spec.column * 0.999
@@ -289,12 +289,12 @@ def place_new_node(
 # ----------------------------------------------------------------------------------- dot child
 
 
-def _payload(graph: nx.DiGraph, spec: LayoutSpec) -> tuple[list[Hashable], bytes]:
+def _payload(graph: ViewGraph, spec: LayoutSpec) -> tuple[list[Node], bytes]:
     nodes = list(graph.nodes)
     index = {n: i for i, n in enumerate(nodes)}
     data = {
         "nodes": len(nodes),
-        "edges": [[index[a], index[b]] for a, b in graph.edges],
+        "edges": [[index[a], index[b]] for a, b in graph.edges()],
         "width": spec.node_width,
         "height": spec.node_height,
         "nodesep": spec.h_gap,
@@ -322,7 +322,7 @@ class DotJob:
 
     def __init__(
         self,
-        graph: nx.DiGraph,
+        graph: ViewGraph,
         spec: LayoutSpec,
         on_done: DotCallback,
         timeout: float = DOT_TIMEOUT,
@@ -412,7 +412,7 @@ class DotJob:
 
 
 async def dot_layout_in_subprocess(
-    graph: nx.DiGraph, spec: LayoutSpec = LayoutSpec(), timeout: float = DOT_TIMEOUT
+    graph: ViewGraph, spec: LayoutSpec = LayoutSpec(), timeout: float = DOT_TIMEOUT
 ) -> Positions:
     """``dot`` positions for ``graph``, computed in a child process; cancelling the await kills it.
 
@@ -462,12 +462,12 @@ class Layouter:
         #: What the last finished :meth:`layout` returned: ``"tidy"`` or ``"dot"``.
         self.last_kind = "none"
 
-    def tidy(self, graph: nx.DiGraph) -> Positions:
+    def tidy(self, graph: ViewGraph) -> Positions:
         """The tidy-tree positions, synchronously (O(n); ~0.1 s for 20,000 nodes)."""
         return tidy_tree_layout(graph, self.spec)
 
-    def wants_dot(self, graph: nx.DiGraph) -> bool:
-        count = graph.number_of_nodes()
+    def wants_dot(self, graph: ViewGraph) -> bool:
+        count = len(graph)
         return count > 1 and (self.dot_node_limit is None or count <= self.dot_node_limit)
 
     @property
@@ -490,7 +490,7 @@ class Layouter:
             self._future.set_exception(LayoutSuperseded())
         self._future = None
 
-    def start_dot(self, graph: nx.DiGraph, on_done: DotCallback, use_dot: bool = True) -> DotJob | None:
+    def start_dot(self, graph: ViewGraph, on_done: DotCallback, use_dot: bool = True) -> DotJob | None:
         """Supersede any running job and start ``dot`` for ``graph`` if it is small enough.
 
         Returns ``None`` (and never calls ``on_done``) when the tidy tree is final.
@@ -501,7 +501,7 @@ class Layouter:
         self._job = DotJob(graph, self.spec, on_done, self.timeout)
         return self._job
 
-    async def layout(self, graph: nx.DiGraph, use_dot: bool = True) -> Positions:
+    async def layout(self, graph: ViewGraph, use_dot: bool = True) -> Positions:
         """The best layout for ``graph``: ``dot``'s when it applies and succeeds, else the tidy tree.
 
         The tidy tree is computed first and is what a failed or skipped ``dot`` leaves.
@@ -541,7 +541,7 @@ class Layouter:
 _shared: Layouter | None = None
 
 
-async def layout(graph: nx.DiGraph, use_dot: bool = True) -> Positions:
+async def layout(graph: ViewGraph, use_dot: bool = True) -> Positions:
     """``Layouter.layout`` on one shared layouter: a newer call supersedes (and kills) an older one.
 
     For one canvas, prefer an own :class:`Layouter` (what ``GraphView`` uses); the tidy tree is

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from math import cos, radians, sin
 from typing import Any
 
-import networkx as nx
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import (
@@ -26,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import CompactionAudit
+from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .items import EdgeItem, NodeItem, OverviewLayer
-from .model import Node
 from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
@@ -54,7 +53,7 @@ class GraphScene(QGraphicsScene):
         self.graph_style = style  # not ``style``: that would shadow QGraphicsScene.style()
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.setBackgroundBrush(QBrush(style.background))
-        self.graph: nx.DiGraph = nx.DiGraph()
+        self.graph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         self.positions: dict[Node, tuple[float, float]] = {}
         self.nodes: dict[Node, NodeItem] = {}
         self.edges: dict[tuple[Node, Node], EdgeItem] = {}
@@ -80,7 +79,7 @@ class GraphScene(QGraphicsScene):
 
     # ------------------------------------------------------------------------------- whole graph
 
-    def show_graph(self, graph: nx.DiGraph, positions: Positions) -> None:
+    def show_graph(self, graph: ViewGraph, positions: Positions) -> None:
         """Replace every item: the graph's nodes and edges at ``positions``."""
         audit = self.bands.audit if self.bands is not None else None
         self.clear_audit()
@@ -98,11 +97,11 @@ class GraphScene(QGraphicsScene):
         self.positions = dict(positions)
         style = self.graph_style
         layer = self._node_layer
-        for node, attrs in graph.nodes(data=True):
-            node_item = NodeItem(node, attrs, style, layer)
+        for node, view in graph.nodes.items():
+            node_item = NodeItem(node, view, style, layer)
             node_item.setPos(*self.positions[node])
             self.nodes[node] = node_item
-        for a, b in graph.edges:
+        for a, b in graph.edges():
             self._add_edge(a, b)
         self._pinned = None
         self.update_pin()
@@ -148,7 +147,7 @@ class GraphScene(QGraphicsScene):
             self._refresh_overview()
 
     def _refresh_overview(self) -> None:
-        kinds = {n: str(a.get("kind", "")) for n, a in self.graph.nodes(data=True)}
+        kinds = {n: view.kind for n, view in self.graph.nodes.items()}
         edges = [(a, b, e.active) for (a, b), e in self.edges.items()]
         self._overview.set_content(self.sceneRect(), self.positions, kinds, edges)
         self._overview_dirty = False
@@ -168,11 +167,11 @@ class GraphScene(QGraphicsScene):
             marks["leaf"].append(self._pinned)
         self._overview.set_marks(marks)
 
-    def rebind(self, graph: nx.DiGraph) -> None:
+    def rebind(self, graph: ViewGraph) -> None:
         """A rebuilt graph with the same nodes and edges: restyle items, keep positions."""
         self.graph = graph
         for node, item in self.nodes.items():
-            item.set_attrs(graph.nodes[node])
+            item.set_view(graph.nodes[node])
         for (a, b), edge in self.edges.items():
             edge.set_active(self._edge_active(a, b))
         self.update_pin()
@@ -183,13 +182,16 @@ class GraphScene(QGraphicsScene):
 
     # ------------------------------------------------------------------------------- increments
 
-    def add_node(self, node: Node, position: tuple[float, float]) -> NodeItem:
-        """One new node (already in ``self.graph``) and its in-edge; nothing else moves."""
-        item = NodeItem(node, self.graph.nodes[node], self.graph_style, self._node_layer)
+    def add_node(self, graph: ViewGraph, node: Node, position: tuple[float, float]) -> NodeItem:
+        """One new node of ``graph`` (the model's graph after an append) and its in-edge; nothing
+        else moves."""
+        self.graph = graph
+        item = NodeItem(node, graph.nodes[node], self.graph_style, self._node_layer)
         item.setPos(*position)
         self.positions[node] = position
         self.nodes[node] = item
-        for parent in self.graph.predecessors(node):
+        parent = graph.parent_of(node)
+        if parent is not None:
             self._add_edge(parent, node)
         self._rebuild_links()
         self._update_rect()
@@ -207,14 +209,16 @@ class GraphScene(QGraphicsScene):
             self._pinned = None
         self._content_changed()
 
-    def refresh(self, nodes: Iterable[Node]) -> None:
-        """Re-read attributes (active path, leaf, label) of ``nodes`` and their edges."""
+    def refresh(self, graph: ViewGraph, nodes: Iterable[Node]) -> None:
+        """Re-read ``graph`` (the model's current one) for ``nodes`` and their edges: active path,
+        leaf, label."""
+        self.graph = graph
         for node in nodes:
             item = self.nodes.get(node)
-            if item is None or node not in self.graph:
+            if item is None or node not in graph:
                 continue
-            item.set_attrs(self.graph.nodes[node])
-            for a, b in list(self.graph.in_edges(node)) + list(self.graph.out_edges(node)):
+            item.set_view(graph.nodes[node])
+            for a, b in graph.edges_of(node):
                 edge = self.edges.get((a, b))
                 if edge is not None:
                     edge.set_active(self._edge_active(a, b))
@@ -223,7 +227,7 @@ class GraphScene(QGraphicsScene):
 
     def update_pin(self) -> None:
         """Put the leaf pin on the node standing for the leaf."""
-        target = self.graph.graph.get("leaf_node")
+        target = self.graph.leaf_node
         if target == self._pinned:
             return
         if self._pinned is not None and self._pinned in self.nodes:
@@ -237,7 +241,7 @@ class GraphScene(QGraphicsScene):
 
     def _edge_active(self, a: Node, b: Node) -> bool:
         nodes = self.graph.nodes
-        return bool(nodes[a].get("on_active_path") and nodes[b].get("on_active_path"))
+        return nodes[a].on_active_path and nodes[b].on_active_path
 
     def _route(self, edge: EdgeItem, a: Node, b: Node) -> None:
         """From the bottom of ``a``'s drawn shape to the top of ``b``'s (pills are shorter)."""
@@ -261,7 +265,7 @@ class GraphScene(QGraphicsScene):
         self.links.clear()
         spec = self.graph_style.spec
         pen = QPen(self.graph_style.summary_link, 2.0, Qt.PenStyle.DashLine)
-        for source, target in self.graph.graph.get("summary_links", ()):
+        for source, target in self.graph.summary_links:
             if source not in self.positions or target not in self.positions or source == target:
                 continue
             sx, sy = self.positions[source]
@@ -311,7 +315,7 @@ class GraphScene(QGraphicsScene):
     def show_audit(self, audit: CompactionAudit) -> AuditBands:
         """Dim the summarized entries, outline the kept tail, draw the cut line."""
         self.clear_audit()
-        node_of: Mapping[str, Node] = self.graph.graph.get("node_of", {})
+        node_of: Mapping[str, Node] = self.graph.node_of
         summarized = _unique(node_of[i] for i in audit.summarized_ids if i in node_of)
         kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
         bands = AuditBands(audit, summarized, kept)
@@ -395,7 +399,7 @@ class GraphScene(QGraphicsScene):
         Returns the item (line + its label) with the line's left end and height, for captions.
         """
         spec = self.graph_style.spec
-        node_of: Mapping[str, Node] = self.graph.graph.get("node_of", {})
+        node_of: Mapping[str, Node] = self.graph.node_of
         after = node_of.get(audit.cut_after_id) if audit.cut_after_id else None
         before = node_of.get(audit.cut_before_id) if audit.cut_before_id else None
         if before is None or before not in self.positions:

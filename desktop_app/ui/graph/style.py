@@ -14,25 +14,8 @@ from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from .layout import LayoutSpec
 
-__all__ = ["GraphStyle", "KindStyle", "default_style", "KIND_TITLES"]
+__all__ = ["GraphStyle", "KindStyle", "default_style"]
 
-#: Short names shown in the small tag on each node.
-KIND_TITLES = {
-    "user": "user",
-    "assistant": "assistant",
-    "toolResult": "tool result",
-    "bashExecution": "bash",
-    "custom_message": "custom message",
-    "custom": "custom",
-    "model_change": "model",
-    "thinking_level_change": "thinking",
-    "compaction": "COMPACTION",
-    "branch_summary": "BRANCH SUMMARY",
-    "label": "label",
-    "session_info": "title",
-    "unknown": "entry",
-    "segment": "folded",
-}
 
 #: ``card`` rounded card, ``pill`` small rounded pill, ``terminal`` dark card, ``slab`` the torn
 #: compaction block, ``hexagon`` the branch summary, ``stack`` a folded run.

@@ -1,8 +1,15 @@
-"""``GraphView``: the session graph canvas the main window embeds.
+"""``GraphView``: the session graph canvas the main window embeds — a thin Qt adapter.
 
-Data flows one way: ``SessionManager`` events → :class:`ViewGraphModel` (pure Python) → a
-:class:`GraphDelta` → the scene. The view never writes to the session; it *asks* for changes through
-its signals (``node_activated`` means "make this the leaf"), and the window decides.
+What the canvas shows and what an input means are decided in ``present/`` (no Qt): the view
+graph and its folds (:class:`ViewGraphModel`), the selection and the folds a compaction's audit
+opens (:class:`Selection`), find (:class:`GraphSearch`), what a click, double-click, key or drag
+means (:class:`GraphController`) and the hover text (:func:`preview_html`). This class renders
+their state in a :class:`GraphScene`, forwards Qt input to them, executes the commands it gets
+back, and keeps the viewport (zoom, scroll, minimap) in step.
+
+Data flows one way: session events → ``ViewGraphModel.apply`` → a :class:`GraphDelta` → the
+scene. The view never changes the session: it *asks* through ``node_activated`` ("make this the
+leaf"), and the window decides (through the agent).
 
 Layout never runs on the UI thread beyond the O(n) tidy tree: the ``dot`` layout runs in a child
 process (:class:`Layouter`) and its result comes back through a queued Qt signal, tagged with a
@@ -11,34 +18,40 @@ generation number so a stale result is dropped instead of applied.
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Callable
-from typing import Any, assert_never
+from typing import Any
 
-import networkx as nx
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
-from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
-from desktop_app.session import (
-    EntryAppended,
-    ExternalAppend,
-    LeafMoved,
-    Reloaded,
-    SessionEvent,
-    SessionFailed,
-    SessionManager,
+from desktop_app.present.filters import check_mode, next_mode
+from desktop_app.present.graph_controller import (
+    Activate,
+    ClearSearch,
+    Collapse,
+    Expand,
+    GraphCommand,
+    GraphController,
+    Key,
+    MoveLeaf,
+    Select,
+    Zoom,
 )
+from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.navigation import visible_order
+from desktop_app.present.preview import preview_html
+from desktop_app.present.search import GraphSearch
+from desktop_app.present.selection import Selection
+from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
+from desktop_app.session import SessionEvent, SessionView
 
+from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
 from .minimap import Minimap
-from .model import FILTER_MODES, GraphDelta, Node, SegmentKey, ViewGraphModel
-from .navigation import branch_target_below, segment_start_above, visible_order
 from .scene import GraphScene
-from .style import KIND_TITLES, GraphStyle, default_style
-from .text import full_text, searchable_text
+from .style import GraphStyle, default_style
 
 __all__ = ["GraphView"]
 
@@ -47,7 +60,25 @@ log = logging.getLogger(__name__)
 _MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
 _MAX_ZOOM = 3.0
 _OVERVIEW_ZOOM = 0.3  # below this no text is legible: the overview layer draws the graph in bulk
-_PAGE = 10  # rows per PageUp/PageDown, as a list page in pi's selector
+
+_KEYS = {
+    Qt.Key.Key_Up: Key.UP,
+    Qt.Key.Key_Down: Key.DOWN,
+    Qt.Key.Key_PageUp: Key.PAGE_UP,
+    Qt.Key.Key_PageDown: Key.PAGE_DOWN,
+    Qt.Key.Key_Home: Key.HOME,
+    Qt.Key.Key_End: Key.END,
+    Qt.Key.Key_Left: Key.LEFT,
+    Qt.Key.Key_Right: Key.RIGHT,
+    Qt.Key.Key_Return: Key.ENTER,
+    Qt.Key.Key_Enter: Key.ENTER,
+    Qt.Key.Key_Escape: Key.ESCAPE,
+    Qt.Key.Key_Plus: Key.ZOOM_IN,
+    Qt.Key.Key_Equal: Key.ZOOM_IN,
+    Qt.Key.Key_Minus: Key.ZOOM_OUT,
+}
+
+_EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
 
 
 class _Bridge(QObject):
@@ -62,8 +93,8 @@ class GraphView(QGraphicsView):
 
     Signals:
         node_selected(entry_id): the user selected an entry node (click, keys, search jump).
-        node_activated(entry_id): double-click or Enter on an entry: the window should move the
-            leaf there (pi's ``/tree`` Enter).
+        node_activated(entry_id): double-click or Enter on an entry, or the leaf pin dropped on
+            it: the window should move the leaf there (pi's ``/tree`` Enter).
         compaction_selected(audit): a :class:`CompactionAudit` when a compaction is selected (the
             canvas shows its bands), ``None`` when the selection leaves it.
         branch_summary_selected(info): a :class:`BranchSummaryInfo` for a selected branch summary.
@@ -87,8 +118,6 @@ class GraphView(QGraphicsView):
         folding: bool = True,
     ) -> None:
         super().__init__(parent)
-        if filter_mode not in FILTER_MODES:
-            raise ValueError(f"unknown filter mode {filter_mode!r}")
         self._style = style or default_style()
         self._scene = GraphScene(self._style)
         self.setScene(self._scene)
@@ -103,20 +132,16 @@ class GraphView(QGraphicsView):
 
         self._layouter = Layouter(self._style.spec, dot_node_limit)
         self._use_dot = use_dot
-        self._filter = filter_mode
+        self._filter = check_mode(filter_mode)
         self._folding = folding
-        self._manager: SessionManager | None = None
+        self._session: SessionView | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
         self._generation = 0
         self._layout_kind = "none"
-        self._selected: Node | None = None
-        self._audit: CompactionAudit | None = None
-        self._auto_expanded: set[str] = set()  # segments unfolded only for the current audit
-        self._query = ""
-        self._matches: list[Node] = []
-        self._match_index = -1
-        self._search_cache: dict[str, str] = {}
+        self._selection: Selection[CompactionAudit] = Selection(self._audit_of)
+        self._search = GraphSearch()
+        self._controller = GraphController()
         self._order: list[Node] | None = None
 
         self._bridge = _Bridge(self)
@@ -130,30 +155,27 @@ class GraphView(QGraphicsView):
         self._minimap_timer.timeout.connect(self._refresh_minimap)
         self.horizontalScrollBar().valueChanged.connect(self._update_minimap_viewport)
         self.verticalScrollBar().valueChanged.connect(self._update_minimap_viewport)
-        self._scene.show_graph(nx.DiGraph(), {})
+        self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
 
-    def set_session(self, manager: SessionManager | None) -> None:
-        """Show ``manager``'s tree and follow its changes (``None`` empties the canvas)."""
+    def set_session(self, session: SessionView | None) -> None:
+        """Show ``session``'s tree and follow its changes (``None`` empties the canvas)."""
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.cancel()
-        self._manager = manager
-        self._selected = None
-        self._audit = None
-        self._auto_expanded = set()
-        self._search_cache.clear()
-        self._matches, self._match_index = [], -1
-        if manager is None:
+        self._session = session
+        self._selection.reset()
+        self._search = GraphSearch()
+        if session is None:
             self._model = None
             self._generation += 1
-            self._scene.show_graph(nx.DiGraph(), {})
+            self._scene.show_graph(_EMPTY, {})
             self._refresh_minimap()
             return
-        self._model = ViewGraphModel(manager.index, manager.leaf_id, self._filter, self._folding)
-        self._unsubscribe = manager.subscribe(self._bridge.session_event.emit)
+        self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+        self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
         self._relayout()
         self.resetTransform()
         self.center_on_leaf()
@@ -166,49 +188,19 @@ class GraphView(QGraphicsView):
         self._layouter.close()
 
     def _on_session_event(self, event: SessionEvent) -> None:
-        model = self._model
-        manager = self._manager
-        if model is None or manager is None:
+        if self._model is None or self._session is None:
             return
-        match event:
-            case EntryAppended(entry=entry, leaf_id=leaf_id):
-                self._follow_entries([entry], leaf_id)
-            case ExternalAppend(entries=entries, leaf_id=leaf_id):
-                self._follow_entries(list(entries), leaf_id)
-            case LeafMoved(leaf_id=leaf_id):
-                delta = model.set_leaf(leaf_id)
-                if delta.rebuilt:
-                    self._after_rebuild(delta)
-                else:
-                    self._scene.refresh(delta.changed)
-                    self._order = None
-                    self._schedule_minimap()
-            case Reloaded():
-                self._search_cache.clear()
-                self._after_rebuild(model.set_index(manager.index, manager.leaf_id))
-            case SessionFailed():
-                pass  # the window shows errors; the tree did not change
-            case _:
-                assert_never(event)
-
-    def _follow_entries(self, appended: list[dict[str, Any]], leaf_id: str | None) -> None:
-        model = self._model
-        assert model is not None
-        entries = [e for e in appended if isinstance(e, dict)]
-        if not entries:
-            return
-        if any(e.get("type") == "label" for e in entries):
-            self._search_cache.clear()  # a label is part of its target's searchable text
-        if leaf_id == entries[-1].get("id"):
-            deltas = [model.add_entry(e) for e in entries]
-            if any(d.rebuilt for d in deltas):
-                self._after_rebuild(GraphDelta(rebuilt=True, structure_changed=True))
-            else:
-                for delta in deltas:
-                    self._apply_append(delta)
-        else:  # appended elsewhere (another writer while we look at an older leaf)
-            model.leaf_id = leaf_id
-            self._after_rebuild(model.rebuild(reindex=True))
+        delta = self._model.apply(event, self._session.index)
+        if delta.texts_changed:
+            self._search.forget_texts()
+        if delta.rebuilt:
+            self._after_rebuild(delta)
+        elif delta.added or delta.removed:
+            self._apply_append(delta)
+        elif delta.changed:
+            self._scene.refresh(self._model.graph, delta.changed)
+            self._order = None
+            self._schedule_minimap()
 
     def _apply_append(self, delta: GraphDelta) -> None:
         assert self._model is not None
@@ -217,16 +209,14 @@ class GraphView(QGraphicsView):
         was_visible = self._leaf_visible()
         for node in delta.removed:
             scene.remove_node(node)
-            if self._selected == node:
-                self._selected = None
+        self._selection.drop_if_gone(self._model)
         for node in delta.added:
-            scene.add_node(node, place_new_node(scene.positions, graph, node, self._style.spec))
-        scene.refresh(delta.changed)
+            scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec))
+        scene.refresh(graph, delta.changed)
         self._order = None
         if delta.added and was_visible:
             self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
-        if self._query:
-            self._rematch()
+        self._rematch()
         self._schedule_minimap()
         self.layout_applied.emit("incremental")
 
@@ -254,8 +244,7 @@ class GraphView(QGraphicsView):
         self._layout_kind = "tidy"
         self._order = None
         self._restore_selection()
-        if self._query:
-            self._rematch()
+        self._rematch()
         self._restore_anchor(anchor)
         self._refresh_minimap()
         self.layout_applied.emit("tidy")
@@ -273,7 +262,7 @@ class GraphView(QGraphicsView):
             return
         graph = self._model.graph
         placed = dict(positions)
-        for node in graph.nodes:  # appended while dot was running
+        for node in graph:  # appended while dot was running
             if node not in placed:
                 placed[node] = place_new_node(placed, graph, node, self._style.spec)
         anchor = self._focus_anchor()
@@ -285,7 +274,7 @@ class GraphView(QGraphicsView):
 
     def _focus_anchor(self) -> tuple[Node, QPoint] | None:
         """The node the user is looking at (selection, else leaf) and where it is on screen."""
-        for node in (self._selected, self._leaf_node()):
+        for node in (self._selection.node, self._leaf_node()):
             if node is not None and node in self._scene.positions:
                 x, y = self._scene.positions[node]
                 return node, self.mapFromScene(QPointF(x, y))
@@ -294,9 +283,10 @@ class GraphView(QGraphicsView):
     def _restore_anchor(self, anchor: tuple[Node, QPoint] | None) -> None:
         if anchor is None:
             return
+        node: Node | None
         node, screen = anchor
         if node not in self._scene.positions:
-            node = self._selected or self._leaf_node()  # type: ignore[assignment]
+            node = self._selection.node or self._leaf_node()
             if node is None or node not in self._scene.positions:
                 return
             x, y = self._scene.positions[node]
@@ -315,18 +305,16 @@ class GraphView(QGraphicsView):
 
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
-        if mode not in FILTER_MODES:
-            raise ValueError(f"unknown filter mode {mode!r}")
-        self._filter = mode
+        self._filter = check_mode(mode)
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_filter(mode)
-            self._selected = self._model.node_for_entry(entry) if entry else None
+            self._selection.follow(self._model, entry)
             self._after_rebuild(delta)
 
     def cycle_filter(self, step: int = 1) -> str:
         """pi's Ctrl+O / Shift+Ctrl+O; returns the new mode (the window binds the keys)."""
-        mode = FILTER_MODES[(FILTER_MODES.index(self._filter) + step) % len(FILTER_MODES)]
+        mode = next_mode(self._filter, step)
         self.set_filter(mode)
         return mode
 
@@ -339,7 +327,7 @@ class GraphView(QGraphicsView):
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_folding(folding)
-            self._selected = self._model.node_for_entry(entry) if entry else None
+            self._selection.follow(self._model, entry)
             self._after_rebuild(delta)
 
     def set_use_dot(self, use_dot: bool) -> None:
@@ -351,14 +339,11 @@ class GraphView(QGraphicsView):
     # ================================================================================ selection
 
     def selected_node(self) -> Node | None:
-        return self._selected
+        return self._selection.node
 
     def selected_entry(self) -> str | None:
         """The entry id of the selection (a segment's first entry for a folded run)."""
-        node = self._selected
-        if node is None or self._model is None or node not in self._model.graph:
-            return None
-        return str(self._model.graph.nodes[node]["ids"][0])
+        return self._selection.entry(self._model) if self._model is not None else None
 
     def select(self, entry_id: str | None, *, center: bool = True, notify: bool = False) -> Node | None:
         """Select the node standing for ``entry_id`` (its segment, or nearest visible ancestor).
@@ -372,88 +357,46 @@ class GraphView(QGraphicsView):
 
     def _select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
         scene = self._scene
-        if self._selected is not None and self._selected in scene.nodes:
-            scene.nodes[self._selected].set_state(selected=False)
-        self._selected = node if node is not None and node in scene.nodes else None
-        if self._selected is None:
-            scene.update_marks()
-            self._set_audit(None)
+        previous = self._selection.node
+        if previous is not None and previous in scene.nodes:
+            scene.nodes[previous].set_state(selected=False)
+        if self._model is None:
             return
-        scene.nodes[self._selected].set_state(selected=True)
+        change = self._selection.select(self._model, node if node in scene.nodes else None)
+        if change.nodes_changed:
+            self._relayout()
+        elif change.graph_changed:
+            self._scene.rebind(self._model.graph)
+        if change.audit_changed or change.audit is not None:
+            if change.audit is None:
+                scene.clear_audit()
+            else:
+                scene.show_audit(change.audit)
+            self.compaction_selected.emit(change.audit)
+        selected = self._selection.node
+        if selected is None or selected not in scene.nodes:
+            scene.update_marks()
+            return
+        scene.nodes[selected].set_state(selected=True)
         scene.update_marks()
         if center:
-            self.ensureVisible(scene.node_rect(self._selected), 60, 60)
-        assert self._model is not None
-        attrs = self._model.graph.nodes[self._selected]
-        kind = attrs["kind"]
-        entry_id = str(attrs["ids"][0])
-        if kind == "compaction":
-            self._set_audit(entry_id)
-        else:
-            self._set_audit(None)
-        if kind == "branch_summary":
-            self.branch_summary_selected.emit(branch_summary_info(self._model.index, entry_id))
-        if notify and kind != "segment":
-            self.node_selected.emit(entry_id)
+            self.ensureVisible(scene.node_rect(selected), 60, 60)
+        assert change.entry_id is not None
+        if change.kind == "branch_summary" and self._session is not None:
+            self.branch_summary_selected.emit(branch_summary_info(self._session.index, change.entry_id))
+        if notify and change.kind != "segment":
+            self.node_selected.emit(change.entry_id)
+
+    def _audit_of(self, compaction_id: str) -> CompactionAudit:
+        assert self._session is not None
+        return audit_compaction(self._session.index, compaction_id)
 
     def _restore_selection(self) -> None:
-        node = self._selected
+        node = self._selection.node
         if node is not None and node in self._scene.nodes:
             self._scene.nodes[node].set_state(selected=True)
         elif node is not None:
-            self._selected = None
-
-    def _set_audit(self, compaction_id: str | None) -> None:
-        """Show (or clear) a compaction's bands.
-
-        Segments straddling a band edge are unfolded for the audit so the bands are exact, and
-        folded back when the audit goes away: they were opened for the audit, not by the user.
-        """
-        if compaction_id is None and self._audit is None:
-            return
-        assert self._model is not None
-        model = self._model
-        on_screen = set(self._scene.graph.nodes)
-        selected_entry = self.selected_entry()
-        audit = audit_compaction(model.index, compaction_id) if compaction_id is not None else None
-        if (
-            selected_entry is not None
-            and model.graph.graph["run_of"].get(selected_entry) in self._auto_expanded
-        ):
-            self._auto_expanded = set()  # the user went into an unfolded run: it stays open
-        if self._auto_expanded:
-            model.expanded -= self._auto_expanded
-            self._auto_expanded = set()
-            model.rebuild()
-        if audit is not None:
-            self._auto_expanded = self._straddling(audit) - model.expanded
-            if self._auto_expanded:
-                model.expanded |= self._auto_expanded
-                model.rebuild()
-        self._audit = audit
-        if set(model.graph.nodes) != on_screen:
-            if self._selected is not None and self._selected not in model.graph:
-                self._selected = model.node_for_entry(selected_entry)
-            self._relayout()
-        elif model.graph is not self._scene.graph:
-            self._scene.rebind(model.graph)
-        if audit is None:
-            self._scene.clear_audit()
-        else:
-            self._scene.show_audit(audit)
-        self.compaction_selected.emit(audit)
-
-    def _straddling(self, audit: CompactionAudit) -> set[str]:
-        """First ids of segments that lie across an edge of the summarized or kept band."""
-        assert self._model is not None
-        summarized, kept = set(audit.summarized_ids), set(audit.kept_ids)
-        out: set[str] = set()
-        for node, attrs in self._model.graph.nodes(data=True):
-            if isinstance(node, SegmentKey):
-                ids = set(attrs["ids"])
-                if any(0 < len(ids & band) < len(ids) for band in (summarized, kept)):
-                    out.add(node.first_id)
-        return out
+            self._selection.node = None
 
     def audit_bands(self) -> tuple[list[Node], list[Node]]:
         """The nodes in the summarized and kept bands now on screen (empty when no audit)."""
@@ -462,13 +405,8 @@ class GraphView(QGraphicsView):
 
     def activate(self, node: Node | None = None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
-        node = node if node is not None else self._selected
-        if node is None or self._model is None or node not in self._model.graph:
-            return
-        if isinstance(node, SegmentKey):
-            self.expand(node)
-            return
-        self.node_activated.emit(str(self._model.graph.nodes[node]["ids"][0]))
+        if self._model is not None:
+            self._execute(self._controller.activate(self._model.graph, node or self._selection.node))
 
     def expand(self, node: Node) -> None:
         """Unfold a segment and select its first entry."""
@@ -476,7 +414,7 @@ class GraphView(QGraphicsView):
             return
         first = node.first_id if isinstance(node, SegmentKey) else node
         delta = self._model.expand(node)
-        self._selected = self._model.node_for_entry(first)
+        self._selection.follow(self._model, first)
         self._after_rebuild(delta)
 
     def collapse(self, entry_id: str) -> bool:
@@ -486,9 +424,27 @@ class GraphView(QGraphicsView):
         delta = self._model.collapse(entry_id)
         if not delta.rebuilt:
             return False
-        self._selected = self._model.node_for_entry(entry_id)
+        self._selection.follow(self._model, entry_id)
         self._after_rebuild(delta)
         return True
+
+    def _execute(self, command: GraphCommand | None) -> None:
+        """Carry out what the controller decided an input means."""
+        match command:
+            case None:
+                pass
+            case Select(node=node, center=center):
+                self._select_node(node, center=center, notify=True)
+            case Expand(node=segment):
+                self.expand(segment)
+            case Collapse(entry_id=entry_id):
+                self.collapse(entry_id)
+            case Activate(entry_id=entry_id) | MoveLeaf(entry_id=entry_id):
+                self.node_activated.emit(entry_id)
+            case Zoom(factor=factor):
+                self.zoom_by(factor)
+            case ClearSearch():
+                self.clear_search()
 
     # ================================================================================ viewing
 
@@ -538,7 +494,7 @@ class GraphView(QGraphicsView):
             self._update_minimap_viewport()
 
     def _leaf_node(self) -> Node | None:
-        return self._model.graph.graph.get("leaf_node") if self._model is not None else None
+        return self._model.graph.leaf_node if self._model is not None else None
 
     def _leaf_visible(self) -> bool:
         node = self._leaf_node()
@@ -551,44 +507,69 @@ class GraphView(QGraphicsView):
         self.centerOn(point)
         self._update_minimap_viewport()
 
+    # ================================================================================ automation
+
+    def reveal(self, entry_id: str) -> bool:
+        """Unfold and scroll so ``entry_id`` has its own visible item (DESIGN.md §7.1).
+
+        ``False`` when the entry is filtered out (no node of its own in this filter mode).
+        """
+        if self._model is None:
+            return False
+        node = self._model.node_for_entry(entry_id)
+        if isinstance(node, SegmentKey):
+            self._model.expand(node)
+            self._selection.follow(self._model, self.selected_entry())
+            self._relayout()
+            node = self._model.node_for_entry(entry_id)
+        if node != entry_id or node not in self._scene.positions:
+            return False
+        self.ensureVisible(self._scene.node_rect(node), 40, 40)
+        return True
+
+    def node_center(self, entry_id: str) -> QPoint | None:
+        """Viewport coordinates of the item showing ``entry_id`` (a folded entry: its fold's
+        item); ``None`` when it is filtered out or unknown."""
+        if self._model is None or self._model.graph.anchor.get(entry_id) != entry_id:
+            return None
+        node = self._model.graph.node_of.get(entry_id)
+        return self._viewport_point(node)
+
+    def pin_center(self) -> QPoint | None:
+        """Viewport coordinates of the active-leaf pin (the node standing for the leaf)."""
+        return self._viewport_point(self._leaf_node())
+
+    def _viewport_point(self, node: Node | None) -> QPoint | None:
+        if node is None or node not in self._scene.positions:
+            return None
+        return self.mapFromScene(QPointF(*self._scene.positions[node]))
+
     # ================================================================================ search
 
     def search(self, text: str) -> int:
         """Highlight nodes whose text holds every word of ``text`` (pi's rule); returns the count."""
-        self._query = text
-        self._match_index = -1
-        return self._rematch()
+        self._search.query = text
+        self._search.current = -1
+        return len(self._rematch())
 
-    def _rematch(self) -> int:
-        tokens = self._query.lower().split()
-        for node in self._matches:
-            if node in self._scene.nodes:
-                self._scene.nodes[node].set_state(match=0)
-        self._matches = []
-        if not tokens or self._model is None:
-            return 0
-        index = self._model.index
-        graph = self._model.graph
-        cache = self._search_cache
-        for node in self._visible_order():
-            for entry_id in graph.nodes[node]["ids"]:
-                text = cache.get(entry_id)
-                if text is None:
-                    entry = index.by_id.get(entry_id)
-                    text = searchable_text(entry, index.labels.get(entry_id)).lower() if entry else ""
-                    cache[entry_id] = text
-                if all(t in text for t in tokens):
-                    self._matches.append(node)
-                    break
-        for node in self._matches:
-            self._scene.nodes[node].set_state(match=1)
-        self._scene.update_marks()
-        if self._match_index >= len(self._matches):
-            self._match_index = -1
-        return len(self._matches)
+    def _rematch(self) -> list[Node]:
+        scene = self._scene
+        for node in self._search.matches:
+            if node in scene.nodes:
+                scene.nodes[node].set_state(match=0)
+        if self._model is None or self._session is None:
+            return []
+        matches = self._search.rematch(self._model.graph, self._visible_order(), self._session.index)
+        for node in matches:
+            scene.nodes[node].set_state(match=1)
+        current = self._search.current_node
+        if current is not None:
+            scene.nodes[current].set_state(match=2)
+        scene.update_marks()
+        return matches
 
     def matches(self) -> list[Node]:
-        return list(self._matches)
+        return list(self._search.matches)
 
     def next_match(self) -> str | None:
         """Jump to the next match (wrapping): select it and bring it into view."""
@@ -598,24 +579,26 @@ class GraphView(QGraphicsView):
         return self._jump(-1)
 
     def _jump(self, step: int) -> str | None:
-        if not self._matches or self._model is None:
+        if self._model is None:
             return None
-        if 0 <= self._match_index < len(self._matches):
-            self._scene.nodes[self._matches[self._match_index]].set_state(match=1)
-        self._match_index = (self._match_index + step) % len(self._matches)
-        node = self._matches[self._match_index]
+        previous = self._search.current_node
+        node = self._search.step(step)
+        if node is None:
+            return None
+        if previous is not None and previous in self._scene.nodes:
+            self._scene.nodes[previous].set_state(match=1)
         self._scene.nodes[node].set_state(match=2)
         self._scene.update_marks()
         self._select_node(node, center=False, notify=True)
         self.centerOn(*self._scene.positions[node])
         self._update_minimap_viewport()
-        return str(self._model.graph.nodes[node]["ids"][0])
+        return self._model.graph.entry_of(node)
 
     def clear_search(self) -> None:
-        self._query = ""
+        self._search.query = ""
         self._rematch()
 
-    # ================================================================================ keys
+    # ================================================================================ input
 
     def _visible_order(self) -> list[Node]:
         if self._order is None:
@@ -623,65 +606,47 @@ class GraphView(QGraphicsView):
         return self._order
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
-        key = event.key()
-        if self._model is None or self._model.graph.number_of_nodes() == 0:
+        key = _KEYS.get(Qt.Key(event.key()))
+        command = None
+        if key is not None and self._model is not None and len(self._model.graph) > 0:
+            order = self._visible_order()
+            command = self._controller.key(
+                self._model.graph, order, self._selection.node, key, self._search.active
+            )
+        if command is None:
             super().keyPressEvent(event)
             return
-        graph = self._model.graph
-        order = self._visible_order()
-        current = self._selected if self._selected in graph else self._leaf_node()
-        position = order.index(current) if current in order else -1
-        target: Node | None = None
-        if key == Qt.Key.Key_Up:
-            target = order[(position - 1) % len(order)] if position >= 0 else order[-1]
-        elif key == Qt.Key.Key_Down:
-            target = order[(position + 1) % len(order)] if position >= 0 else order[0]
-        elif key == Qt.Key.Key_PageUp:
-            target = order[max(0, position - _PAGE)]
-        elif key == Qt.Key.Key_PageDown:
-            target = order[min(len(order) - 1, position + _PAGE)]
-        elif key == Qt.Key.Key_Home:
-            target = order[0]
-        elif key == Qt.Key.Key_End:
-            target = order[-1]
-        elif key == Qt.Key.Key_Left and current is not None:
-            entry = str(graph.nodes[current]["ids"][0])
-            if not self.collapse(entry):
-                target = segment_start_above(graph, current)
-        elif key == Qt.Key.Key_Right and current is not None:
-            if isinstance(current, SegmentKey):
-                self.expand(current)
-            else:
-                target = branch_target_below(graph, current)
-        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self.activate(current)
-        elif key == Qt.Key.Key_Escape and self._query:
-            self.clear_search()
-        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.zoom_by(1.25)
-        elif key == Qt.Key.Key_Minus:
-            self.zoom_by(0.8)
-        else:
-            super().keyPressEvent(event)
-            return
-        if target is not None:
-            self._select_node(target, center=True, notify=True)
+        self._execute(command)
         event.accept()
 
-    # ================================================================================ mouse
+    def _node_under(self, event: QMouseEvent) -> Node | None:
+        return self._scene.node_at(self.mapToScene(event.position().toPoint()))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        if event.button() == Qt.MouseButton.LeftButton:
-            node = self._scene.node_at(self.mapToScene(event.position().toPoint()))
-            if node is not None:
-                self._select_node(node, notify=True)
         self.setFocus(Qt.FocusReason.MouseFocusReason)
+        if event.button() == Qt.MouseButton.LeftButton and self._model is not None:
+            self._execute(self._controller.press(self._model.graph, self._node_under(event)))
+            if self._controller.dragging_pin:  # carry the pin: no panning under it
+                self.setDragMode(QGraphicsView.DragMode.NoDrag)
+                self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+                event.accept()
+                return
         super().mousePressEvent(event)
 
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if event.button() == Qt.MouseButton.LeftButton and self._controller.dragging_pin:
+            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+            self.viewport().unsetCursor()
+            if self._model is not None:
+                self._execute(self._controller.release(self._model.graph, self._node_under(event)))
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        node = self._scene.node_at(self.mapToScene(event.position().toPoint()))
-        if node is not None:
-            self.activate(node)
+        node = self._node_under(event)
+        if node is not None and self._model is not None:
+            self._execute(self._controller.double_click(self._model.graph, node))
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
@@ -718,41 +683,15 @@ class GraphView(QGraphicsView):
 
     def preview_text(self, node: Node) -> str:
         """The hover preview (rich text): kind, id, label and the start of the entry's text."""
-        if self._model is None or node not in self._model.graph:
+        if self._model is None or self._session is None or node not in self._model.graph:
             return ""
-        attrs = self._model.graph.nodes[node]
-        index = self._model.index
-        kind = attrs["kind"]
-        if isinstance(node, SegmentKey):
-            ids = attrs["ids"]
-            kinds = ", ".join(f"{n} {KIND_TITLES.get(k, k)}" for k, n in attrs.get("kinds", {}).items())
-            first = index.by_id.get(ids[0])
-            last = index.by_id.get(ids[-1])
-            body = (
-                f"<b>{len(ids)} entries folded</b> ({html.escape(kinds)})<br>"
-                f"first: {html.escape(full_text(first, 200) if first else '')}<br>"
-                f"last: {html.escape(full_text(last, 200) if last else '')}<br><i>Enter or double-click to unfold</i>"
-            )
-            return f"<div style='max-width:420px'>{body}</div>"
-        entry_id = str(attrs["ids"][0])
-        entry = index.by_id.get(entry_id) or {}
-        head = f"<b>{html.escape(KIND_TITLES.get(kind, kind))}</b> · <code>{html.escape(entry_id)}</code>"
-        if attrs.get("label"):
-            head += f" · ⚑ {html.escape(str(attrs['label']))}"
-        if attrs.get("is_leaf"):
-            head += " · <b>current leaf</b>"
-        extra = ""
-        if kind == "compaction":
-            audit = audit_compaction(index, entry_id)
-            extra = (
-                f"<br>{len(audit.summarized_ids)} entries summarized, {len(audit.kept_ids)} kept"
-                f"{' · split turn' if audit.is_split_turn else ''} · made by {html.escape(audit.made_by)}"
-            )
-        elif kind == "branch_summary":
-            info = branch_summary_info(index, entry_id)
-            extra = f"<br>abandoned branch: {html.escape(info.abandoned_text)}"
-        text = html.escape(full_text(entry, 700)).replace("\n", "<br>")
-        return f"<div style='max-width:460px'>{head}{extra}<hr>{text}</div>"
+        index = self._session.index
+        view = self._model.graph.nodes[node]
+        compaction = audit_compaction(index, view.entry_id) if view.kind == "compaction" else None
+        abandoned = (
+            branch_summary_info(index, view.entry_id).abandoned_text if view.kind == "branch_summary" else None
+        )
+        return preview_html(self._model.graph, node, index, compaction=compaction, abandoned_text=abandoned)
 
     # ================================================================================ minimap
 
@@ -771,9 +710,9 @@ class GraphView(QGraphicsView):
         self._minimap_timer.start()
 
     def _refresh_minimap(self) -> None:
-        graph = self._model.graph if self._model is not None else nx.DiGraph()
-        kinds = {n: a.get("kind", "") for n, a in graph.nodes(data=True)}
-        active = {n: bool(a.get("on_active_path")) for n, a in graph.nodes(data=True)}
+        graph = self._model.graph if self._model is not None else _EMPTY
+        kinds = {n: view.kind for n, view in graph.nodes.items()}
+        active = {n: view.on_active_path for n, view in graph.nodes.items()}
         self._minimap.set_content(self._scene.sceneRect(), self._scene.positions, kinds, active)
         self._update_minimap_viewport()
 
@@ -786,10 +725,10 @@ class GraphView(QGraphicsView):
     def model(self) -> ViewGraphModel | None:
         return self._model
 
-    def graph(self) -> nx.DiGraph:
-        return self._model.graph if self._model is not None else nx.DiGraph()
+    def graph(self) -> ViewGraph:
+        return self._model.graph if self._model is not None else _EMPTY
 
-    def positions(self) -> dict[Any, tuple[float, float]]:
+    def positions(self) -> dict[Node, tuple[float, float]]:
         return dict(self._scene.positions)
 
     @property

@@ -11,9 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 import pytest
 
+from desktop_app.present.graph_model import build_view_graph
+from desktop_app.present.viewgraph import ViewGraph
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import layout as layout_module
 from desktop_app.ui.graph.layout import (
@@ -24,19 +25,18 @@ from desktop_app.ui.graph.layout import (
     place_new_node,
     tidy_tree_layout,
 )
-from desktop_app.ui.graph.model import build_view_graph
+from tests.present.builders import forest, index_of, path_forest, synthetic_session
 
-from .builders import index_of, synthetic_session
 from .conftest import CASES
 
 OpenCase = Callable[[str], SessionManager]
 SPEC = LayoutSpec()
 
 
-def assert_tidy(graph: nx.DiGraph, positions: dict[Any, tuple[float, float]]) -> None:
+def assert_tidy(graph: ViewGraph, positions: dict[Any, tuple[float, float]]) -> None:
     assert set(positions) == set(graph.nodes)
     assert len(set(positions.values())) == len(positions), "two nodes share a position"
-    for a, b in graph.edges:
+    for a, b in graph.edges():
         assert positions[a][1] < positions[b][1], "a parent must sit above its child"
     rows: dict[float, list[float]] = {}
     for x, y in positions.values():
@@ -56,7 +56,7 @@ def test_tidy_tree_on_every_case(case: str, open_case: OpenCase) -> None:
 
 
 def test_tidy_tree_keeps_child_order_and_puts_parents_over_their_first_child() -> None:
-    graph = nx.DiGraph([("r", "a"), ("r", "b"), ("r", "c"), ("b", "d")])
+    graph = forest(("r", "a"), ("r", "b"), ("r", "c"), ("b", "d"))
     positions = tidy_tree_layout(graph, SPEC)
     assert positions["a"][0] < positions["b"][0] < positions["c"][0]
     assert positions["r"][0] == pytest.approx(positions["a"][0])
@@ -64,10 +64,9 @@ def test_tidy_tree_keeps_child_order_and_puts_parents_over_their_first_child() -
 
 
 def test_tidy_tree_is_iterative_and_linear() -> None:
-    chain = nx.DiGraph()
-    nx.add_path(chain, range(30_000))  # deeper than any recursion limit: a recursive layout fails
+    chain = path_forest([str(i) for i in range(30_000)])  # deeper than any recursion limit
     positions = tidy_tree_layout(chain, SPEC)
-    assert positions[29_999][1] == pytest.approx(29_999 * SPEC.row)
+    assert positions["29999"][1] == pytest.approx(29_999 * SPEC.row)
     assert len({x for x, _ in positions.values()}) == 1
     entries = synthetic_session(20_000, branch_rate=0.05)
     graph = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
@@ -76,27 +75,28 @@ def test_tidy_tree_is_iterative_and_linear() -> None:
 
 
 def test_tidy_tree_packs_side_branches_into_few_columns() -> None:
-    graph = nx.DiGraph()
-    nx.add_path(graph, range(200))
+    chain = [str(i) for i in range(200)]
+    edges = list(zip(chain, chain[1:], strict=False))
     for i in range(0, 200, 20):  # short side branches all down a long chain
-        nx.add_path(graph, [i, f"side{i}a", f"side{i}b"])
+        edges += [(str(i), f"side{i}a"), (f"side{i}a", f"side{i}b")]
+    graph = forest(*edges)
     positions = tidy_tree_layout(graph, SPEC)
     columns = {round(x / SPEC.column) for x, _ in positions.values()}
     assert len(columns) == 2  # the chain stays straight, the side branches share one column
-    assert {x for n, (x, _) in positions.items() if isinstance(n, int)} == {0.0}
+    assert {x for n, (x, _) in positions.items() if not str(n).startswith("side")} == {0.0}
 
 
 def test_place_new_node_goes_below_its_parent_and_moves_nothing() -> None:
-    graph = nx.DiGraph([("r", "a"), ("a", "b"), ("r", "c")])
-    positions = tidy_tree_layout(graph, SPEC)
+    edges = [("r", "a"), ("a", "b"), ("r", "c")]
+    positions = tidy_tree_layout(forest(*edges), SPEC)
     before = dict(positions)
-    graph.add_edge("b", "new")
-    spot = place_new_node(positions, graph, "new", SPEC)
+    edges.append(("b", "new"))
+    spot = place_new_node(positions, forest(*edges), "new", SPEC)
     assert spot == (positions["b"][0], positions["b"][1] + SPEC.row)
     assert positions == before
-    graph.add_edge("r", "late")  # a sibling: right of the others on its row, no overlap
+    edges.append(("r", "late"))  # a sibling: right of the others on its row, no overlap
     positions["new"] = spot
-    spot = place_new_node(positions, graph, "late", SPEC)
+    spot = place_new_node(positions, forest(*edges), "late", SPEC)
     assert spot[1] == positions["a"][1]
     assert all(abs(spot[0] - x) >= SPEC.column - 1e-6 for n, (x, y) in positions.items() if y == spot[1])
 
@@ -116,7 +116,7 @@ def test_dot_job_lays_out_in_a_child_process(open_case: OpenCase) -> None:
     assert job.pid is not None and job.pid != os.getpid()
     positions = result["positions"]
     assert set(positions) == set(graph.nodes)
-    for a, b in graph.edges:
+    for a, b in graph.edges():
         assert positions[a][1] < positions[b][1]
 
 
@@ -130,7 +130,7 @@ def test_superseded_dot_job_is_killed() -> None:
     deadline = time.monotonic() + 10
     while first.pid is None and time.monotonic() < deadline:
         time.sleep(0.01)
-    small = nx.DiGraph([("a", "b")])
+    small = forest(("a", "b"))
     second = layouter.start_dot(small, lambda p, e: calls.append(("second", e)))
     assert first.cancelled and second is not None
     assert first.wait(10) and second.wait(60)
@@ -139,8 +139,7 @@ def test_superseded_dot_job_is_killed() -> None:
 
 
 def test_dot_limit_keeps_big_graphs_on_the_tidy_tree() -> None:
-    graph = nx.DiGraph()
-    nx.add_path(graph, range(10))
+    graph = path_forest([str(i) for i in range(10)])
     assert Layouter(SPEC, dot_node_limit=5).start_dot(graph, lambda p, e: None) is None
     assert Layouter(SPEC, dot_node_limit=5).wants_dot(graph) is False
     assert layout_module.DOT_NODE_LIMIT == 2500
@@ -165,7 +164,7 @@ def test_failed_dot_falls_back_to_the_tidy_tree(
     broken = tmp_path / "broken_worker.py"
     broken.write_text("import sys\nsys.stderr.write('no graphviz here')\nsys.exit(3)\n")
     monkeypatch.setattr(layout_module, "_WORKER", broken)
-    graph = nx.DiGraph([("a", "b"), ("a", "c")])
+    graph = forest(("a", "b"), ("a", "c"))
     layouter = Layouter(SPEC)
     positions = _run(layouter.layout(graph), qapp)
     assert layouter.last_kind == "tidy" and positions == tidy_tree_layout(graph, SPEC)
@@ -180,7 +179,7 @@ def test_failed_dot_falls_back_to_the_tidy_tree(
 def test_a_newer_async_layout_supersedes_the_older(qapp: Any) -> None:
     entries = synthetic_session(2_000)
     big = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
-    small = nx.DiGraph([("a", "b"), ("a", "c")])
+    small = forest(("a", "b"), ("a", "c"))
     layouter = Layouter(SPEC, dot_node_limit=None)
 
     async def both() -> tuple[Any, Any]:
@@ -203,7 +202,7 @@ def test_dot_layout_of_5000_nodes_never_stalls_the_event_loop(qapp: Any) -> None
 
     entries = synthetic_session(5_000)
     graph = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
-    assert graph.number_of_nodes() == 5_000
+    assert len(graph) == 5_000
     layouter = Layouter(SPEC, dot_node_limit=None, timeout=300)
     beats: list[tuple[bool, int | None]] = []
 
@@ -228,6 +227,6 @@ def test_dot_layout_of_5000_nodes_never_stalls_the_event_loop(qapp: Any) -> None
 def test_frozen_build_never_relaunches_itself_as_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     result: dict[str, Any] = {}
-    job = DotJob(nx.DiGraph([("a", "b")]), SPEC, lambda p, e: result.update(p=p, e=e))
+    job = DotJob(forest(("a", "b")), SPEC, lambda p, e: result.update(p=p, e=e))
     assert job.wait(10)
     assert result["p"] is None and "not available" in result["e"] and job.pid is None

@@ -12,12 +12,13 @@ from PySide6.QtGui import QColor, QImage, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction
+from desktop_app.present.text import searchable_text
+from desktop_app.present.viewgraph import SegmentKey
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import CompactionAuditPanel, GraphView
-from desktop_app.ui.graph.model import SegmentKey
-from desktop_app.ui.graph.text import searchable_text
+from tests.present.builders import synthetic_session
 
-from .builders import synthetic_session
+
 from .conftest import CASES
 
 OpenCase = Callable[[str], SessionManager]
@@ -83,7 +84,7 @@ def test_renders_a_conformance_case_offscreen(qtbot: Any, open_case: OpenCase) -
     assert colours >= 4, "node kinds should show in several colours"
     scene = view.graph_scene()
     assert set(scene.nodes) == set(view.graph().nodes)
-    assert len(scene.edges) == view.graph().number_of_edges()
+    assert len(scene.edges) == len(view.graph().edges())
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -93,9 +94,9 @@ def test_every_case_builds_items(case: str, qtbot: Any, open_case: OpenCase) -> 
     graph = view.graph()
     scene = view.graph_scene()
     assert set(scene.nodes) == set(graph.nodes) == set(scene.positions)
-    assert set(scene.edges) == set(graph.edges)
-    if manager.leaf_id is not None and graph.number_of_nodes():
-        leaf_node = graph.graph["leaf_node"]
+    assert set(scene.edges) == set(graph.edges())
+    if manager.leaf_id is not None and len(graph):
+        leaf_node = graph.leaf_node
         assert leaf_node is None or scene.nodes[leaf_node].pinned
     view.shutdown()
 
@@ -131,7 +132,7 @@ def test_append_adds_one_node_and_moves_nothing(qtbot: Any, open_case: OpenCase)
     view = make_view(qtbot, use_dot=True)
     wait_for_dot(qtbot, view, lambda: view.set_session(manager))
     before = view.positions()
-    old_leaf_node = view.graph().graph["leaf_node"]
+    old_leaf_node = view.graph().leaf_node
     with qtbot.waitSignal(view.layout_applied, timeout=5_000) as signal:
         new_id = manager.append_message(
             {"role": "user", "content": [{"type": "text", "text": "and one more thing"}], "timestamp": 1}
@@ -180,8 +181,8 @@ def test_streamed_turn_in_default_filter(qtbot: Any, open_case: OpenCase) -> Non
     )
     graph = view.graph()
     assert assistant not in graph and assistant not in view.graph_scene().nodes  # pi hides it now
-    assert list(graph.predecessors(result)) == [user]
-    assert graph.nodes[result]["text"] == "[read: src/app.py]"
+    assert graph.parent_of(result) == user
+    assert graph.nodes[result].text == "[read: src/app.py]"
 
 
 def test_branch_switch_moves_the_pin_without_relayout(qtbot: Any, open_case: OpenCase) -> None:
@@ -189,14 +190,14 @@ def test_branch_switch_moves_the_pin_without_relayout(qtbot: Any, open_case: Ope
     view = make_view(qtbot, manager, filter_mode="all", folding=False)
     before = view.positions()
     graph = view.graph()
-    other_leaf = next(n for n in graph if graph.out_degree(n) == 0 and n != manager.leaf_id)
+    other_leaf = next(n for n in graph if not graph.children_of(n) and n != manager.leaf_id)
     manager.branch(other_leaf)
     scene = view.graph_scene()
     assert scene.nodes[other_leaf].pinned
     assert view.positions() == before
     path = {e["id"] for e in manager.get_branch()}
-    for node, attrs in view.graph().nodes(data=True):
-        assert attrs["on_active_path"] == (node in path)
+    for node, attrs in view.graph().nodes.items():
+        assert attrs.on_active_path == (node in path)
 
 
 def test_external_append_and_replace(qtbot: Any, open_case: OpenCase) -> None:
@@ -220,7 +221,7 @@ def test_external_append_and_replace(qtbot: Any, open_case: OpenCase) -> None:
         fh.write(json.dumps(line) + "\n")
     before = view.positions()
     manager.poll_external_changes()
-    assert "ext00001" in view.graph() and view.graph().graph["leaf_node"] == "ext00001"
+    assert "ext00001" in view.graph() and view.graph().leaf_node == "ext00001"
     assert {n: view.positions()[n] for n in before} == before
 
     lines = open(path, encoding="utf-8").read().splitlines(keepends=True)
@@ -230,7 +231,7 @@ def test_external_append_and_replace(qtbot: Any, open_case: OpenCase) -> None:
     os.replace(replacement, path)
     with qtbot.waitSignal(view.layout_applied, timeout=5_000):
         manager.poll_external_changes()
-    assert view.graph().number_of_nodes() == 5
+    assert len(view.graph()) == 5
     assert set(view.graph_scene().nodes) == set(view.graph().nodes)
 
 
@@ -252,8 +253,8 @@ def test_selecting_a_compaction_draws_its_audit(
         assert isinstance(audit, CompactionAudit) and audit == audit_compaction(manager.index, cid)
         summarized, kept = view.audit_bands()
         graph = view.graph()
-        summarized_ids = [i for n in summarized for i in graph.nodes[n]["ids"]]
-        kept_ids = [i for n in kept for i in graph.nodes[n]["ids"]]
+        summarized_ids = [i for n in summarized for i in graph.nodes[n].ids]
+        kept_ids = [i for n in kept for i in graph.nodes[n].ids]
         assert summarized_ids == list(audit.summarized_ids), (
             "the dimmed band is exactly the summarized entries"
         )
@@ -299,8 +300,8 @@ def test_branch_summary_dashed_edge(qtbot: Any, open_case: OpenCase) -> None:
     scene = view.graph_scene()
     assert len(scene.links) == 1
     assert scene.links[0].pen().style() == Qt.PenStyle.DashLine
-    assert view.graph().graph["summary_links"] == [(summary_id, view.model.node_for_entry(abandoned))]
-    assert view.graph().nodes[summary_id]["text"] == "Try X"
+    assert view.graph().summary_links == [(summary_id, view.model.node_for_entry(abandoned))]
+    assert view.graph().nodes[summary_id].text == "Try X"
     infos: list[Any] = []
     view.branch_summary_selected.connect(infos.append)
     view.select(summary_id)
@@ -316,7 +317,7 @@ def test_search_highlights_and_jumps(qtbot: Any, open_case: OpenCase) -> None:
     view = make_view(qtbot, manager, filter_mode="all", folding=False)
     count = view.search("Compaction")
     graph = view.graph()
-    compactions = {n for n, a in graph.nodes(data=True) if a["kind"] == "compaction"}
+    compactions = {n for n, a in graph.nodes.items() if a.kind == "compaction"}
     expected = [
         n
         for n in view._visible_order()  # pi's searchable text, in pi's list order
@@ -365,10 +366,10 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
     view.node_activated.connect(activated.append)
     view.select(manager.leaf_id)
     key(view, Qt.Key.Key_Return)
-    assert activated == [str(graph.nodes[view.selected_node()]["ids"][0])]
+    assert activated == [str(graph.nodes[view.selected_node()].ids[0])]
 
     segment = next(n for n in graph if isinstance(n, SegmentKey))
-    ids = graph.nodes[segment]["ids"]
+    ids = graph.nodes[segment].ids
     view._select_node(segment)
     key(view, Qt.Key.Key_Right)  # unfold
     assert segment not in view.graph() and view.selected_node() == ids[0]
@@ -380,16 +381,16 @@ def test_right_and_left_jump_between_branch_segments(qtbot: Any, open_case: Open
     manager = open_case("gen-0006")
     view = make_view(qtbot, manager, filter_mode="all", folding=False)
     graph = view.graph()
-    root = graph.graph["roots"][0]
+    root = graph.roots[0]
     view._select_node(root)
     key(view, Qt.Key.Key_Right)
     target = view.selected_node()
-    parent = next(iter(graph.predecessors(target)), None)
-    assert graph.out_degree(target) == 0 or (parent is not None and graph.out_degree(parent) > 1)
+    parent = graph.parent_of(target)
+    assert not graph.children_of(target) or (parent is not None and len(graph.children_of(parent)) > 1)
     key(view, Qt.Key.Key_Left)
     start = view.selected_node()
-    parent = next(iter(graph.predecessors(start)), None)
-    assert parent is None or graph.out_degree(parent) > 1
+    parent = graph.parent_of(start)
+    assert parent is None or len(graph.children_of(parent)) > 1
 
 
 def test_filters_and_folding_keep_the_selection(qtbot: Any, open_case: OpenCase) -> None:
@@ -400,7 +401,7 @@ def test_filters_and_folding_keep_the_selection(qtbot: Any, open_case: OpenCase)
     sizes = {}
     for mode in ("default", "no-tools", "user-only", "all", "labeled-only"):
         view.set_filter(mode)
-        sizes[mode] = view.graph().number_of_nodes()
+        sizes[mode] = len(view.graph())
         assert set(view.graph_scene().nodes) == set(view.graph().nodes)
         if mode != "labeled-only":
             assert view.selected_entry() == user
@@ -411,9 +412,9 @@ def test_filters_and_folding_keep_the_selection(qtbot: Any, open_case: OpenCase)
     assert sizes["user-only"] < sizes["no-tools"] < sizes["default"] < sizes["all"]
     assert view.cycle_filter() == "default" and view.cycle_filter(-1) == "all"
     view.set_folding(True)
-    folded = view.graph().number_of_nodes()
+    folded = len(view.graph())
     view.set_folding(False)
-    assert folded < view.graph().number_of_nodes()
+    assert folded < len(view.graph())
 
 
 def test_zoom_fit_and_centre_on_leaf(qtbot: Any, open_case: OpenCase) -> None:
@@ -429,7 +430,7 @@ def test_zoom_fit_and_centre_on_leaf(qtbot: Any, open_case: OpenCase) -> None:
     assert view.graph_scene().overview  # far out: drawn by the overview layer
     view.resetTransform()
     view.center_on_leaf()
-    leaf = view.graph().graph["leaf_node"]
+    leaf = view.graph().leaf_node
     assert view.visible_scene_rect().contains(QPointF(*view.positions()[leaf]))
 
 
@@ -439,7 +440,7 @@ def test_hover_preview_describes_the_node(qtbot: Any, open_case: OpenCase) -> No
     graph = view.graph()
     segment = next(n for n in graph if isinstance(n, SegmentKey))
     assert "entries folded" in view.preview_text(segment)
-    cid = next(n for n, a in graph.nodes(data=True) if a["kind"] == "compaction")
+    cid = next(n for n, a in graph.nodes.items() if a.kind == "compaction")
     text = view.preview_text(cid)
     assert "summarized" in text and "kept" in text and cid in text
 
@@ -464,7 +465,7 @@ def test_view_stays_responsive_while_dot_lays_out_5000_nodes(qtbot: Any, tmp_pat
     timer.setInterval(10)
     timer.timeout.connect(lambda: beats_while_busy.append(view.layout_busy))
     view.set_session(manager)  # builds 5,000 items (measured by the benchmark, not here)
-    assert view.graph().number_of_nodes() == 5_000 and view.layout_kind == "tidy"
+    assert len(view.graph()) == 5_000 and view.layout_kind == "tidy"
     QApplication.processEvents()
     assert view.layout_kind == "tidy" and view.layout_busy, "dot must still be running"
     qtbot.waitUntil(lambda: view.layout_worker_pid is not None or not view.layout_busy, timeout=10_000)
@@ -489,7 +490,7 @@ def test_audit_unfolds_only_for_the_audit(qtbot: Any, open_case: OpenCase) -> No
     view.select(cid)
     summarized, _ = view.audit_bands()
     inside = next(
-        n for n in summarized if not isinstance(n, SegmentKey) and view.model.graph.graph["run_of"].get(n)
+        n for n in summarized if not isinstance(n, SegmentKey) and view.model.graph.run_of.get(n)
     )
     view.select(inside)  # the user looks into an opened run: it stays open
     assert inside in view.graph() and view.selected_node() == inside

@@ -17,6 +17,7 @@ from desktop_app.session.jsjson import js_trim
 
 __all__ = [
     "KINDS",
+    "KIND_TITLES",
     "ToolCalls",
     "entry_kind",
     "entry_text",
@@ -44,6 +45,25 @@ KINDS = (
     "session_info",
     "unknown",
 )
+
+#: Short names shown in the small tag on each node.
+KIND_TITLES = {
+    "user": "user",
+    "assistant": "assistant",
+    "toolResult": "tool result",
+    "bashExecution": "bash",
+    "custom_message": "custom message",
+    "custom": "custom",
+    "model_change": "model",
+    "thinking_level_change": "thinking",
+    "compaction": "COMPACTION",
+    "branch_summary": "BRANCH SUMMARY",
+    "label": "label",
+    "session_info": "title",
+    "unknown": "entry",
+    "segment": "folded",
+}
+
 
 _MESSAGE_ROLES = {
     "user": "user",

@@ -9,19 +9,13 @@ from typing import Any
 import networkx as nx
 import pytest
 
+from desktop_app.present.filters import FILTER_MODES, pi_visible
+from desktop_app.present.graph_model import ViewGraphModel, build_view_graph
+from desktop_app.present.text import entry_kind
+from desktop_app.present.viewgraph import SegmentKey, ViewGraph
 from desktop_app.session import SessionManager
-from desktop_app.ui.graph.model import (
-    FILTER_MODES,
-    SegmentKey,
-    ViewGraphModel,
-    build_view_graph,
-    node_for_entry,
-    pi_visible,
-)
-from desktop_app.ui.graph.text import entry_kind
-
-from .builders import index_of, msg, other, synthetic_session, tool_call_assistant
-from .conftest import CASES, FIXTURES
+from tests.present.builders import as_networkx, index_of, msg, other, synthetic_session, tool_call_assistant
+from tests.ui.conformance_cases import CASES, FIXTURES
 
 OpenCase = Callable[[str], SessionManager]
 
@@ -101,16 +95,16 @@ def test_unfolded_all_is_the_file(case: str, open_case: OpenCase) -> None:
     expected_edges = {
         (e["parentId"], i) for i, e in by_id.items() if e.get("parentId") in by_id and e["parentId"] != i
     }
-    assert set(graph.edges) == expected_edges
+    assert set(graph.edges()) == expected_edges
     for node in graph.nodes:
         parent = by_id[node].get("parentId")
-        assert graph.in_degree(node) == (1 if parent in by_id and parent != node else 0)
-    assert graph.graph["broken_edges"] == []
+        assert (graph.parent_of(node) is not None) == (parent in by_id and parent != node)
+    assert graph.broken_edges == []
     raw = None if manager.report.migrated or manager.read_only else raw_ids_and_parents(case)
     if raw is not None:  # cross-check against the file itself, not only the engine
         ids, parents = raw
         assert set(graph.nodes) == set(ids)
-        assert set(graph.edges) == {(p, i) for i, p in parents.items() if p in parents and p != i}
+        assert set(graph.edges()) == {(p, i) for i, p in parents.items() if p in parents and p != i}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -118,41 +112,41 @@ def test_node_attributes(case: str, open_case: OpenCase) -> None:
     manager = open_case(case)
     graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
     path = {e["id"] for e in manager.get_branch()}
-    for node, attrs in graph.nodes(data=True):
+    for node, attrs in graph.nodes.items():
         entry = manager.index.by_id[node]
-        assert attrs["kind"] == entry_kind(entry)
-        assert attrs["on_active_path"] == (node in path)
-        assert attrs["is_leaf"] == (node == manager.leaf_id)
-        assert attrs["label"] == manager.get_label(node)
-        assert attrs["ids"] == (node,) and attrs["count"] == 1
-        assert isinstance(attrs["text"], str)
+        assert attrs.kind == entry_kind(entry)
+        assert attrs.on_active_path == (node in path)
+        assert attrs.is_leaf == (node == manager.leaf_id)
+        assert attrs.label == manager.get_label(node)
+        assert attrs.ids == (node,) and attrs.count == 1
+        assert isinstance(attrs.text, str)
     if manager.leaf_id is not None:
-        assert graph.graph["leaf_node"] == manager.leaf_id
+        assert graph.leaf_node == manager.leaf_id
 
 
 def test_duplicate_ids_later_entry_wins(open_case: OpenCase) -> None:
     manager = open_case("edge-duplicate-ids")
     graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
     assert sorted(graph.nodes) == ["dup00001", "dup00002", "dup00003", "dup00005", "dup00006"]
-    assert "SAME id" in graph.nodes["dup00003"]["text"]
+    assert "SAME id" in graph.nodes["dup00003"].text
 
 
 def test_orphans_and_multiple_roots(open_case: OpenCase) -> None:
     manager = open_case("edge-orphans-multiroot")
     graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
-    roots = [n for n in graph if graph.in_degree(n) == 0]
+    roots = [n for n in graph if graph.parent_of(n) is None]
     assert len(roots) > 1
-    assert set(graph.graph["roots"]) == set(roots)
+    assert set(graph.roots) == set(roots)
 
 
 def test_parent_cycle_is_broken_at_the_repeated_node() -> None:
     entries = [msg("a", None, "user", "root"), msg("x", "y", "user", "x"), msg("y", "x", "assistant", "y")]
     graph = build_view_graph(index_of(entries), "y", "all", folding=False)
     assert set(graph.nodes) == {"a", "x", "y"}
-    assert nx.is_forest(graph)
-    assert len(graph.graph["broken_edges"]) == 1
-    parent, child = graph.graph["broken_edges"][0]
-    assert {parent, child} == {"x", "y"} and graph.in_degree(child) == 0
+    assert nx.is_forest(as_networkx(graph))
+    assert len(graph.broken_edges) == 1
+    parent, child = graph.broken_edges[0]
+    assert {parent, child} == {"x", "y"} and graph.parent_of(child) is None
 
 
 # --------------------------------------------------------------------------- filters
@@ -181,7 +175,7 @@ def test_filters_hide_what_pi_hides(case: str, mode: str, open_case: OpenCase) -
         assert set(graph.nodes) == pi_shows
     visible = set(graph.nodes)
     for node in graph.nodes:  # hidden entries are skipped: children hang from the nearest visible ancestor
-        parents = list(graph.predecessors(node))
+        parents = [p for p in [graph.parent_of(node)] if p is not None]
         expected = nearest_visible_ancestor(manager, node, visible)
         assert parents == ([expected] if expected is not None else [])
 
@@ -218,8 +212,8 @@ def test_filter_rules_by_hand(mode: str, expected: list[str]) -> None:
     assert set(graph.nodes) == set(expected)
     if mode == "default":
         # a1 (tool calls only) is hidden, its tool result hangs from u1; a4 is kept: it is the leaf
-        assert list(graph.predecessors("t1")) == ["u1"]
-        assert list(graph.predecessors("u2")) == ["cm"]  # session_info skipped
+        assert graph.parent_of("t1") == "u1"
+        assert graph.parent_of("u2") == "cm"  # session_info skipped
 
 
 def test_tool_call_assistant_hidden_once_it_is_no_longer_the_leaf() -> None:
@@ -231,41 +225,42 @@ def test_tool_call_assistant_hidden_once_it_is_no_longer_the_leaf() -> None:
 # --------------------------------------------------------------------------- folding
 
 
-def _check_folding(unfolded: nx.DiGraph, folded: nx.DiGraph, manager: SessionManager) -> None:
+def _check_folding(unfolded: ViewGraph, folded: ViewGraph, manager: SessionManager) -> None:
     owner: dict[str, Any] = {}
-    for node, attrs in folded.nodes(data=True):
-        for entry_id in attrs["ids"]:
+    for node, attrs in folded.nodes.items():
+        for entry_id in attrs.ids:
             assert entry_id not in owner, "an entry is in two nodes"
             owner[entry_id] = node
-        assert attrs["count"] == len(attrs["ids"])
+        assert attrs.count == len(attrs.ids)
         if isinstance(node, SegmentKey):
-            ids = attrs["ids"]
+            ids = attrs.ids
             assert len(ids) >= 2 and node.first_id == ids[0]
             for a, b in zip(ids, ids[1:], strict=False):  # a segment is a chain of the unfolded graph
-                assert list(unfolded.predecessors(b)) == [a]
+                assert unfolded.parent_of(b) == a
         else:
-            assert attrs["ids"] == (node,)
+            assert attrs.ids == (node,)
     assert set(owner) == set(unfolded.nodes), "every visible entry is in exactly one node"
-    for a, b in unfolded.edges:  # edges fold into segments or map onto edges
-        assert owner[a] == owner[b] or folded.has_edge(owner[a], owner[b])
-    for a, b in folded.edges:
-        assert unfolded.has_edge(folded.nodes[a]["ids"][-1], folded.nodes[b]["ids"][0])
-    for root in [n for n in unfolded if unfolded.in_degree(n) == 0]:  # reachability, in full
-        reach = nx.descendants(unfolded, root) | {root}
-        folded_reach = nx.descendants(folded, owner[root]) | {owner[root]}
-        assert reach == {i for n in folded_reach for i in folded.nodes[n]["ids"]}
+    nx_unfolded, nx_folded = as_networkx(unfolded), as_networkx(folded)
+    for a, b in nx_unfolded.edges:  # edges fold into segments or map onto edges
+        assert owner[a] == owner[b] or nx_folded.has_edge(owner[a], owner[b])
+    for a, b in nx_folded.edges:
+        assert nx_unfolded.has_edge(folded.nodes[a].ids[-1], folded.nodes[b].ids[0])
+    for root in [n for n in unfolded if unfolded.parent_of(n) is None]:  # reachability, in full
+        reach = nx.descendants(nx_unfolded, root) | {root}
+        folded_reach = nx.descendants(nx_folded, owner[root]) | {owner[root]}
+        assert reach == {i for n in folded_reach for i in folded.nodes[n].ids}
     labels = manager.index.labels
-    leaf_node = folded.graph["leaf_node"]
-    for node, attrs in folded.nodes(data=True):  # what is never folded
+    leaf_node = folded.leaf_node
+    for node, attrs in folded.nodes.items():  # what is never folded
         if not isinstance(node, SegmentKey):
             continue
         assert node != leaf_node
-        for entry_id in attrs["ids"]:
+        for entry_id in attrs.ids:
             kind = entry_kind(manager.index.by_id[entry_id])
             assert kind not in ("compaction", "branch_summary")
             assert entry_id not in labels
             assert entry_id != manager.leaf_id
-            assert unfolded.out_degree(entry_id) <= 1
+            assert len(unfolded.children_of(entry_id)) <= 1
 
 
 @pytest.mark.parametrize("mode", ["all", "default", "no-tools"])
@@ -275,28 +270,28 @@ def test_folding_preserves_reachability(case: str, mode: str, open_case: OpenCas
     unfolded = build_view_graph(manager.index, manager.leaf_id, mode, folding=False)
     folded = build_view_graph(manager.index, manager.leaf_id, mode, folding=True)
     _check_folding(unfolded, folded, manager)
-    if unfolded.number_of_nodes() > 50:
-        assert folded.number_of_nodes() < unfolded.number_of_nodes()
+    if len(unfolded) > 50:
+        assert len(folded) < len(unfolded)
 
 
 def test_expanding_a_segment_shows_its_entries(open_case: OpenCase) -> None:
     manager = open_case("gen-0004")
     model = ViewGraphModel(manager.index, manager.leaf_id, "all", folding=True)
     segment = next(n for n in model.graph if isinstance(n, SegmentKey))
-    ids = model.graph.nodes[segment]["ids"]
+    ids = model.graph.nodes[segment].ids
     model.expand(segment)
     assert segment not in model.graph and all(i in model.graph for i in ids)
-    assert model.graph.graph["run_of"][ids[1]] == ids[0]
+    assert model.graph.run_of[ids[1]] == ids[0]
     model.collapse(ids[1])
     assert segment in model.graph
-    assert node_for_entry(model.graph, ids[-1]) == segment
+    assert model.graph.node_for_entry(ids[-1]) == segment
 
 
 # --------------------------------------------------------------------------- incremental
 
 
 def _structure(graph: nx.DiGraph) -> tuple[set[Any], set[Any]]:
-    return set(graph.nodes), set(graph.edges)
+    return set(graph.nodes), set(graph.edges())
 
 
 @pytest.mark.parametrize("mode", ["all", "default"])
@@ -310,18 +305,18 @@ def test_append_to_leaf_adds_one_node_without_rebuild(mode: str, open_case: Open
         {"role": "user", "content": [{"type": "text", "text": "one more"}], "timestamp": 1}
     )
     delta = model.add_entry(manager.get_entry(new_id))  # type: ignore[arg-type]
-    assert not delta.rebuilt and model.graph is graph_object
+    assert not delta.rebuilt and model.graph.nodes is graph_object.nodes  # grown in place, not rebuilt
     assert delta.added == [new_id] and delta.removed == []
     nodes, edges = _structure(model.graph)
     assert nodes == before[0] | {new_id}
-    assert edges - before[1] == {(node_for_entry(model.graph, old_leaf), new_id)}
+    assert edges - before[1] == {(model.graph.node_for_entry(old_leaf), new_id)}
     attrs = model.graph.nodes[new_id]
-    assert attrs["is_leaf"] and attrs["on_active_path"] and attrs["kind"] == "user"
-    assert model.graph.graph["leaf_node"] == new_id
+    assert attrs.is_leaf and attrs.on_active_path and attrs.kind == "user"
+    assert model.graph.leaf_node == new_id
     if old_leaf in model.graph:
-        assert not model.graph.nodes[old_leaf]["is_leaf"]
+        assert not model.graph.nodes[old_leaf].is_leaf
     fresh = build_view_graph(manager.index, new_id, mode, folding=False)  # same entries as a rebuild
-    unfolded_ids = {i for n in model.graph for i in model.graph.nodes[n]["ids"]}
+    unfolded_ids = {i for n in model.graph for i in model.graph.nodes[n].ids}
     assert unfolded_ids == set(fresh.nodes)
 
 
@@ -338,21 +333,20 @@ def test_streaming_turn_in_default_mode_hides_the_tool_call_assistant() -> None:
         delta = model.add_entry(entry)
         assert not delta.rebuilt
         assert _structure(model.graph) == _structure(build_view_graph(index, entry["id"], "default", False))
-    assert model.graph.nodes["t1"]["text"] == "[read: a.py]"
+    assert model.graph.nodes["t1"].text == "[read: a.py]"
 
 
 def test_set_leaf_restyles_paths_like_a_rebuild(open_case: OpenCase) -> None:
     manager = open_case("gen-0006")
     model = ViewGraphModel(manager.index, manager.leaf_id, "all", folding=False)
-    targets = [n for n in model.graph if model.graph.out_degree(n) == 0][:4]
+    targets = [n for n in model.graph if not model.graph.children_of(n)][:4]
     for target in targets:
         delta = model.set_leaf(target)
         fresh = build_view_graph(manager.index, target, "all", folding=False)
         assert _structure(model.graph) == _structure(fresh)
         for node in fresh.nodes:
-            for key in ("on_active_path", "is_leaf"):
-                assert model.graph.nodes[node][key] == fresh.nodes[node][key], (target, node, key)
-        assert model.graph.graph["leaf_node"] == fresh.graph["leaf_node"]
+            assert model.graph.nodes[node] == fresh.nodes[node], (target, node)
+        assert model.graph.leaf_node == fresh.leaf_node
         assert not delta.rebuilt
 
 
@@ -362,13 +356,13 @@ def test_label_append_rebuilds(open_case: OpenCase) -> None:
     target = manager.get_branch()[1]["id"]
     label_id = manager.append_label_change(target, "here")
     delta = model.add_entry(manager.get_entry(label_id))  # type: ignore[arg-type]
-    assert delta.rebuilt and target in model.graph and model.graph.nodes[target]["label"] == "here"
+    assert delta.rebuilt and target in model.graph and model.graph.nodes[target].label == "here"
 
 
 def test_large_session_model_is_linear_enough() -> None:
     entries = synthetic_session(10_000)
     index = index_of(entries)
     model = ViewGraphModel(index, entries[-1]["id"], "default", folding=True)
-    assert model.graph.number_of_nodes() < 2_000  # folded
+    assert len(model.graph) < 2_000  # folded
     unfolded = build_view_graph(index, entries[-1]["id"], "all", folding=False)
-    assert unfolded.number_of_nodes() == 10_000
+    assert len(unfolded) == 10_000

@@ -7,21 +7,20 @@ that list with wrap-around; Left/Right jump between branch segments when there i
 
 from __future__ import annotations
 
-import networkx as nx
+from .viewgraph import Node, ViewGraph
 
-from .model import Node
-
-__all__ = ["ordered_children", "visible_order", "segment_start_above", "branch_target_below"]
+__all__ = ["branch_target_below", "ordered_children", "segment_start_above", "visible_order"]
 
 
-def ordered_children(graph: nx.DiGraph, node: Node | None) -> list[Node]:
+def ordered_children(graph: ViewGraph, node: Node | None) -> list[Node]:
     """Children of ``node`` (roots for ``None``) in pi's order: active path first."""
-    kids = list(graph.graph.get("roots", ())) if node is None else list(graph.succ[node])
-    active = [k for k in kids if graph.nodes[k].get("on_active_path")]
-    return active + [k for k in kids if not graph.nodes[k].get("on_active_path")]
+    kids = graph.roots if node is None else graph.children_of(node)
+    nodes = graph.nodes
+    active = [k for k in kids if nodes[k].on_active_path]
+    return active + [k for k in kids if not nodes[k].on_active_path]
 
 
-def visible_order(graph: nx.DiGraph) -> list[Node]:
+def visible_order(graph: ViewGraph) -> list[Node]:
     """Every node once, in pi's list order."""
     out: list[Node] = []
     stack = list(reversed(ordered_children(graph, None)))
@@ -33,39 +32,35 @@ def visible_order(graph: nx.DiGraph) -> list[Node]:
         seen.add(node)
         out.append(node)
         stack.extend(reversed(ordered_children(graph, node)))
-    if len(out) < graph.number_of_nodes():  # anything unreachable (never in a model graph) goes last
-        out.extend(n for n in graph.nodes if n not in seen)
+    if len(out) < len(graph):  # anything unreachable (never in a model graph) goes last
+        out.extend(n for n in graph if n not in seen)
     return out
 
 
-def _parent(graph: nx.DiGraph, node: Node) -> Node | None:
-    return next(iter(graph.predecessors(node)), None)
+def _is_segment_start(graph: ViewGraph, node: Node) -> bool:
+    parent = graph.parent_of(node)
+    return parent is None or len(graph.children_of(parent)) > 1
 
 
-def _is_segment_start(graph: nx.DiGraph, node: Node) -> bool:
-    parent = _parent(graph, node)
-    return parent is None or graph.out_degree(parent) > 1
-
-
-def segment_start_above(graph: nx.DiGraph, node: Node) -> Node:
+def segment_start_above(graph: ViewGraph, node: Node) -> Node:
     """pi's "jump up to the previous branch-segment start" (Ctrl+←/Alt+← with nothing to fold).
 
     The start of ``node``'s own branch segment, or, when already there, of the segment above.
     """
     current = node
     if _is_segment_start(graph, current):
-        parent = _parent(graph, current)
+        parent = graph.parent_of(current)
         if parent is None:
             return current
         current = parent
     while not _is_segment_start(graph, current):
-        parent = _parent(graph, current)
+        parent = graph.parent_of(current)
         assert parent is not None
         current = parent
     return current
 
 
-def branch_target_below(graph: nx.DiGraph, node: Node) -> Node:
+def branch_target_below(graph: ViewGraph, node: Node) -> Node:
     """pi's "jump down to the next branch point's first child, or the branch end" (Ctrl+→/Alt+→)."""
     current = node
     while True:

@@ -1,14 +1,14 @@
-"""The view graph: the session tree as the canvas shows it. Pure Python + networkx, no Qt.
+"""Building the view graph (:mod:`.viewgraph`) of a session and keeping it current. No Qt.
 
-``build_view_graph`` turns a :class:`SessionIndex` into a ``networkx.DiGraph`` whose nodes are entry
+``build_view_graph`` turns a :class:`SessionIndex` into a :class:`ViewGraph` whose nodes are entry
 ids (or :class:`SegmentKey` for a folded linear run) and whose edges point from parent to child.
 Three things shape it, in this order:
 
 1. **The tree** (``parentId``), with children in pi's order (timestamp, oldest first). Cycles, which
-   pi would loop on, are broken at the repeated node and listed in ``graph.graph["broken_edges"]``.
-2. **The filter** (pi's ``/tree`` modes, pi-spec §6.2). Hidden entries are skipped and their
+   pi would loop on, are broken at the repeated node and listed in ``ViewGraph.broken_edges``.
+2. **The filter** (pi's ``/tree`` modes, pi-spec §6.2, :mod:`.filters`). Hidden entries are skipped and their
    descendants hang from their nearest visible ancestor, exactly as in pi's list.
-3. **Folding**: a maximal chain of visible entries with one child each becomes one segment node
+3. **Folding** (:mod:`.folding`): a maximal chain of visible entries with one child each becomes one segment node
    (count + first line). Branch points, compactions, branch summaries, labelled entries and the
    leaf are never folded, so everything a user navigates by stays on screen.
 
@@ -20,96 +20,26 @@ which is O(n) and cheap next to a layout.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import assert_never
 
-import networkx as nx
-
+from desktop_app.session import (
+    EntryAppended,
+    ExternalAppend,
+    LeafMoved,
+    Reloaded,
+    SessionEvent,
+    SessionFailed,
+)
 from desktop_app.session.entries import Entry
 from desktop_app.session.tree import SessionIndex, TreeNode, sort_by_timestamp
 
-from .text import ToolCalls, entry_kind, entry_text, has_text_content, summary_headline, tool_calls_of
+from .filters import check_mode, is_visible
+from .folding import NEVER_FOLD_KINDS, foldable_runs
+from .text import ToolCalls, entry_kind, entry_text, summary_headline, tool_calls_of
+from .viewgraph import Node, SegmentKey, ViewGraph, ViewNode
 
-__all__ = [
-    "FILTER_MODES",
-    "GraphDelta",
-    "Node",
-    "SegmentKey",
-    "ViewGraphModel",
-    "build_view_graph",
-    "is_visible",
-    "node_for_entry",
-    "pi_visible",
-]
-
-#: pi's ``/tree`` filter modes, in pi's Ctrl+O cycle order.
-FILTER_MODES: tuple[str, ...] = ("default", "no-tools", "user-only", "labeled-only", "all")
-
-_SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
-_NEVER_FOLD_KINDS = frozenset({"compaction", "branch_summary"})
-
-
-@dataclass(frozen=True, order=True)
-class SegmentKey:
-    """The node of a folded run, named by the run's first entry (stable while the run grows)."""
-
-    first_id: str
-
-    def __str__(self) -> str:
-        return f"segment:{self.first_id}"
-
-
-Node = str | SegmentKey
-
-
-# ----------------------------------------------------------------------------------- visibility
-
-
-def _hidden_by_assistant_rule(entry: Entry, leaf_id: str | None) -> bool:
-    """pi hides an assistant without text unless it stopped abnormally or is the current leaf."""
-    if entry.get("type") != "message" or entry.get("id") == leaf_id:
-        return False
-    message = entry.get("message")
-    if not isinstance(message, dict) or message.get("role") != "assistant":
-        return False
-    stop = message.get("stopReason")
-    abnormal = bool(stop) and stop not in ("stop", "toolUse")
-    return not has_text_content(message.get("content")) and not abnormal
-
-
-def pi_visible(entry: Entry, mode: str, leaf_id: str | None, labels: Mapping[str, str]) -> bool:
-    """Exactly pi 0.73.1's ``/tree`` rule for ``mode`` (pi-spec §6.2), the assistant rule included."""
-    if _hidden_by_assistant_rule(entry, leaf_id):
-        return False
-    entry_type = entry.get("type")
-    if mode == "user-only":
-        message = entry.get("message")
-        return entry_type == "message" and isinstance(message, dict) and message.get("role") == "user"
-    if mode == "labeled-only":
-        return entry.get("id") in labels
-    if mode == "all":
-        return True
-    if entry_type in _SETTINGS_TYPES:
-        return False
-    if mode == "no-tools":
-        message = entry.get("message")
-        return not (
-            entry_type == "message" and isinstance(message, dict) and message.get("role") == "toolResult"
-        )
-    return True  # "default" (and any unknown mode, as pi's switch falls through to default)
-
-
-def is_visible(entry: Entry, mode: str, leaf_id: str | None, labels: Mapping[str, str]) -> bool:
-    """The graph's rule: pi's, except that ``all`` shows every entry.
-
-    pi's list hides text-less assistants even in ``all`` because they would read "(no content)";
-    on a canvas that exists to show the tree as it is, ``all`` means all, and the tool calls such an
-    assistant made are its text (see :func:`entry_text`).
-    """
-    if mode == "all":
-        return True
-    return pi_visible(entry, mode, leaf_id, labels)
-
+__all__ = ["GraphDelta", "ViewGraphModel", "build_view_graph"]
 
 # ----------------------------------------------------------------------------------- skeleton
 
@@ -208,18 +138,10 @@ def _info(entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cach
     return found
 
 
-def _entry_attrs(
+def _entry_node(
     entry_id: str, kind: str, text: str, label: str | None, on_path: bool, is_leaf: bool
-) -> dict[str, Any]:
-    return {
-        "kind": kind,
-        "text": text,
-        "label": label,
-        "on_active_path": on_path,
-        "is_leaf": is_leaf,
-        "ids": (entry_id,),
-        "count": 1,
-    }
+) -> ViewNode:
+    return ViewNode(kind, text, (entry_id,), label, on_path, is_leaf)
 
 
 def _abandoned_leaf(entry: Entry) -> str | None:
@@ -241,15 +163,11 @@ def build_view_graph(
     _skel: _Skeleton | None = None,
     _tool_calls: ToolCalls | None = None,
     _cache: _Info | None = None,
-) -> nx.DiGraph:
+) -> ViewGraph:
     """The view graph of ``index`` seen from ``leaf_id`` (see the module docstring).
 
-    ``expanded`` holds the first entry ids of runs the user unfolded. Node attributes: ``kind``,
-    ``text``, ``label``, ``on_active_path``, ``is_leaf``, ``ids`` (entries the node stands for, in
-    path order) and ``count``. ``graph.graph`` carries the lookups views need: ``node_of`` (visible
-    entry → node), ``anchor`` (entry → itself if visible, else its nearest visible ancestor),
-    ``leaf_node`` (the node that stands for the leaf), ``roots``, ``runs`` (every foldable run,
-    folded or expanded, by first id), ``run_of``, ``summary_links`` and ``broken_edges``.
+    ``expanded`` holds the first entry ids of runs the user unfolded; see :class:`ViewGraph` for
+    what the result holds.
     """
     by_id = index.by_id
     labels = index.labels
@@ -293,32 +211,19 @@ def build_view_graph(
         n: len(vchildren[n]) <= 1
         and n != leaf_rep
         and n not in labels
-        and _info(n, by_id, tool_calls, cache)[0] not in _NEVER_FOLD_KINDS
+        and _info(n, by_id, tool_calls, cache)[0] not in NEVER_FOLD_KINDS
         for n in order
     }
-    runs: dict[str, tuple[str, ...]] = {}
-    run_of: dict[str, str] = {}
-    for n in order:
-        if not can_fold[n]:
-            continue
-        up = vparent[n]
-        if up is not None and can_fold[up]:
-            continue  # not the start of its run
-        run = [n]
-        while vchildren[run[-1]] and can_fold[vchildren[run[-1]][0]]:
-            run.append(vchildren[run[-1]][0])
-        if len(run) >= 2:
-            runs[n] = tuple(run)
-            for member in run:
-                run_of[member] = n
+    runs, run_of = foldable_runs(order, vparent, vchildren, can_fold)
 
     node_of: dict[str, Node] = {}
-    node_list: list[tuple[Node, dict[str, Any]]] = []
-    edge_list: list[tuple[Node, Node]] = []
+    nodes: dict[Node, ViewNode] = {}
+    parent: dict[Node, Node] = {}
+    children: dict[Node, list[Node]] = {}
     for n in order:
         first = run_of.get(n) if folding else None
         if first is not None and first not in expanded:
-            key = SegmentKey(first)
+            key: Node = SegmentKey(first)
             node_of[n] = key
             if n != first:
                 continue
@@ -327,27 +232,22 @@ def build_view_graph(
             for member in ids:
                 kind = _info(member, by_id, tool_calls, cache)[0]
                 kinds[kind] = kinds.get(kind, 0) + 1
-            attrs: dict[str, Any] = {
-                "kind": "segment",
-                "text": _info(first, by_id, tool_calls, cache)[1],
-                "label": None,
-                "on_active_path": any(m in on_path for m in ids),
-                "is_leaf": False,
-                "ids": ids,
-                "count": len(ids),
-                "kinds": kinds,
-            }
-            node_list.append((key, attrs))
+            nodes[key] = ViewNode(
+                "segment",
+                _info(first, by_id, tool_calls, cache)[1],
+                ids,
+                on_active_path=any(m in on_path for m in ids),
+                kinds=tuple(kinds.items()),
+            )
         else:
-            node_of[n] = n
+            key = node_of[n] = n
             kind, text = _info(n, by_id, tool_calls, cache)
-            node_list.append((n, _entry_attrs(n, kind, text, labels.get(n), n in on_path, n == leaf)))
+            nodes[n] = _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
+        children[key] = []
         up = vparent[n]
         if up is not None:
-            edge_list.append((node_of[up], node_of[n]))
-    graph = nx.DiGraph()
-    graph.add_nodes_from(node_list)
-    graph.add_edges_from(edge_list)
+            parent[key] = node_of[up]
+            children[node_of[up]].append(key)
 
     links: list[tuple[Node, Node]] = []
     for n in order:
@@ -356,13 +256,16 @@ def build_view_graph(
         if target_anchor is not None:
             links.append((node_of[n], node_of[target_anchor]))
 
-    graph.graph.update(
+    return ViewGraph(
+        nodes=nodes,
+        parent=parent,
+        children=children,
+        roots=[node_of[r] for r in vchildren[None]],
+        leaf_id=leaf,
+        leaf_node=node_of.get(leaf_rep) if leaf_rep is not None else None,
         filter_mode=filter_mode,
         folding=folding,
         expanded=frozenset(expanded),
-        leaf_id=leaf,
-        leaf_node=node_of.get(leaf_rep) if leaf_rep is not None else None,
-        roots=[node_of[r] for r in vchildren[None]],
         node_of=node_of,
         anchor=anchor,
         runs=runs,
@@ -370,15 +273,6 @@ def build_view_graph(
         summary_links=links,
         broken_edges=list(sk.broken_edges),
     )
-    return graph
-
-
-def node_for_entry(graph: nx.DiGraph, entry_id: str | None) -> Node | None:
-    """The node that stands for ``entry_id``: itself, its segment, or its nearest visible ancestor."""
-    if entry_id is None:
-        return None
-    anchor = graph.graph["anchor"].get(entry_id)
-    return graph.graph["node_of"].get(anchor) if anchor is not None else None
 
 
 # ----------------------------------------------------------------------------------- model
@@ -393,6 +287,8 @@ class GraphDelta:
     changed: list[Node] = field(default_factory=list)
     rebuilt: bool = False
     structure_changed: bool = False
+    #: entries' searchable texts may have changed (a label was added, the file reloaded)
+    texts_changed: bool = False
 
 
 class ViewGraphModel:
@@ -412,17 +308,15 @@ class ViewGraphModel:
         folding: bool = True,
         expanded: Iterable[str] = (),
     ) -> None:
-        if filter_mode not in FILTER_MODES:
-            raise ValueError(f"unknown filter mode {filter_mode!r}")
         self.index = index
         self.leaf_id = leaf_id
-        self.filter_mode = filter_mode
+        self.filter_mode = check_mode(filter_mode)
         self.folding = folding
         self.expanded: set[str] = set(expanded)
         self._skel: _Skeleton | None = None
         self._tool_calls: ToolCalls | None = None
         self._cache: _Info = {}
-        self.graph: nx.DiGraph = nx.DiGraph()
+        self.graph: ViewGraph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         self.rebuild()
 
     # ------------------------------------------------------------------------------- rebuilds
@@ -444,11 +338,11 @@ class ViewGraphModel:
             _tool_calls=self._tool_calls,
             _cache=self._cache,
         )
-        same = set(old.nodes) == set(self.graph.nodes) and set(old.edges) == set(self.graph.edges)
+        same = old.nodes.keys() == self.graph.nodes.keys() and old.parent == self.graph.parent
         return GraphDelta(
             added=[n for n in self.graph if n not in old],
             removed=[n for n in old if n not in self.graph],
-            changed=list(self.graph.nodes),
+            changed=list(self.graph),
             rebuilt=True,
             structure_changed=not same,
         )
@@ -469,8 +363,7 @@ class ViewGraphModel:
         if leaf_id == old_leaf:
             return GraphDelta()
         graph = self.graph
-        anchor: dict[str, str | None] = graph.graph["anchor"]
-        node_of: dict[str, Node] = graph.graph["node_of"]
+        anchor, node_of = graph.anchor, graph.node_of
         by_id = self.index.by_id
         labels = self.index.labels
         rep = anchor.get(leaf_id) if leaf_id is not None else None
@@ -488,29 +381,29 @@ class ViewGraphModel:
         self.leaf_id = leaf_id
         if not fast:
             return self.rebuild()
-        assert self._skel is not None
         old_path = self._path_nodes(old_leaf)
         new_path = self._path_nodes(leaf_id)
         on_path_entries = set(self._path_entries(leaf_id))
         delta = GraphDelta()
-        for node in old_path ^ new_path:
-            attrs = graph.nodes[node]
-            attrs["on_active_path"] = any(i in on_path_entries for i in attrs["ids"])
-            delta.changed.append(node)
+        nodes = graph.nodes
+        for path_node in old_path ^ new_path:
+            view = nodes[path_node]
+            nodes[path_node] = replace(view, on_active_path=any(i in on_path_entries for i in view.ids))
+            delta.changed.append(path_node)
         for flagged in (
             node_of.get(old_leaf) if old_leaf else None,
             node_of.get(leaf_id) if leaf_id else None,
         ):
-            if flagged is not None and flagged in graph:
-                graph.nodes[flagged]["is_leaf"] = flagged == leaf_id
+            if flagged is not None and flagged in nodes:
+                nodes[flagged] = replace(nodes[flagged], is_leaf=flagged == leaf_id)
                 if flagged not in delta.changed:
                     delta.changed.append(flagged)
-        old_leaf_node = graph.graph["leaf_node"]
-        graph.graph["leaf_id"] = leaf_id
-        graph.graph["leaf_node"] = node_of.get(rep) if rep is not None else None
-        for node in (old_leaf_node, graph.graph["leaf_node"]):
-            if node is not None and node not in delta.changed:
-                delta.changed.append(node)
+        old_leaf_node = graph.leaf_node
+        new_leaf_node = node_of.get(rep) if rep is not None else None
+        self.graph = replace(graph, leaf_id=leaf_id, leaf_node=new_leaf_node)
+        for leaf_node in (old_leaf_node, new_leaf_node):
+            if leaf_node is not None and leaf_node not in delta.changed:
+                delta.changed.append(leaf_node)
         return delta
 
     def _path_entries(self, leaf_id: str | None) -> list[str]:
@@ -524,13 +417,11 @@ class ViewGraphModel:
 
     def _path_nodes(self, leaf_id: str | None) -> set[Node]:
         """View nodes standing for the entries on the path to ``leaf_id``."""
-        node_of: dict[str, Node] = self.graph.graph["node_of"]
+        node_of = self.graph.node_of
         return {node_of[e] for e in self._path_entries(leaf_id) if e in node_of}
 
     def set_filter(self, mode: str) -> GraphDelta:
-        if mode not in FILTER_MODES:
-            raise ValueError(f"unknown filter mode {mode!r}")
-        self.filter_mode = mode
+        self.filter_mode = check_mode(mode)
         self.expanded.clear()  # pi: changing the filter resets all folds
         return self.rebuild()
 
@@ -546,11 +437,61 @@ class ViewGraphModel:
 
     def collapse(self, entry_id: str) -> GraphDelta:
         """Fold back the run ``entry_id`` belongs to; no-op (empty delta) if it is in none."""
-        first = self.graph.graph["run_of"].get(entry_id)
+        first = self.graph.run_of.get(entry_id)
         if first is None or first not in self.expanded:
             return GraphDelta()
         self.expanded.discard(first)
         return self.rebuild()
+
+    def set_expanded(self, expanded: Iterable[str]) -> GraphDelta:
+        """Exactly these runs unfolded (by first id); rebuilds only when that changes anything."""
+        wanted = set(expanded)
+        if wanted == self.expanded:
+            return GraphDelta()
+        self.expanded = wanted
+        return self.rebuild()
+
+    # ------------------------------------------------------------------------------- events
+
+    def apply(self, event: SessionEvent, index: SessionIndex) -> GraphDelta:
+        """Follow one session event; ``index`` is the session's index now (a reload replaces it)."""
+        match event:
+            case EntryAppended(entry=entry, leaf_id=leaf_id):
+                return self.add_entries([entry], leaf_id)
+            case ExternalAppend(entries=entries, leaf_id=leaf_id):
+                return self.add_entries(entries, leaf_id)
+            case LeafMoved(leaf_id=leaf_id):
+                return self.set_leaf(leaf_id)
+            case Reloaded(leaf_id=leaf_id):
+                return replace(self.set_index(index, leaf_id), texts_changed=True)
+            case SessionFailed():
+                return GraphDelta()  # the tree did not change
+            case _:
+                assert_never(event)
+
+    def add_entries(self, appended: Iterable[Entry], leaf_id: str | None) -> GraphDelta:
+        """Entries appended (by this process or another writer) with ``leaf_id`` the leaf afterwards.
+
+        Appends that end at the leaf go through :meth:`add_entry` (the fast path, one delta for
+        all); entries appended elsewhere (another writer while we look at an older leaf) rebuild.
+        """
+        entries = [e for e in appended if isinstance(e, dict)]
+        if not entries:
+            return GraphDelta()
+        labels = any(e.get("type") == "label" for e in entries)  # part of the target's search text
+        if leaf_id != entries[-1].get("id"):
+            self.leaf_id = leaf_id
+            return replace(self.rebuild(reindex=True), texts_changed=labels)
+        deltas = [self.add_entry(e) for e in entries]
+        if any(d.rebuilt for d in deltas):
+            return GraphDelta(changed=list(self.graph), rebuilt=True, structure_changed=True, texts_changed=labels)
+        merged = GraphDelta(texts_changed=labels)
+        for delta in deltas:
+            merged.removed += [n for n in delta.removed if n not in merged.added]
+            merged.added = [n for n in merged.added if n not in delta.removed] + delta.added
+            merged.changed += [n for n in delta.changed if n not in merged.changed]
+            merged.structure_changed |= delta.structure_changed
+        return merged
 
     # ------------------------------------------------------------------------------- appends
 
@@ -563,7 +504,7 @@ class ViewGraphModel:
         entry_id = entry.get("id")
         new_leaf = entry_id if leaf_id is None else leaf_id
         graph = self.graph
-        anchor: dict[str, str | None] = graph.graph["anchor"]
+        anchor = graph.anchor
         old_leaf = self.leaf_id
         parent = entry.get("parentId")
         fast = (
@@ -576,10 +517,10 @@ class ViewGraphModel:
             and parent is not None
             and parent == old_leaf
             and old_leaf in anchor
-            and not (old_leaf in graph and graph.out_degree(old_leaf) > 0)
+            and not (old_leaf in graph and graph.children_of(old_leaf))
         )
         if not fast:
-            self.leaf_id = new_leaf
+            self.leaf_id = new_leaf if isinstance(new_leaf, str) else None
             self._skel = None  # the tree itself changed: recompute it with the graph
             return self.rebuild()
         assert isinstance(entry_id, str) and isinstance(parent, str)
@@ -590,51 +531,64 @@ class ViewGraphModel:
             self._tool_calls[call_id] = (name, arguments)
         self.leaf_id = entry_id
         delta = GraphDelta()
-        node_of: dict[str, Node] = graph.graph["node_of"]
+        nodes, node_of = graph.nodes, graph.node_of
         labels = self.index.labels
 
         # The old leaf loses the "current leaf" exemption of pi's assistant rule.
         old_entry = self.index.by_id.get(parent)
-        if old_entry is not None and parent in graph:
+        if old_entry is not None and parent in nodes:
             if is_visible(old_entry, self.filter_mode, entry_id, labels):
-                graph.nodes[parent]["is_leaf"] = False
+                nodes[parent] = replace(nodes[parent], is_leaf=False)
                 delta.changed.append(parent)
             else:
-                graph.remove_node(parent)
-                node_of.pop(parent, None)
+                self._remove_leaf_node(parent)
                 grandparent = self._skel.parent.get(parent)
                 anchor[parent] = anchor.get(grandparent) if grandparent is not None else None
-                if parent in graph.graph["roots"]:
-                    graph.graph["roots"].remove(parent)
                 delta.removed.append(parent)
                 delta.structure_changed = True
         parent_anchor = anchor.get(parent)
 
+        leaf_node: Node | None
         if is_visible(entry, self.filter_mode, entry_id, labels):
             kind, text = _info(entry_id, self.index.by_id, self._tool_calls, self._cache)
-            graph.add_node(entry_id, **_entry_attrs(entry_id, kind, text, labels.get(entry_id), True, True))
+            nodes[entry_id] = _entry_node(entry_id, kind, text, labels.get(entry_id), True, True)
+            graph.children[entry_id] = []
             anchor[entry_id] = entry_id
             node_of[entry_id] = entry_id
             if parent_anchor is not None:
-                graph.add_edge(node_of[parent_anchor], entry_id)
+                up = node_of[parent_anchor]
+                graph.parent[entry_id] = up
+                graph.children[up].append(entry_id)
             else:
-                graph.graph["roots"].append(entry_id)
-            graph.graph["leaf_node"] = entry_id
+                graph.roots.append(entry_id)
+            leaf_node = entry_id
             delta.added.append(entry_id)
             delta.structure_changed = True
             target = _abandoned_leaf(entry)
-            if target is not None and anchor.get(target) is not None:
-                graph.graph["summary_links"].append((entry_id, node_of[anchor[target]]))  # type: ignore[index]
+            target_anchor = anchor.get(target) if target is not None else None
+            if target_anchor is not None:
+                graph.summary_links.append((entry_id, node_of[target_anchor]))
         else:
             anchor[entry_id] = parent_anchor
-            graph.graph["leaf_node"] = node_of.get(parent_anchor) if parent_anchor is not None else None
-        graph.graph["leaf_id"] = entry_id
-        leaf_node = graph.graph["leaf_node"]
+            leaf_node = node_of.get(parent_anchor) if parent_anchor is not None else None
+        self.graph = replace(graph, leaf_id=entry_id, leaf_node=leaf_node)
         if leaf_node is not None and leaf_node not in delta.changed and leaf_node not in delta.added:
             delta.changed.append(leaf_node)
         return delta
 
+    def _remove_leaf_node(self, node: str) -> None:
+        """Drop a childless entry node from the graph (the old leaf, hidden once it is not the leaf)."""
+        graph = self.graph
+        del graph.nodes[node]
+        graph.children.pop(node, None)
+        graph.node_of.pop(node, None)
+        up = graph.parent.pop(node, None)
+        if up is not None:
+            graph.children[up].remove(node)
+        elif node in graph.roots:
+            graph.roots.remove(node)
+
     # ------------------------------------------------------------------------------- queries
 
     def node_for_entry(self, entry_id: str | None) -> Node | None:
-        return node_for_entry(self.graph, entry_id)
+        return self.graph.node_for_entry(entry_id)

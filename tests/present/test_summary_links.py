@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop_app.session import SessionManager
-from desktop_app.ui.graph.model import build_view_graph
+from desktop_app.present.graph_model import build_view_graph
 
 OpenCase = Callable[[str], SessionManager]
 
@@ -16,7 +16,7 @@ def test_pi_branch_summaries_have_no_summary_links(open_case: OpenCase) -> None:
     summaries = [i for i, e in manager.index.by_id.items() if e.get("type") == "branch_summary"]
     assert summaries
     graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
-    assert graph.graph["summary_links"] == []
+    assert graph.summary_links == []
 
 
 def test_arbor_branch_summary_links_to_the_abandoned_leaf(open_case: OpenCase) -> None:
@@ -28,5 +28,5 @@ def test_arbor_branch_summary_links_to_the_abandoned_leaf(open_case: OpenCase) -
     )
     for folding in (False, True):
         graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=folding)
-        node_of = graph.graph["node_of"]
-        assert graph.graph["summary_links"] == [(summary_id, node_of[abandoned])]
+        node_of = graph.node_of
+        assert graph.summary_links == [(summary_id, node_of[abandoned])]

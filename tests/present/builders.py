@@ -1,10 +1,13 @@
-"""Hand-made entries and trees for the graph tests (no Qt)."""
+"""Hand-made entries and trees for the view graph and canvas tests (no Qt)."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+import networkx as nx
+
+from desktop_app.present.viewgraph import ViewGraph
 from desktop_app.session.tree import SessionIndex
 
 _clock = [0]
@@ -57,3 +60,21 @@ def synthetic_session(count: int, branch_rate: float = 0.03, seed: int = 7) -> l
         entries.append(msg(entry_id, parent, role, f"message number {i}", call=f"c{i}"))
         ids.append(entry_id)
     return entries
+
+
+def as_networkx(graph: ViewGraph) -> nx.DiGraph:
+    """``graph``'s structure as a networkx graph, to check it with networkx's own algorithms."""
+    out = nx.DiGraph()
+    out.add_nodes_from(graph)
+    out.add_edges_from(graph.edges())
+    return out
+
+
+def forest(*edges: tuple[str, str]) -> ViewGraph:
+    """A plain forest from parent→child edges (for layouts)."""
+    return ViewGraph.from_edges(edges)
+
+
+def path_forest(nodes: list[str]) -> ViewGraph:
+    """One chain through ``nodes``."""
+    return ViewGraph.from_edges(zip(nodes, nodes[1:], strict=False), nodes)
