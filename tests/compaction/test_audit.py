@@ -11,8 +11,8 @@ from desktop_app.compaction.audit import SPLIT_TURN_MARKER, audit_compaction, br
 from desktop_app.compaction.prepare import compaction_boundaries
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.session.context import compaction_summary_message, context_message
-from tests.ui.conformance_cases import CASES, FIXTURES, open_copy
 from tests.present.builders import index_of, msg, other
+from tests.ui.conformance_cases import CASES, FIXTURES, open_copy
 
 OpenCase = Callable[[str], SessionManager]
 

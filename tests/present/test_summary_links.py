@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from desktop_app.session import SessionManager
 from desktop_app.present.graph_model import build_view_graph
+from desktop_app.session import SessionManager
 
 OpenCase = Callable[[str], SessionManager]
 

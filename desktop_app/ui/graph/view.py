@@ -26,6 +26,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer,
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
+from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
@@ -47,7 +48,6 @@ from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionEvent, SessionView
 
-from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
 from .minimap import Minimap
 from .scene import GraphScene

@@ -18,7 +18,6 @@ from desktop_app.session import SessionManager
 from desktop_app.ui.graph import CompactionAuditPanel, GraphView
 from tests.present.builders import synthetic_session
 
-
 from .conftest import CASES
 
 OpenCase = Callable[[str], SessionManager]
