@@ -3,8 +3,16 @@
 Order of persistence is the contract (pi-spec §3.8, §5.4): the user's entry is on disk before the
 request leaves; the finished (or aborted, or failed) assistant is appended when the stream ends; a
 failed attempt stays in the file and its retry becomes its child; compactions are appended only
-after their summary is complete, so cancelling one writes nothing. Everything else is an event for
-the views. The model is whatever :class:`~desktop_app.llm.protocol.Provider` is given: Anthropic
+after their summary is complete, so cancelling one writes nothing.
+
+A reply's parent is the entry its request was built from, fixed before the request leaves: other
+programs may append to the same file meanwhile (their entries are read in, the reply still goes under
+its own request). If that entry is gone when the reply ends (another program truncated or rewrote
+the file) or the file cannot take the reply (disk full, read-only), the reply is written to a
+recovery file under ``ARBOR_HOME/state/recovered/`` and :class:`ReplyRecovered` says where: a reply is
+never made a root and never attached under an entry it does not answer.
+
+Everything else is an event for the views (:mod:`.events`). The model is whatever :class:`~desktop_app.llm.protocol.Provider` is given: Anthropic
 with a key, the offline model without one.
 """
 
