@@ -106,7 +106,9 @@ async def test_parallel_run_results_in_call_order(project: Path) -> None:
     def note(result: ToolResult) -> None:
         finished.append(result.text)
 
-    calls = [tool_call("bash", command="sleep 0.3; echo slow"), tool_call("bash", command="echo fast")]
+    # The first call can only finish after the second has run: proof that they run at once.
+    slow = "for i in $(seq 1 200); do [ -e flag ] && break; sleep 0.05; done; echo slow"
+    calls = [tool_call("bash", command=slow), tool_call("bash", command="touch flag; echo fast")]
     results = await run_tool_calls(calls, ctx, SessionApprovals(APPROVAL_TOOLS), None, on_result=note)
     assert [r.text for r in results] == ["slow\n", "fast\n"]
     assert finished == ["fast\n", "slow\n"]
