@@ -98,7 +98,7 @@ def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         files = []
         for entry in walk(target, for_grep=True):
             ctx.signal.raise_if_aborted()
-            if not entry.is_dir:
+            if not entry.is_dir and not entry.is_symlink:  # rg does not follow links without -L
                 files.append((entry.path, entry.rel))
     else:
         files = [(target, os.path.basename(target))]

@@ -32,6 +32,7 @@ class Entry:
     rel: str
     """POSIX path relative to the search folder."""
     is_dir: bool
+    is_symlink: bool = False
 
 
 def find_git_root(start: str) -> str | None:
@@ -115,6 +116,6 @@ def _walk_dir(root: str, directory: str, layers: list[Layer], names: tuple[str, 
         if _ignored(layers, item.path, is_dir):
             continue
         rel = os.path.relpath(item.path, root).replace(os.sep, "/")
-        yield Entry(item.path, rel, is_dir)
+        yield Entry(item.path, rel, is_dir, item.is_symlink())
         if is_dir:
             yield from _walk_dir(root, item.path, layers, names)

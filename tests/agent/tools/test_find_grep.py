@@ -153,3 +153,13 @@ async def test_grep_honours_gitignore_only_inside_git(project: Path, run: Runner
     assert (await run("grep", pattern="needle")).text == "ignored.txt:1: needle"
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     assert (await run("grep", pattern="needle")).text == "No matches found"
+
+
+@pytest.mark.asyncio
+async def test_grep_does_not_follow_links_and_find_lists_them(tmp_path: Path, project: Path, run: Runner) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("needle outside\n")
+    (project / "link.txt").symlink_to(outside)
+    (project / "own.txt").write_text("needle inside\n")
+    assert (await run("grep", pattern="needle")).text == "own.txt:1: needle inside"
+    assert (await run("find", pattern="*.txt")).text == "link.txt\nown.txt"
