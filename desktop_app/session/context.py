@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .entries import Entry, Message, parse_date_ms
+from .entries import Entry, Message, entry_time_ms
 from .jsjson import js_string
 from .tree import SessionIndex, key_of
 
@@ -39,7 +39,11 @@ class SessionContext:
     model: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"messages": self.messages, "thinkingLevel": self.thinking_level, "model": self.model}
+        """pi's object; a level left ``undefined`` (a change without ``thinkingLevel``) is absent."""
+        out: dict[str, Any] = {"messages": self.messages, "thinkingLevel": self.thinking_level, "model": self.model}
+        if self.thinking_level is _MISSING:
+            del out["thinkingLevel"]
+        return out
 
 
 # ------------------------------------------------------------------------------ entry → message
@@ -56,7 +60,7 @@ def custom_message_from_entry(entry: Entry) -> Message:
     """``createCustomMessage``: a ``custom_message`` entry as an in-memory ``custom`` message."""
     message: Message = {"role": "custom"}
     _copy_keys(message, entry, ("customType", "content", "display", "details"))
-    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    message["timestamp"] = entry_time_ms(entry)
     return message
 
 
@@ -64,7 +68,7 @@ def branch_summary_message(entry: Entry) -> Message:
     """``createBranchSummaryMessage``."""
     message: Message = {"role": "branchSummary"}
     _copy_keys(message, entry, ("summary", "fromId"))
-    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    message["timestamp"] = entry_time_ms(entry)
     return message
 
 
@@ -72,7 +76,7 @@ def compaction_summary_message(entry: Entry) -> Message:
     """``createCompactionSummaryMessage``."""
     message: Message = {"role": "compactionSummary"}
     _copy_keys(message, entry, ("summary", "tokensBefore"))
-    message["timestamp"] = parse_date_ms(entry.get("timestamp"))
+    message["timestamp"] = entry_time_ms(entry)
     return message
 
 
@@ -167,7 +171,7 @@ class _Parts:
     model_entry: Entry | None = None
 
     def context(self) -> SessionContext:
-        thinking_level: Any = self.thinking_entry.get("thinkingLevel") if self.thinking_entry is not None else "off"
+        thinking_level: Any = self.thinking_entry.get("thinkingLevel", _MISSING) if self.thinking_entry is not None else "off"
         model = _model_from(self.model_entry) if self.model_entry is not None else None
         if self.compaction is None:
             return SessionContext(self.tail, thinking_level, model)
@@ -187,7 +191,7 @@ def build_session_context(
         return SessionContext()
     if index is None:
         index = SessionIndex.build(entries)
-    leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET else None
+    leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET and leaf_id else None  # JS: `leafId ? ...`
     if leaf is None:
         leaf = entries[-1]
     parts = _parts_walking_up(index, leaf)
@@ -240,7 +244,7 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry) -> _Parts | None:
                 ):
                     break
             parent = entry.get("parentId")
-            entry = by_id(parent) if parent is not None else None
+            entry = by_id(parent) if parent else None  # pi stops at a falsy parentId ("" included)
     except TypeError:  # an unhashable parentId
         return None
     if found_kept:
@@ -288,7 +292,9 @@ def extend_context(context: SessionContext, entry: Entry) -> SessionContext | No
     entry_type = entry.get("type")
     if entry_type in ("compaction", "branch_summary"):
         return None
-    thinking_level: Any = entry.get("thinkingLevel") if entry_type == "thinking_level_change" else context.thinking_level
+    thinking_level: Any = (
+        entry.get("thinkingLevel", _MISSING) if entry_type == "thinking_level_change" else context.thinking_level
+    )
     message, is_model_source = _contribution(entry)
     model = _model_from(entry) if is_model_source else context.model
     messages = context.messages if message is None else [*context.messages, message]

@@ -9,6 +9,7 @@ trip untouched (DESIGN.md §2, §4). The builders here are the only place that k
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import threading
@@ -23,7 +24,7 @@ from typing import Any
 import orjson
 
 from .jsjson import _JS_WS as _JS_WS_CHARS
-from .jsjson import _js_int, _reject_constant, js_stringify, js_trim
+from .jsjson import _js_int, _reject_constant, js_string, js_stringify, js_trim
 
 Entry = dict[str, Any]
 Message = dict[str, Any]
@@ -103,31 +104,90 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+# Date.parse's ISO form as V8 accepts it: six-digit signed years, "t"/" " separators, "z", offsets with
+# or without ":"; nothing around it (V8 gives NaN for a padded string).
 _ISO_RE = re.compile(
     r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
-    r"(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
-    r"(Z|[+-]\d{2}:\d{2})?"
+    r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
+    r"([Zz]|[+-]\d{2}:?\d{2})?"
 )
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# The legacy forms JavaScript itself writes: Date.prototype.toString ("Sun Jun 01 2025 10:00:03
+# GMT+0000 (UTC)") and toUTCString ("Sun, 01 Jun 2025 10:00:03 GMT").
+_LEGACY_RE = re.compile(
+    r"(?:(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*,?\s+)?"
+    r"(?:([a-z]{3})[a-z]*\s+(\d{1,2})|(\d{1,2})\s+([a-z]{3})[a-z]*)\s+(\d{4})"
+    r"(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?"
+    r"(?:\s*(?:gmt|utc|z)?([+-]\d{4})?)?(?:\s+\([^)]*\))?",
+    re.IGNORECASE,
+)
+_MAX_TIME = 8_640_000_000_000_000  # ECMAScript TimeClip: +-100,000,000 days around 1970
+_DAY = 86_400_000
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (any year, 0 and negatives included).
+
+    ``day`` may exceed the month's length: it then runs on into the next month, as V8 lets it.
+    """
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146_097 + doe - 719_468 + day - 1
+
+
+def _time_clip(ms: int) -> int | None:
+    return ms if -_MAX_TIME <= ms <= _MAX_TIME else None
 
 
 _DAY_MS: dict[str, int] = {}
 
 
 def _day_ms(date: str) -> int:
-    """Milliseconds of ``YYYY-MM-DD`` at 00:00 UTC, or -1 when it is not a plain valid date."""
+    """Milliseconds of ``YYYY-MM-DD`` at 00:00 UTC, or -1 when it is not a plain valid date after 1970."""
     try:
         day = datetime.strptime(date, "%Y-%m-%d").replace(tzinfo=UTC)
     except ValueError:
         return -1
     delta = day - datetime(1970, 1, 1, tzinfo=UTC)
-    return -1 if delta.days < 0 else delta.days * 86_400_000
+    return -1 if delta.days < 0 else delta.days * _DAY
+
+
+def js_date_ms(value: Any) -> int | None:
+    """``new Date(value).getTime()`` for a JSON value; ``None`` where JavaScript gives ``NaN``.
+
+    pi orders children and stamps summary messages with it: a number is taken as milliseconds, ``null``
+    is 0, a boolean 0 or 1, a string goes through ``Date.parse``, an array through its ``String()``.
+    An absent timestamp (``undefined``) is NaN: see :func:`entry_time_ms`.
+    """
+    if isinstance(value, str):
+        return parse_date_ms(value)
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return _time_clip(value)
+    if isinstance(value, float):
+        return _time_clip(int(value)) if math.isfinite(value) else None  # int() truncates like TimeClip
+    if isinstance(value, list):
+        return parse_date_ms(js_string(value))
+    return None  # an object: "[object Object]"
+
+
+def entry_time_ms(entry: Entry) -> int | None:
+    """``new Date(entry.timestamp).getTime()``, an absent key being ``undefined`` (NaN)."""
+    return js_date_ms(entry["timestamp"]) if "timestamp" in entry else None
 
 
 def parse_date_ms(text: Any) -> int | None:
-    """``Date.parse(text)`` for ISO-8601 strings in a UTC process; ``None`` where JS gives ``NaN``.
+    """``Date.parse(text)`` for a string in a UTC process; ``None`` where JS gives ``NaN``.
 
     Date-only forms are UTC; date-times without an offset are local time, which is UTC in pi's
-    conformance harness and in Arbor (the file's timestamps are always written with ``Z``).
+    conformance harness and in Arbor (the file's timestamps are always written with ``Z``). Besides
+    the ISO form, the two legacy forms JavaScript prints (``toString``, ``toUTCString``) are read.
     """
     if not isinstance(text, str):
         return None
@@ -141,39 +201,58 @@ def parse_date_ms(text: Any) -> int | None:
             hour, minute, sec = int(rest[0:2]), int(rest[3:5]), int(rest[6:8])
             if hour < 24 and minute < 60 and sec < 60:
                 return day_ms + ((hour * 60 + minute) * 60 + sec) * 1000 + int(rest[9:12])
-    m = _ISO_RE.fullmatch(text.strip())
-    if not m:
+    m = _ISO_RE.fullmatch(text)
+    if m:
+        return _iso_ms(*m.groups())
+    legacy = _LEGACY_RE.fullmatch(text)
+    return _legacy_ms(*legacy.groups()) if legacy else None
+
+
+def _compose(year: int, month: int, day: int, hour: int, minute: int, sec: int, ms: int, offset_min: int) -> int | None:
+    if not (1 <= month <= 12 and 1 <= day <= 31 and minute < 60 and sec < 60):
         return None
-    year_s, mon, day, hh, mm, ss, frac, tz = m.groups()
+    if hour > 24 or (hour == 24 and (minute or sec or ms)):
+        return None
+    total = _days_from_civil(year, month, day) * _DAY + ((hour * 60 + minute - offset_min) * 60 + sec) * 1000 + ms
+    return _time_clip(total)
+
+
+def _offset_minutes(tz: str | None) -> int | None:
+    """Minutes east of UTC for ``Z``/``+HH:MM``/``+HHMM`` (``None``: out of range)."""
+    if not tz or tz in "Zz":
+        return 0
+    digits = tz[1:].replace(":", "")
+    hours, minutes = int(digits[:2]), int(digits[2:])
+    if hours > 23 or minutes > 59:
+        return None
+    return (hours * 60 + minutes) * (1 if tz[0] == "+" else -1)
+
+
+def _iso_ms(
+    year_s: str, mon: str | None, day: str | None, hh: str | None, mm: str | None, ss: str | None,
+    frac: str | None, tz: str | None,
+) -> int | None:
     if year_s == "-000000":
         return None
-    # V8 reads "YYYY-MM-DD HH:MM" like "T" and lets a day up to 31 overflow into the next month.
-    try:
-        year = int(year_s)
-        month = int(mon or 1)
-        dd = int(day or 1)
-        hour, minute, sec = int(hh or 0), int(mm or 0), int(ss or 0)
-        if not (1 <= month <= 12 and 1 <= dd <= 31 and minute < 60 and sec < 60):
-            return None
-        if hour > 24 or (hour == 24 and (minute or sec or (frac and int(frac)))):
-            return None
-        ms = int((frac or "0")[:3].ljust(3, "0"))
-        if not 0 <= year <= 9999:
-            return None
-        base = datetime(max(year, 1), month, 1, tzinfo=UTC) + timedelta(days=dd - 1)
-        if year == 0:
-            base -= timedelta(days=366)  # year 0 is a leap year in the proleptic calendar JS uses
-        total = base + timedelta(hours=hour, minutes=minute, seconds=sec, milliseconds=ms)
-        if tz and tz != "Z":
-            sign = 1 if tz[0] == "+" else -1
-            oh, om = int(tz[1:3]), int(tz[4:6])
-            if oh > 23 or om > 59:
-                return None
-            total -= sign * timedelta(hours=oh, minutes=om)
-    except ValueError:
+    offset = _offset_minutes(tz)
+    if offset is None:
         return None
-    delta = total - datetime(1970, 1, 1, tzinfo=UTC)
-    return delta.days * 86_400_000 + delta.seconds * 1000 + delta.microseconds // 1000
+    ms = int((frac or "0")[:3].ljust(3, "0"))
+    return _compose(int(year_s), int(mon or 1), int(day or 1), int(hh or 0), int(mm or 0), int(ss or 0), ms, offset)
+
+
+def _legacy_ms(
+    mon_a: str | None, day_a: str | None, day_b: str | None, mon_b: str | None, year: str,
+    hh: str | None, mm: str | None, ss: str | None, tz: str | None,
+) -> int | None:
+    name = (mon_a or mon_b or "").lower()
+    if name not in _MONTHS:
+        return None
+    offset = 0 if not tz else _offset_minutes(tz)
+    if offset is None:
+        return None
+    day = int(day_a or day_b or 0)
+    return _compose(int(year), _MONTHS.index(name) + 1, day, int(hh or 0), int(mm or 0), int(ss or 0), 0, offset)
 
 
 # --------------------------------------------------------------------------------------------- lines
@@ -423,7 +502,7 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
         else:
             raw = item
         line = raw if started else raw.lstrip(_JS_WS_CHARS)
-        if not line or (line.isspace() or not js_trim(line)):
+        if not line or not js_trim(line):  # JS trim: "\x1c" or "\x85" alone is not blank
             continue
         started = True
         text = line.strip(_JSON_WS)

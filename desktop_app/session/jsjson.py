@@ -180,10 +180,61 @@ UNDEFINED: Any = _UNDEFINED
 
 
 def js_stringify(value: Any) -> str:
-    """``JSON.stringify(value)`` without indentation, byte for byte as Node prints it."""
+    """``JSON.stringify(value)`` without indentation, byte for byte as Node prints it.
+
+    Any depth: a value nested deeper than Python's recursion allows (JSON.parse takes ~1000 levels
+    and so does the line parser) is written by :func:`_stringify_deep` instead.
+    """
     out: list[str] = []
-    if not _stringify(value, out):
+    try:
+        if not _stringify(value, out):
+            return "undefined"
+    except RecursionError:
+        return _stringify_deep(value)
+    return "".join(out)
+
+
+def _stringify_deep(value: Any) -> str:
+    """:func:`_stringify` with an explicit stack instead of recursion (same output)."""
+    out: list[str] = []
+    stack: list[list[Any]] = []  # [is_dict, item iterator, nothing written yet]
+
+    def write(item: Any) -> None:
+        if isinstance(item, dict):
+            out.append("{")
+            stack.append([True, iter(_ordered_items(item)), True])
+        elif isinstance(item, (list, tuple)):
+            out.append("[")
+            stack.append([False, iter(item), True])
+        else:
+            _stringify(item, out)
+
+    if value is _UNDEFINED:
         return "undefined"
+    write(value)
+    while stack:
+        frame = stack[-1]
+        try:
+            item = next(frame[1])
+        except StopIteration:
+            out.append("}" if frame[0] else "]")
+            stack.pop()
+            continue
+        if frame[0]:
+            key, item = item
+            if item is _UNDEFINED:
+                continue
+            if not frame[2]:
+                out.append(",")
+            out.append(_js_string(str(key)))
+            out.append(":")
+        else:
+            if not frame[2]:
+                out.append(",")
+            if item is _UNDEFINED:
+                item = None
+        frame[2] = False
+        write(item)
     return "".join(out)
 
 

@@ -15,7 +15,8 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from .entries import Entry, parse_date_ms
+from .entries import Entry, entry_time_ms
+from .jsjson import UNDEFINED as JS_UNDEFINED
 from .jsjson import js_trim
 
 
@@ -29,6 +30,8 @@ class _Opaque:
 
 
 _opaque_ids: dict[int, tuple[Any, _Opaque]] = {}
+_TRUE_KEY = ("boolean", True)
+_FALSE_KEY = ("boolean", False)
 
 
 def key_of(value: Any) -> Any:
@@ -37,6 +40,8 @@ def key_of(value: Any) -> Any:
     Such an id (a list, say) is equal only to itself, as a key in a JS ``Map``: it never matches
     another entry's ``parentId`` even if that holds an equal list.
     """
+    if value.__class__ is bool:  # True == 1 in Python, but a JS Map tells true from 1
+        return _TRUE_KEY if value else _FALSE_KEY
     try:
         hash(value)
     except TypeError:
@@ -45,6 +50,22 @@ def key_of(value: Any) -> Any:
             known = _opaque_ids[id(value)] = (value, _Opaque())
         return known[1]
     return value
+
+
+# JavaScript's ``undefined``: the id (or parentId) of an entry that has no such key. Distinct from
+# ``null``: pi's ``getTree`` finds an entry without ``parentId`` a child of the entry without ``id``
+# (``Map.get(undefined)``), while ``null`` makes a root.
+UNDEFINED = JS_UNDEFINED
+
+
+def id_key(entry: Entry) -> Any:
+    """The key of ``entry.id`` (:data:`UNDEFINED` when the entry has no ``id``)."""
+    return key_of(entry["id"]) if "id" in entry else UNDEFINED
+
+
+def parent_key(entry: Entry) -> Any:
+    """The key of ``entry.parentId`` (:data:`UNDEFINED` when the entry has no ``parentId``)."""
+    return key_of(entry["parentId"]) if "parentId" in entry else UNDEFINED
 
 
 @dataclass(slots=True, eq=False)
@@ -86,16 +107,16 @@ class SessionIndex:
     def add(self, entry: Entry) -> None:
         """Index one non-header entry appended at the end of the file."""
         self.entries.append(entry)
-        entry_id = key_of(entry.get("id"))
+        entry_id = id_key(entry)
         self.by_id[entry_id] = entry
         self.last_id = entry.get("id")  # as in the file (manager.leaf_id)
-        parent_id = key_of(entry.get("parentId"))
+        parent_id = parent_key(entry)
         self._children.setdefault(parent_id, []).append(entry)
         if self._tree_exact:
             self._add_node(entry, entry_id, parent_id)
         entry_type = entry.get("type")
         if entry_type == "label":
-            target = key_of(entry.get("targetId"))
+            target = key_of(entry["targetId"]) if "targetId" in entry else UNDEFINED
             label = entry.get("label")
             if label:
                 self.labels[target] = label
@@ -113,7 +134,7 @@ class SessionIndex:
             self.session_name = trimmed or None
 
     def _add_node(self, entry: Entry, entry_id: Any, parent_id: Any) -> None:
-        key = parse_date_ms(entry.get("timestamp"))
+        key = entry_time_ms(entry)
         if key is None or entry_id in self._nodes:
             self._tree_exact = False  # JS's NaN ordering and duplicate ids: use pi's full rebuild
             return
@@ -140,8 +161,11 @@ class SessionIndex:
         return list(self._children.get(parent_id, ()))
 
     def get_branch(self, from_id: str | None) -> list[Entry]:
-        """Root → ``from_id`` along ``parentId``; stops at a missing parent or a repeated node."""
-        if from_id is None:
+        """Root → ``from_id`` along ``parentId``; stops at a missing parent or a repeated node.
+
+        As in pi, an id that JavaScript finds falsy (``""``, ``0``, ``null``) gives an empty path.
+        """
+        if not from_id:
             return []
         return self.path_to(self.by_id.get(key_of(from_id)))
 
@@ -159,7 +183,7 @@ class SessionIndex:
             while entry is not None:
                 append(entry)
                 parent = field(entry, "parentId")
-                entry = get(parent) if parent is not None else None
+                entry = get(parent) if parent else None  # pi stops at a falsy parentId ("" included)
                 if len(path) > limit:
                     raise OverflowError
         except (TypeError, OverflowError):
@@ -178,8 +202,8 @@ class SessionIndex:
                 break
             seen.add(marker)
             path.append(entry)
-            parent = key_of(entry.get("parentId"))
-            entry = by_id.get(parent) if parent is not None else None
+            parent = entry.get("parentId")
+            entry = by_id.get(key_of(parent)) if parent else None
         path.reverse()
         return path
 
@@ -196,15 +220,15 @@ class SessionIndex:
         """pi's ``getTree`` from scratch: the reference the incremental tree must always equal."""
         nodes: dict[Any, TreeNode] = {}
         for entry in self.entries:
-            entry_id = key_of(entry.get("id"))
+            entry_id = id_key(entry)
             nodes[entry_id] = TreeNode(
                 entry, [], self.labels.get(entry_id), self.label_timestamps.get(entry_id)
             )
         roots: list[TreeNode] = []
         for entry in self.entries:
-            entry_id = key_of(entry.get("id"))
+            entry_id = id_key(entry)
             node = nodes[entry_id]
-            parent_id = key_of(entry.get("parentId"))
+            parent_id = parent_key(entry)
             parent = nodes.get(parent_id) if parent_id is not None and parent_id != entry_id else None
             if parent is None:
                 roots.append(node)
@@ -220,7 +244,7 @@ class SessionIndex:
         out: list[Any] = []
         seen: set[Any] = set()
         for entry in self.entries:
-            entry_id = key_of(entry.get("id"))
+            entry_id = id_key(entry)
             if entry_id in seen:
                 continue
             seen.add(entry_id)
@@ -245,8 +269,8 @@ def _cmp_ms(a: int | None, b: int | None) -> int:
 
 
 def sort_by_timestamp(nodes: list[TreeNode]) -> list[TreeNode]:
-    """``children.sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))``, stable, JS NaN semantics."""
-    keys = [parse_date_ms(node.entry.get("timestamp")) for node in nodes]
+    """``children.sort((a, b) => new Date(a.ts).getTime() - new Date(b.ts).getTime())``, stable, JS NaN semantics."""
+    keys = [entry_time_ms(node.entry) for node in nodes]
     if all(k is not None for k in keys):
         known: list[int] = [k for k in keys if k is not None]
         order = sorted(range(len(nodes)), key=known.__getitem__)

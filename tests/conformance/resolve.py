@@ -57,7 +57,8 @@ class Resolved:
             # token count per distinct message, keyed by the message itself
             from desktop_app.session.jsjson import js_stringify
 
-            return sorted({(js_stringify(normalise(m)), t) for m, t in zip(self.table, value, strict=True)})
+            pairs = zip(self.table, value, strict=True)
+            return sorted({(js_stringify(normalise(m)), js_stringify(t)) for m, t in pairs})  # t may be {"error"}
         if name == "entry_message":
             return {k: self.table[v] for k, v in value.items()}
         if name in ("contexts", "context_special"):

@@ -9,17 +9,22 @@ asserts Arbor's documented behaviour instead and says so.
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from desktop_app.inspection import build_report
+from desktop_app.inspection import build_report, render
 
 from .resolve import Resolved, load_expected, normalise
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance"
-CASES = sorted(p.name.removesuffix(".expected.json") for p in FIXTURES.glob("*.expected.json"))
+# adversarial/: hand-made files that stress pi's JavaScript semantics (issue 13 item 10); kept apart so
+# that the UI's per-case tests (tests/ui/conformance_cases.py) walk only the realistic corpus.
+ADVERSARIAL = FIXTURES / "adversarial"
+PATHS = {p.name.removesuffix(".expected.json"): p.parent for p in FIXTURES.glob("**/*.expected.json")}
+CASES = sorted(PATHS)
 
 SESSION_SECTIONS = [
     "parse",
@@ -37,14 +42,15 @@ COMPACTION_SECTIONS = ["message_tokens", "entry_file_ops", "leaf_stats", "compac
 
 
 def test_corpus_is_complete() -> None:
-    assert len(CASES) == 60
-    assert all((FIXTURES / f"{c}.jsonl").exists() for c in CASES)
+    assert len(CASES) == 74  # cases/ and real/ (60) + adversarial/ (14: F01-F08, F09a-c, F10-F12)
+    assert sum(1 for c in CASES if PATHS[c] == ADVERSARIAL) == 14
+    assert all((PATHS[c] / f"{c}.jsonl").exists() for c in CASES)
 
 
 @functools.cache
 def _pair(case: str) -> tuple[Resolved, Resolved]:
-    expected = load_expected((FIXTURES / f"{case}.expected.json").read_text(encoding="utf-8"))
-    actual = build_report(FIXTURES / f"{case}.jsonl", sequential_ids_=True)
+    expected = load_expected((PATHS[case] / f"{case}.expected.json").read_text(encoding="utf-8"))
+    actual = build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True)
     return Resolved(normalise(expected)), Resolved(normalise(actual))
 
 
@@ -85,3 +91,10 @@ def test_section_matches_pi(case: str, section: str) -> None:
         }
     else:
         assert got == want
+
+
+@pytest.mark.parametrize("case", sorted(c for c in CASES if PATHS[c] == ADVERSARIAL))
+def test_rendered_document_is_valid_json(case: str) -> None:
+    """Odd ids (numbers, booleans, missing) must not make ``arbor inspect`` print invalid JSON."""
+    text = render(build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True))
+    assert json.loads(text)["case"] == case

@@ -55,3 +55,29 @@ def test_fifo_is_refused_without_hanging(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     result = run(str(fifo))
     assert result.returncode == 2 and "regular file" in result.stderr
+
+
+@pytest.mark.parametrize("depth", [981, 1000, 1023])
+def test_deeply_nested_json_is_reported_not_a_recursion_error(tmp_path: Path, depth: int) -> None:
+    # JSON.parse (and the line parser) take these depths; the report must write them back out whole
+    details = "[" * depth + "]" * depth
+    header = '{"type":"session","version":3,"id":"s","timestamp":"2025-06-01T10:00:00.000Z","cwd":"/p"}\n'
+    entry = (
+        '{"type":"custom_message","customType":"deep","content":"x","display":true,"details":' + details
+        + ',"id":"a","parentId":null,"timestamp":"2025-06-01T10:00:01.000Z"}\n'
+    )
+    path = tmp_path / "deep.jsonl"
+    path.write_text(header + entry, encoding="utf-8")
+    result = run(str(path))
+    assert result.returncode == 0 and "RecursionError" not in result.stderr, result.stderr[-500:]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10 * depth))  # only so that the stdlib parser can check the output
+    try:
+        doc = json.loads(result.stdout)
+    finally:
+        sys.setrecursionlimit(limit)
+    written = doc["entries"][0]["details"]
+    for _ in range(depth - 1):
+        assert isinstance(written, list) and len(written) == 1
+        written = written[0]
+    assert written == []
