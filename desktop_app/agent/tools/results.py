@@ -10,7 +10,6 @@ failure always carries ``details: {}``, a success without details has no ``detai
 from __future__ import annotations
 
 import errno
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,6 +103,3 @@ def node_error_message(exc: OSError, syscall: str, path: str | None = None) -> s
     where = f"{syscall} '{path}'" if path is not None else syscall
     return f"{code}: {text}, {where}"
 
-
-def is_directory(path: str) -> bool:
-    return os.path.isdir(path)

@@ -89,7 +89,7 @@ def walk(root: str, for_grep: bool) -> Iterator[Entry]:
     layers: list[Layer] = []
     if git_root is not None:
         exclude = os.path.join(git_root, ".git", "info")
-        if os.path.isdir(exclude) and (not for_grep or git_root is not None):
+        if os.path.isdir(exclude):
             layers.append((git_root, _read_rules(exclude, ("exclude",))))
         ancestors: list[str] = []
         current = os.path.dirname(root) if root != git_root else None

@@ -17,6 +17,8 @@ from desktop_app.agent.tools import (
     READ_ONLY_TOOLS,
     PathPolicy,
     ToolContext,
+    get_tool,
+    needs_approval,
     run_tool,
     tool_definitions,
 )
@@ -46,7 +48,9 @@ def test_tool_sets() -> None:
     assert set(ALL_TOOLS) == {"read", "write", "edit", "bash", "grep", "find", "ls"}
     assert APPROVAL_TOOLS == {"write", "edit", "bash"}
     for name, spec in TOOLS.items():
-        assert spec.needs_approval == (name in APPROVAL_TOOLS)
+        assert spec.needs_approval == (name in APPROVAL_TOOLS) == needs_approval(name)
+        assert get_tool(name) is spec
+    assert get_tool("todo") is None and not needs_approval("todo")
 
 
 def test_definitions_are_pis_schemas() -> None:
