@@ -22,6 +22,8 @@ from desktop_app.settings import Settings
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
+    from .main_window import MainWindow
+
 __all__ = ["SAMPLE_SESSION", "close_on_sigterm", "initial_session", "run_gui"]
 
 def close_on_sigterm(window: QWidget) -> Callable[[], None]:
@@ -61,25 +63,32 @@ def close_on_sigterm(window: QWidget) -> Callable[[], None]:
     return undo
 
 
-def run_gui(path: str | None = None) -> int:
-    """Open the main window and run until it closes."""
-    import qasync
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
+def build_window(path: str | None, settings: Settings) -> MainWindow:
+    """The main window on the session ``arbor [path]`` opens: the file, else the start-up choice
+    (newest session, else the sample), with the configured model (offline without a key)."""
     from .main_window import MainWindow
     from .state import UiState
+
+    manager = initial_session(path, settings)
+    agent = AgentSession(manager, make_provider(settings), settings)
+    return MainWindow(agent, settings, ui_state=UiState())
+
+
+def run_gui(path: str | None = None) -> int:
+    """Open the main window and run until it closes."""
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from .event_loop import qt_event_loop
 
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Arbor")
     app.setOrganizationName("Arbor")
-    loop = qasync.QEventLoop(app)
+    loop = qt_event_loop(app)
     asyncio.set_event_loop(loop)
     settings = Settings.load()
     try:
-        manager = initial_session(path, settings)
-        provider = make_provider(settings)
-        agent = AgentSession(manager, provider, settings)
-        window = MainWindow(agent, settings, ui_state=UiState())
+        window = build_window(path, settings)
+        agent = window.agent
     except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
         what = f"open {path}" if path else "start"
         QMessageBox.critical(None, "Arbor", f"Arbor could not {what}:\n{exc}")
@@ -101,11 +110,13 @@ def run_gui(path: str | None = None) -> int:
         except Exception as exc:  # noqa: BLE001 - the first turn will report it properly
             window.statusBar().showMessage(f"Could not prepare the model client: {exc}", 8000)
 
-    with loop:
+    try:
         loop.create_task(warm_up())
         loop.run_until_complete(closed.wait())
         # A reply that was streaming when the window closed is aborted; let its partial text be saved.
         loop.run_until_complete(agent.wait_idle())
         loop.run_until_complete(agent.provider.aclose())  # close the SDK's connections on their loop
+    finally:
+        loop.close()
     restore_sigterm()
     return 0

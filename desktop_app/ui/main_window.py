@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -29,36 +29,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.agent import (
-    AgentError,
-    AgentEvent,
-    AgentSession,
-    BranchSummaryFinished,
-    BranchSummaryStarted,
-    CompactionFailed,
-    CompactionFinished,
-    CompactionProgress,
-    CompactionStarted,
-    MessageAppended,
-    ReplyRecovered,
-    RetryScheduled,
-    SessionChanged,
-    SessionOpenError,
-    StreamUpdated,
-    TurnFinished,
-    TurnStarted,
-    WaitingForServer,
+from desktop_app.agent import AgentEvent, AgentSession, SessionChanged, SessionOpenError
+from desktop_app.present.chat_feed import (
+    AppendRows,
+    ChatFeed,
+    ChatUpdate,
+    ShowContext,
+    StreamEnded,
+    agent_status,
 )
-from desktop_app.llm.protocol import TextDelta, ThinkingDelta
-from desktop_app.session import (
-    EntryAppended,
-    ExternalAppend,
-    LeafMoved,
-    Reloaded,
-    SessionEvent,
-    SessionFailed,
-)
-from desktop_app.session.context import context_message
+from desktop_app.session import EntryAppended, LeafMoved, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
@@ -88,9 +68,9 @@ class MainWindow(QMainWindow):
         self.agent = agent
         self.settings = settings
         self.ui_state = ui_state
+        self.feed = ChatFeed(agent.view)  # what the chat shows, from both event streams
         self._tasks: set[asyncio.Future[Any]] = set()
         self._unsubscribe_session: Callable[[], None] | None = None
-        self._streaming = False
         self.setWindowTitle("Arbor")
         self.resize(1500, 950)
 
@@ -121,7 +101,6 @@ class MainWindow(QMainWindow):
         self.graph.branch_summary_selected.connect(self._on_branch_summary_selected)
         self.agent.subscribe(self._on_agent_event)
 
-        self._chat_leaf: str | None = None
         self._meter_timer = QTimer(self)
         self._meter_timer.setSingleShot(True)
         self._meter_timer.setInterval(150)
@@ -133,9 +112,15 @@ class MainWindow(QMainWindow):
         self._follow_timer.start()
         self._bind_session()
 
+    @property
+    def session(self) -> SessionView:
+        """The open session, read-only (DESIGN.md §7.1); changes go through :attr:`agent`."""
+        return self.agent.view
+
     # ============================================================================ building
 
-    def _action(self, text: str, slot: Callable[[], Any], shortcut: str | QKeySequence | None = None,
+    def _action(self, text: str, slot: Callable[[], Any],
+                shortcut: str | QKeySequence | QKeySequence.StandardKey | None = None,
                 tip: str | None = None) -> QAction:
         action = QAction(text, self)
         if shortcut is not None:
@@ -186,156 +171,74 @@ class MainWindow(QMainWindow):
     # ============================================================================ binding
 
     def _bind_session(self) -> None:
-        manager = self.agent.session
+        """Show the agent's session (at start and whenever the agent switches to another one)."""
         if self.ui_state is not None:
-            remembered = self.ui_state.last_leaf(manager.session_file)
+            remembered = self.ui_state.last_leaf(self.agent.view.session_file)
             if remembered:
                 self.agent.restore_leaf(remembered)  # where the user left this session (not stored in the file)
+        view = self.agent.view
         if self._unsubscribe_session is not None:
             self._unsubscribe_session()
-        self._unsubscribe_session = manager.subscribe(self._on_session_event)
-        self.graph.set_session(manager)
-        self.status.set_session_file(manager.session_file)
-        self.status.set_following(manager.session_file is not None)
-        model = self.agent.provider.model
-        self.status.set_model(model.id)
+        self._unsubscribe_session = view.subscribe(self._on_session_event)
+        self.graph.set_session(view)
+        self.status.set_session_file(view.session_file)
+        self.status.set_following(view.session_file is not None)
+        self.status.set_model(self.agent.model.id)
         self._sync_thinking()
-        self._refresh_chat()
+        self._apply_chat(self.feed.bind(view))
         if self.agent.is_offline:
             self.chat.show_banner(OFFLINE_BANNER)
         else:
             self.chat.clear_banner()
-        if manager.read_only and manager.report.error:
-            self.chat.show_error(manager.report.error)
-        elif manager.report.malformed_lines:
-            lines = ", ".join(str(n) for n in manager.report.malformed_lines[:10])
-            more = "…" if len(manager.report.malformed_lines) > 10 else ""
-            self.chat.show_error(f"Skipped {len(manager.report.malformed_lines)} unreadable line(s): {lines}{more}")
-        title = manager.get_session_name() or (Path(manager.session_file).name if manager.session_file else "In memory")
+        if view.read_only and view.report.error:
+            self.chat.show_error(view.report.error)
+        elif view.report.malformed_lines:
+            lines = ", ".join(str(n) for n in view.report.malformed_lines[:10])
+            more = "…" if len(view.report.malformed_lines) > 10 else ""
+            self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
+        title = view.get_session_name() or (Path(view.session_file).name if view.session_file else "In memory")
         self.setWindowTitle(f"{title} — Arbor")
 
-    def _refresh_chat(self) -> None:
-        if self._streaming:
-            return
-        manager = self.agent.session
-        messages = manager.build_session_context().messages
-        self.chat.set_context(messages)
-        self._chat_leaf = manager.leaf_id
-        self._update_meter(messages)
+    def _apply_chat(self, updates: list[ChatUpdate]) -> None:
+        """Hand the chat feed's updates to the panel; the context meter follows what changed."""
+        for update in updates:
+            self.chat.apply(update)
+            match update:
+                case ShowContext(messages=messages):
+                    self._update_meter(list(messages))
+                case AppendRows() | StreamEnded():
+                    self._meter_timer.start()  # a moment later, in its own event
+                case _:
+                    pass
 
     def _update_meter(self, messages: list[Any] | None = None) -> None:
         usage = self.agent.context_usage(messages)
         self.status.set_context_usage(usage.tokens, usage.context_window, usage.reserve_tokens)
 
-    def _follow_append(self, entries: list[dict[str, Any]]) -> bool:
-        """Entries added right under the chat's leaf: add their rows instead of re-binding the chat.
-
-        A long session's context takes tens of milliseconds to rebuild and lay out; an append at the
-        leaf changes it only by one message (compactions and branch summaries still re-bind).
-        """
-        for entry in entries:
-            if entry.get("parentId") != self._chat_leaf or entry.get("type") in ("compaction", "branch_summary"):
-                return False
-            message = context_message(entry)
-            if message is not None:
-                self.chat.model.append_message(message)
-            self._chat_leaf = entry.get("id")
-        self._meter_timer.start()  # the meter follows a moment later, in its own event
-        return True
-
     def _sync_thinking(self) -> None:
         self.status.set_thinking(self.agent.thinking_level)
         index = self.thinking_box.findText(self.agent.thinking_level)
         self.thinking_box.setCurrentIndex(max(index, 0))
-        self.thinking_box.setEnabled(bool(getattr(self.agent.provider.model, "reasoning", False)))
+        self.thinking_box.setEnabled(bool(getattr(self.agent.model, "reasoning", False)))
 
     # ============================================================================ events
 
     def _on_session_event(self, event: SessionEvent) -> None:
-        match event:
-            case EntryAppended(entry=entry, leaf_id=leaf_id):
-                self._follow_entries([entry], leaf_id)
-                if self.ui_state is not None:
-                    self.ui_state.remember_leaf(self.agent.session.session_file, leaf_id)
-            case ExternalAppend(entries=entries, leaf_id=leaf_id):
-                self._follow_entries(list(entries), leaf_id)
-            case LeafMoved(leaf_id=leaf_id):
-                self._refresh_chat()
-                if self.ui_state is not None:
-                    self.ui_state.remember_leaf(self.agent.session.session_file, leaf_id)
-            case Reloaded():
-                self._refresh_chat()
-            case SessionFailed(message=message):
-                if message:
-                    self.chat.show_error(message)
-            case _:
-                assert_never(event)
-
-    def _follow_entries(self, entries: list[dict[str, Any]], leaf_id: str | None) -> None:
-        if self._streaming:
-            return
-        if not (leaf_id == entries[-1].get("id") and self._follow_append(entries)):
-            self._refresh_chat()
+        self._apply_chat(self.feed.on_session_event(event))
+        if self.ui_state is not None and isinstance(event, EntryAppended | LeafMoved):
+            self.ui_state.remember_leaf(self.agent.view.session_file, event.leaf_id)
 
     def _on_agent_event(self, event: AgentEvent) -> None:
-        match event:
-            case TurnStarted():
-                self._streaming = True
-                self.chat.begin_stream()
-                self.chat.set_busy(True)
-            case StreamUpdated(event=TextDelta(text=text)):
-                self.chat.append_delta("text", text)
-            case StreamUpdated(event=ThinkingDelta(text=text)):
-                self.chat.append_delta("thinking", text)
-            case StreamUpdated():
-                pass  # tool calls, usage and the final event: the row is finished by MessageAppended
-            case MessageAppended(entry_id=entry_id, message=message):
-                if message.get("role") != "assistant" or not self._streaming:
-                    return
-                if message.get("stopReason") == "aborted":
-                    self.chat.abort_stream(message)
-                else:
-                    self.chat.end_stream(message)
-                self._streaming = False
-                self._chat_leaf = entry_id  # the live row became this message
-                if message.get("stopReason") == "error":
-                    self.chat.show_error(str(message.get("errorMessage") or "The request failed"))
-            case RetryScheduled(attempt=attempt, delay_ms=delay_ms, error=error):
-                self.statusBar().showMessage(f"Retrying in {delay_ms / 1000:.1f} s (attempt {attempt}): {error}", 8000)
-                self._streaming = True
-                self.chat.begin_stream()
-            case WaitingForServer(seconds=seconds):
-                self.statusBar().showMessage(f"Waiting for the server… {seconds:.0f} s (Esc to stop)", 1500)
-            case TurnFinished():
-                self._streaming = False
-                self.chat.set_busy(False)
-                if self._chat_leaf == self.agent.session.leaf_id:
-                    self._meter_timer.start()  # the rows already match the context
-                else:
-                    self._refresh_chat()
-            case CompactionStarted(reason=reason):
-                self.statusBar().showMessage(
-                    "Compacting context… (Esc to cancel)" if reason == "manual" else "Auto-compacting… (Esc to cancel)"
-                )
-            case CompactionProgress(chars=chars):
-                self.statusBar().showMessage(f"Compacting context… {chars:,} characters received (Esc to cancel)")
-            case CompactionFinished():
-                self.statusBar().showMessage("Compacted.", 5000)
-                self._refresh_chat()
-            case CompactionFailed(error=error):
-                self.statusBar().showMessage(error, 8000)
-            case BranchSummaryStarted():
-                self.statusBar().showMessage("Summarizing the branch you are leaving… (Esc to cancel)")
-            case BranchSummaryFinished():
+        self._apply_chat(self.feed.on_agent_event(event))
+        status = agent_status(event)
+        if status is not None:
+            text, timeout = status
+            if text:
+                self.statusBar().showMessage(text, timeout)
+            else:
                 self.statusBar().clearMessage()
-            case SessionChanged():
-                self._bind_session()
-            case AgentError(message=message):
-                self.chat.show_error(message)
-            case ReplyRecovered(path=path, message=message):
-                self.chat.show_error(f"{message}. The reply was saved to {path}")
-            case _:
-                assert_never(event)
+        if isinstance(event, SessionChanged):
+            self._bind_session()
 
     def _poll_external(self) -> None:
         try:
@@ -360,8 +263,7 @@ class MainWindow(QMainWindow):
             if exc is not None:
                 self.chat.show_error(f"{what} failed: {exc}")
                 self.chat.set_busy(False)
-                self._streaming = False
-                self._refresh_chat()
+                self._apply_chat(self.feed.bind(self.agent.view))
 
         future.add_done_callback(done)
         return future
@@ -393,7 +295,7 @@ class MainWindow(QMainWindow):
         self._sync_thinking()
 
     def _on_node_activated(self, entry_id: str) -> None:
-        if self.agent.busy or entry_id == self.agent.session.leaf_id:
+        if self.agent.busy or entry_id == self.agent.view.leaf_id:
             return
         summarize, custom = self._ask_summary()
         if summarize is None:
@@ -448,7 +350,7 @@ class MainWindow(QMainWindow):
         entry_id = self.graph.selected_entry()
         if not entry_id:
             return
-        current = self.agent.session.get_label(entry_id) or ""
+        current = self.agent.view.get_label(entry_id) or ""
         text, ok = QInputDialog.getText(self, "Label", "Label (empty clears it):", text=current)
         if ok:
             self._guarded("Label", lambda: self.agent.set_label(entry_id, text))

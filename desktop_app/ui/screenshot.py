@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from desktop_app.agent import AgentSession
-from desktop_app.llm.offline import OfflineProvider
+from desktop_app.agent.providers import make_provider
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
 
@@ -52,10 +52,13 @@ def take_screenshot(
     manager.read_only = True
     manager._session_file = source.resolve()  # noqa: SLF001 - display name only
     manager._store = None  # noqa: SLF001
-    if leaf:
-        manager.branch(leaf)
     settings = Settings()
-    window = MainWindow(AgentSession(manager, OfflineProvider(), settings), settings, follow_interval_ms=3_600_000)
+    agent = AgentSession(manager, make_provider(settings, model_id="offline"), settings)
+    if leaf:
+        if agent.view.get_entry(leaf) is None:
+            raise ValueError(f"no entry {leaf!r} in {path}")
+        agent.restore_leaf(leaf)  # moves the leaf without writing
+    window = MainWindow(agent, settings, follow_interval_ms=3_600_000)
     window.resize(*size)
     window.show()
     applied: list[str] = []
@@ -75,7 +78,7 @@ def take_screenshot(
     if image.width() != size[0] or image.height() != size[1]:
         image = image.scaled(size[0], size[1], Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
     image.setDevicePixelRatio(1.0)
-    if not image.save(out, "PNG"):
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]  # the stub says bytes; run time wants str
         raise OSError(f"cannot write {out}")
     window.close()
     app.processEvents()

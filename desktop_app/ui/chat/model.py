@@ -301,6 +301,32 @@ class ChatModel(QAbstractListModel):
             blocks.append(block)
         self._bump_stream()
 
+    def set_stream_message(self, partial: dict[str, Any]) -> None:
+        """Show ``partial`` (the reply accumulated so far: text, thinking, tool calls) in the live row.
+
+        The live row keeps one dict whose content is replaced, so state keyed by the row (an
+        expanded thinking block) survives every update.
+        """
+        if self._stream is None:
+            self.begin_stream()
+        assert self._stream is not None
+        self._stream.clear()
+        self._stream.update(partial)
+        self._stream.setdefault("role", "assistant")
+        self._stream.setdefault("content", [])
+        self._bump_stream()
+
+    def drop_stream(self) -> None:
+        """Take the live row away (the turn ended with no reply to show)."""
+        if self._stream is None:
+            return
+        row = len(self._rows)
+        self._expanded.pop(("id", id(self._stream)), None)
+        self.beginRemoveRows(QModelIndex(), row, row)
+        self._stream = None
+        self.endRemoveRows()
+        self.stream_finished.emit()
+
     def set_stream_tool_name(self, name: str) -> None:
         """Name the live row's last tool call (a tool-call start event carries the name)."""
         if self._stream is not None and self._stream["content"]:

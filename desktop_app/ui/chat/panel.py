@@ -15,7 +15,7 @@ reply), and stays put when they have scrolled up to read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, assert_never
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import (
@@ -35,6 +35,18 @@ from PySide6.QtWidgets import (
     QPushButton,
     QVBoxLayout,
     QWidget,
+)
+
+from desktop_app.present.chat_feed import (
+    AppendRows,
+    ChatUpdate,
+    SetBusy,
+    ShowContext,
+    ShowError,
+    StreamChanged,
+    StreamDropped,
+    StreamEnded,
+    StreamStarted,
 )
 
 from .banner import Banner
@@ -247,6 +259,36 @@ class ChatPanel(QWidget):
     def abort_stream(self, message: Message | None = None) -> None:
         """End the live row as aborted (with the persisted partial message, if given)."""
         self._model.abort_stream(message)
+
+    def apply(self, update: ChatUpdate) -> None:
+        """Carry out one of the chat feed's updates (``desktop_app.present.chat_feed``)."""
+        match update:
+            case ShowContext(messages=messages):
+                self.set_context(messages)
+            case AppendRows(messages=messages):
+                for message in messages:
+                    self._model.append_message(message)
+            case StreamStarted():
+                self.begin_stream()
+            case StreamChanged(partial=partial):
+                self._model.set_stream_message(partial)
+            case StreamEnded(message=message, aborted=aborted):
+                if aborted:
+                    self.abort_stream(message)
+                else:
+                    self.end_stream(message)
+            case StreamDropped():
+                self._model.drop_stream()
+            case SetBusy(busy=busy):
+                self.set_busy(busy)
+            case ShowError(text=text):
+                self.show_error(text)
+            case _:
+                assert_never(update)
+
+    def composer_text(self) -> str:
+        """What the composer holds (DESIGN.md §7.1)."""
+        return self.editor_text()
 
     @property
     def hidden_count(self) -> int:

@@ -36,7 +36,7 @@ def _dot_source(data: dict[str, Any]) -> str:
 
 def layout(data: dict[str, Any]) -> list[list[float]]:
     """Positions of nodes ``0 … N-1`` as laid out by ``dot``, with y flipped to grow downwards."""
-    import pygraphviz  # imported here so ``--help``-style failures are cheap and clear
+    import pygraphviz  # type: ignore[import-untyped]  # no stubs; imported here so failures are cheap
 
     count = int(data["nodes"])
     if count == 0:
