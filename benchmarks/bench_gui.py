@@ -329,6 +329,7 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.view", "GraphView", "_relayout"),
     ("desktop_app.ui.graph.view", "GraphView", "_on_dot_done"),
     ("desktop_app.ui.graph.view", "GraphView", "_refresh_minimap"),
+    ("desktop_app.ui.graph.minimap", "MinimapBinding", "redraw_now"),
     ("desktop_app.ui.graph.view", "GraphView", "viewportEvent"),
     ("desktop_app.present.graph_model", "ViewGraphModel", "add_entry"),
     ("desktop_app.present.graph_model", "ViewGraphModel", "set_leaf"),
@@ -338,6 +339,21 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.scene", "GraphScene", "show_graph"),
     ("desktop_app.ui.graph.scene", "GraphScene", "move_to"),
 ]
+
+
+def _event_kind(event: Any) -> str:
+    """An agent event's name in snake case: ``text_delta``, ``turn_started``, ``compaction_failed``.
+
+    Typed events (``TurnStarted``, ``StreamUpdated(TextDelta)``) and the older string-kind events
+    both map to the same names, so the same measurement reads either.
+    """
+    kind = getattr(event, "kind", None)
+    if isinstance(kind, str):
+        return kind
+    if type(event).__name__ == "StreamUpdated":
+        event = event.event
+    name = type(event).__name__
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in name).lstrip("_")
 
 
 class _Tracer:
@@ -371,7 +387,7 @@ class _Tracer:
                 finally:
                     end = time.perf_counter()
                     if __label == "SessionManager._emit" and args[1:]:
-                        kind = getattr(args[1], "kind", "?")
+                        kind = _event_kind(args[1])
                         spans.append((f"session event {kind}", start, end))
                     else:
                         spans.append((__label, start, end))
@@ -661,19 +677,21 @@ def _child_stream(params: dict[str, Any], started_wall: float, spawned_wall: flo
                 return (time.perf_counter() - t0) * 1000
 
             def on_agent(event: Any) -> None:
-                if event.kind == "text_delta":
+                kind = _event_kind(event)
+                if kind == "text_delta":
                     counts["text_delta"] += 1
                     if not first_delta.done():
                         marks["first_delta"] = ms()
                         first_delta.set_result(None)
-                elif event.kind in ("turn_started", "turn_finished", "message_appended"):
-                    marks.setdefault(event.kind, ms())
+                elif kind in ("turn_started", "turn_finished", "message_appended"):
+                    marks.setdefault(kind, ms())
 
             def on_compactor(event: Any) -> None:
-                if event.kind.startswith("compaction_"):
-                    marks.setdefault(event.kind, ms())
-                    if event.kind == "compaction_failed":
-                        result["compaction_error"] = str(event.data.get("error"))
+                kind = _event_kind(event)
+                if kind.startswith("compaction_"):
+                    marks.setdefault(kind, ms())
+                    if kind == "compaction_failed":
+                        result["compaction_error"] = str(getattr(event, "error", None) or event.data.get("error"))
 
             def on_layout(kind: str) -> None:
                 marks.setdefault(f"layout_{kind}", ms())

@@ -9,13 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from desktop_app.present.viewgraph import ViewGraph
+
+from .scene import GraphScene
 from .style import GraphStyle
 
-__all__ = ["Minimap"]
+__all__ = ["Minimap", "MinimapBinding"]
 
 
 class Minimap(QWidget):
@@ -127,3 +130,48 @@ class Minimap(QWidget):
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._navigate_to(event.position())
         event.accept()
+
+
+class MinimapBinding:
+    """Keeps a :class:`Minimap` over a ``QGraphicsView`` in step: placed in the corner, redrawn
+    (debounced) when the graph changes, its frame following every scroll and zoom."""
+
+    def __init__(self, view: QGraphicsView, style: GraphStyle, scene: GraphScene) -> None:
+        self._view = view
+        self._scene = scene
+        self.widget = Minimap(style, self._center_on, view)
+        self._timer = QTimer(view)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(120)
+        self._timer.timeout.connect(self.redraw_now)
+        self._graph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
+        view.horizontalScrollBar().valueChanged.connect(self.follow_viewport)
+        view.verticalScrollBar().valueChanged.connect(self.follow_viewport)
+
+    def redraw(self, graph: ViewGraph) -> None:
+        """Redraw a moment later, in its own event-loop turn (no single long stall)."""
+        self._graph = graph
+        self._timer.start()
+
+    def redraw_now(self, graph: ViewGraph | None = None) -> None:
+        if graph is not None:
+            self._graph = graph
+        nodes = self._graph.nodes
+        kinds = {n: view.kind for n, view in nodes.items()}
+        active = {n: view.on_active_path for n, view in nodes.items()}
+        self.widget.set_content(self._scene.sceneRect(), self._scene.positions, kinds, active)
+        self.follow_viewport()
+
+    def follow_viewport(self, *_: Any) -> None:
+        view = self._view
+        self.widget.set_viewport(view.mapToScene(view.viewport().rect()).boundingRect())
+
+    def place(self) -> None:
+        area = self._view.viewport().geometry()
+        size = self.widget.size()
+        self.widget.move(area.right() - size.width() - 10, area.bottom() - size.height() - 10)
+        self.widget.raise_()
+
+    def _center_on(self, point: QPointF) -> None:
+        self._view.centerOn(point)
+        self.follow_viewport()

@@ -225,6 +225,17 @@ class GraphScene(QGraphicsScene):
         self.update_pin()
         self._content_changed()
 
+    def show_matches(self, old: Iterable[Node], new: Iterable[Node], current: Node | None) -> None:
+        """Search marks: ``old`` matches cleared, ``new`` marked, ``current`` marked as the one
+        jumped to."""
+        for node in old:
+            if node in self.nodes:
+                self.nodes[node].set_state(match=0)
+        for node in new:
+            if node in self.nodes:
+                self.nodes[node].set_state(match=2 if node == current else 1)
+        self.update_marks()
+
     def update_pin(self) -> None:
         """Put the leaf pin on the node standing for the leaf."""
         target = self.graph.leaf_node

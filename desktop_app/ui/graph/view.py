@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
@@ -49,7 +49,7 @@ from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionEvent, SessionView
 
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
-from .minimap import Minimap
+from .minimap import MinimapBinding
 from .scene import GraphScene
 from .style import GraphStyle, default_style
 
@@ -148,13 +148,7 @@ class GraphView(QGraphicsView):
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
 
-        self._minimap = Minimap(self._style, self._center_on_point, self)
-        self._minimap_timer = QTimer(self)
-        self._minimap_timer.setSingleShot(True)
-        self._minimap_timer.setInterval(120)
-        self._minimap_timer.timeout.connect(self._refresh_minimap)
-        self.horizontalScrollBar().valueChanged.connect(self._update_minimap_viewport)
-        self.verticalScrollBar().valueChanged.connect(self._update_minimap_viewport)
+        self._minimap = MinimapBinding(self, self._style, self._scene)
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -172,7 +166,7 @@ class GraphView(QGraphicsView):
             self._model = None
             self._generation += 1
             self._scene.show_graph(_EMPTY, {})
-            self._refresh_minimap()
+            self._minimap.redraw_now(self.graph())
             return
         self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
@@ -200,7 +194,7 @@ class GraphView(QGraphicsView):
         elif delta.changed:
             self._scene.refresh(self._model.graph, delta.changed)
             self._order = None
-            self._schedule_minimap()
+            self._minimap.redraw(self._model.graph)
 
     def _apply_append(self, delta: GraphDelta) -> None:
         assert self._model is not None
@@ -217,7 +211,7 @@ class GraphView(QGraphicsView):
         if delta.added and was_visible:
             self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
         self._rematch()
-        self._schedule_minimap()
+        self._minimap.redraw(self._model.graph)
         self.layout_applied.emit("incremental")
 
     def _after_rebuild(self, delta: GraphDelta) -> None:
@@ -228,7 +222,7 @@ class GraphView(QGraphicsView):
             self._scene.rebind(self._model.graph)
             self._restore_selection()
             self._order = None
-            self._schedule_minimap()
+            self._minimap.redraw(self._model.graph)
 
     # ================================================================================ layout
 
@@ -246,7 +240,7 @@ class GraphView(QGraphicsView):
         self._restore_selection()
         self._rematch()
         self._restore_anchor(anchor)
-        self._refresh_minimap()
+        self._minimap.redraw_now(self.graph())
         self.layout_applied.emit("tidy")
 
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
@@ -269,7 +263,7 @@ class GraphView(QGraphicsView):
         self._scene.move_to(placed)
         self._layout_kind = "dot"
         self._restore_anchor(anchor)
-        self._schedule_minimap()  # its own event-loop turn: no single long stall
+        self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
         self.layout_applied.emit("dot")
 
     def _focus_anchor(self) -> tuple[Node, QPoint] | None:
@@ -334,7 +328,7 @@ class GraphView(QGraphicsView):
         self._use_dot = use_dot
 
     def set_minimap_visible(self, visible: bool) -> None:
-        self._minimap.setVisible(visible)
+        self._minimap.widget.setVisible(visible)
 
     # ================================================================================ selection
 
@@ -471,7 +465,7 @@ class GraphView(QGraphicsView):
         target = min(max(current * factor, _MIN_ZOOM), _MAX_ZOOM)
         if current > 0 and target != current:
             self.scale(target / current, target / current)
-            self._update_minimap_viewport()
+            self._minimap.follow_viewport()
 
     def fit_all(self) -> None:
         """Everything in view (never magnified beyond 100 %)."""
@@ -485,13 +479,13 @@ class GraphView(QGraphicsView):
             self.centerOn(rect.center())
         elif self.zoom() < _MIN_ZOOM:
             self.zoom_by(_MIN_ZOOM / self.zoom())
-        self._update_minimap_viewport()
+        self._minimap.follow_viewport()
 
     def center_on_leaf(self) -> None:
         node = self._leaf_node()
         if node is not None and node in self._scene.positions:
             self.centerOn(*self._scene.positions[node])
-            self._update_minimap_viewport()
+            self._minimap.follow_viewport()
 
     def _leaf_node(self) -> Node | None:
         return self._model.graph.leaf_node if self._model is not None else None
@@ -502,10 +496,6 @@ class GraphView(QGraphicsView):
             return False
         visible = self.mapToScene(self.viewport().rect()).boundingRect()
         return visible.intersects(self._scene.node_rect(node))
-
-    def _center_on_point(self, point: QPointF) -> None:
-        self.centerOn(point)
-        self._update_minimap_viewport()
 
     # ================================================================================ automation
 
@@ -553,19 +543,12 @@ class GraphView(QGraphicsView):
         return len(self._rematch())
 
     def _rematch(self) -> list[Node]:
-        scene = self._scene
-        for node in self._search.matches:
-            if node in scene.nodes:
-                scene.nodes[node].set_state(match=0)
+        old = list(self._search.matches)
         if self._model is None or self._session is None:
+            self._scene.show_matches(old, (), None)
             return []
         matches = self._search.rematch(self._model.graph, self._visible_order(), self._session.index)
-        for node in matches:
-            scene.nodes[node].set_state(match=1)
-        current = self._search.current_node
-        if current is not None:
-            scene.nodes[current].set_state(match=2)
-        scene.update_marks()
+        self._scene.show_matches(old, matches, self._search.current_node)
         return matches
 
     def matches(self) -> list[Node]:
@@ -581,17 +564,13 @@ class GraphView(QGraphicsView):
     def _jump(self, step: int) -> str | None:
         if self._model is None:
             return None
-        previous = self._search.current_node
         node = self._search.step(step)
         if node is None:
             return None
-        if previous is not None and previous in self._scene.nodes:
-            self._scene.nodes[previous].set_state(match=1)
-        self._scene.nodes[node].set_state(match=2)
-        self._scene.update_marks()
+        self._scene.show_matches((), self._search.matches, node)
         self._select_node(node, center=False, notify=True)
         self.centerOn(*self._scene.positions[node])
-        self._update_minimap_viewport()
+        self._minimap.follow_viewport()
         return self._model.graph.entry_of(node)
 
     def clear_search(self) -> None:
@@ -697,27 +676,8 @@ class GraphView(QGraphicsView):
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
-        self._place_minimap()
-        self._update_minimap_viewport()
-
-    def _place_minimap(self) -> None:
-        area = self.viewport().geometry()
-        size = self._minimap.size()
-        self._minimap.move(area.right() - size.width() - 10, area.bottom() - size.height() - 10)
-        self._minimap.raise_()
-
-    def _schedule_minimap(self) -> None:
-        self._minimap_timer.start()
-
-    def _refresh_minimap(self) -> None:
-        graph = self._model.graph if self._model is not None else _EMPTY
-        kinds = {n: view.kind for n, view in graph.nodes.items()}
-        active = {n: view.on_active_path for n, view in graph.nodes.items()}
-        self._minimap.set_content(self._scene.sceneRect(), self._scene.positions, kinds, active)
-        self._update_minimap_viewport()
-
-    def _update_minimap_viewport(self, *_: Any) -> None:
-        self._minimap.set_viewport(self.mapToScene(self.viewport().rect()).boundingRect())
+        self._minimap.place()
+        self._minimap.follow_viewport()
 
     # ================================================================================ introspection
 

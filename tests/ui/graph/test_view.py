@@ -112,7 +112,7 @@ def test_scene_uses_no_index_and_cached_nodes(qtbot: Any, open_case: OpenCase) -
 
 def test_minimap_shows_the_graph_and_the_viewport(qtbot: Any, open_case: OpenCase) -> None:
     view = make_view(qtbot, open_case("gen-0004"))
-    minimap = view._minimap
+    minimap = view._minimap.widget
     assert minimap.isVisible() and minimap._image is not None
     assert not minimap._image.isNull()
     view.resetTransform()
