@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("--leaf", help="continue from this entry instead of the last one")
     ask.add_argument("--base-url", help="an Anthropic-compatible API endpoint")
     ask.add_argument("--model", help="model id (e.g. claude-sonnet-4-5, or 'offline')")
+    ask.add_argument(
+        "--yes", action="store_true", help="allow every tool call (write, edit, bash); without it they are denied"
+    )
     shot = sub.add_parser("screenshot", help="render the main window offscreen with a session open and save a PNG")
     shot.add_argument("file", help="a session .jsonl file")
     shot.add_argument("--out", required=True, help="where to write the PNG")
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "ask":
         from .agent.ask import run as run_ask
 
-        return run_ask(args.text, args.session, args.leaf, args.base_url, args.model)
+        return run_ask(args.text, args.session, args.leaf, args.base_url, args.model, args.yes)
     if args.command == "screenshot":
         from .ui.screenshot import run as run_screenshot
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,12 +47,40 @@ class NetworkSettings:
     waiting_notice_ms: int = 3_000
 
 
+TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
+"""pi's built-in tools, in pi's order (``agent.tools.ALL_TOOLS``; kept here so settings need no agent import)."""
+DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
+"""pi's default active set."""
+
+
+@dataclass
+class ToolSettings:
+    """The agent's tools (Arbor's ``tools`` group; pi sets these on the command line).
+
+    ``enabled``: the tools the model is given, in prompt order (pi's default set unless changed; ``[]``
+    gives none). ``allowOutsideFolder``: file tools may use paths outside the session's folder
+    (default false); ``allowedRoots``: folders allowed besides it. ``alwaysAllow``: tools that never ask
+    (write, edit, bash), and ``rememberApprovals``: "Allow always" is written there, so it outlives the
+    session (default false: approvals last for the session only). ``shellPath`` and
+    ``shellCommandPrefix`` are pi's own top-level settings.
+    """
+
+    enabled: tuple[str, ...] = DEFAULT_TOOL_NAMES
+    allow_outside_folder: bool = False
+    allowed_roots: tuple[str, ...] = ()
+    always_allow: tuple[str, ...] = ()
+    remember_approvals: bool = False
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+
+
 @dataclass
 class Settings:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     branch_summary: BranchSummarySettings = field(default_factory=BranchSummarySettings)
     retry: RetrySettings = field(default_factory=RetrySettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
     default_thinking_level: str = "medium"
     provider: str | None = None  # "anthropic" | "offline" | None (= anthropic when a key exists)
     model: str | None = None
@@ -148,6 +177,9 @@ class Settings:
                 self.warnings.append(f"Ignored setting {key!r}: must be positive")
             else:
                 setattr(self.network, attr, value)
+        self._apply_tools(raw.get("tools"), pick)
+        self.tools.shell_path = pick(raw, "shellPath", str, self.tools.shell_path)
+        self.tools.shell_command_prefix = pick(raw, "shellCommandPrefix", str, self.tools.shell_command_prefix)
         level = pick(raw, "defaultThinkingLevel", str, self.default_thinking_level)
         self.default_thinking_level = level if level in THINKING_LEVELS else self.default_thinking_level
         self.provider = pick(raw, "provider", str, self.provider)
@@ -156,6 +188,29 @@ class Settings:
         self.theme = pick(raw, "theme", str, self.theme)
         self.fsync = pick(raw, "fsync", bool, self.fsync)
         self.sessions_root = pick(raw, "sessionsRoot", str, self.sessions_root)
+
+    def _names(self, obj: Any, key: str, current: tuple[str, ...], *, known: bool) -> tuple[str, ...]:
+        """A list of strings (tool names when ``known``); anything else is reported and ignored."""
+        if not isinstance(obj, dict) or key not in obj:
+            return current
+        value = obj[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.warnings.append(f"Ignored setting {key!r}: expected a list of strings")
+            return current
+        if known:
+            unknown = [v for v in value if v not in TOOL_NAMES]
+            if unknown:
+                self.warnings.append(f"Ignored unknown tools in {key!r}: {', '.join(unknown)}")
+            value = [v for v in value if v in TOOL_NAMES]
+        return tuple(dict.fromkeys(value))
+
+    def _apply_tools(self, t: Any, pick: Callable[[Any, str, type, Any], Any]) -> None:
+        tools = self.tools
+        tools.enabled = self._names(t, "enabled", tools.enabled, known=True)
+        tools.allow_outside_folder = pick(t, "allowOutsideFolder", bool, tools.allow_outside_folder)
+        tools.allowed_roots = self._names(t, "allowedRoots", tools.allowed_roots, known=False)
+        tools.always_allow = self._names(t, "alwaysAllow", tools.always_allow, known=True)
+        tools.remember_approvals = pick(t, "rememberApprovals", bool, tools.remember_approvals)
 
 
 def settings_path() -> Path:

@@ -63,3 +63,37 @@ def test_network_settings_load(tmp_path: Path) -> None:
     settings = Settings.load(path)
     assert settings.network.connect_timeout_ms == 2500 and settings.network.idle_timeout_ms == 90000
     assert settings.network.waiting_notice_ms == 3000 and any("waitingNoticeMs" in w for w in settings.warnings)
+
+
+def test_tool_settings_default_to_pis_set_and_the_folder(tmp_path: Path) -> None:
+    from desktop_app.agent.tools import ALL_TOOLS, DEFAULT_TOOLS
+    from desktop_app.settings import DEFAULT_TOOL_NAMES, TOOL_NAMES
+
+    assert TOOL_NAMES == ALL_TOOLS and DEFAULT_TOOL_NAMES == DEFAULT_TOOLS  # the copies stay equal
+    tools = Settings.load(tmp_path / "missing.json").tools
+    assert tools.enabled == ("read", "bash", "edit", "write")
+    assert tools.allow_outside_folder is False and tools.allowed_roots == ()
+    assert tools.always_allow == () and tools.remember_approvals is False
+    assert tools.shell_path is None and tools.shell_command_prefix is None
+
+
+def test_tool_settings_load_and_bad_values_are_reported(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({
+        "tools": {"enabled": ["read", "grep", "ls", "read", "teleport"], "allowOutsideFolder": True,
+                  "allowedRoots": ["/data"], "alwaysAllow": ["bash"], "rememberApprovals": True},
+        "shellPath": "/bin/sh", "shellCommandPrefix": "set -e",
+    }))
+    s = Settings.load(path)
+    assert s.tools.enabled == ("read", "grep", "ls")  # order kept, duplicates and unknown names dropped
+    assert any("teleport" in w for w in s.warnings)
+    assert s.tools.allow_outside_folder and s.tools.allowed_roots == ("/data",)
+    assert s.tools.always_allow == ("bash",) and s.tools.remember_approvals
+    assert (s.tools.shell_path, s.tools.shell_command_prefix) == ("/bin/sh", "set -e")
+
+    path.write_text('{"tools": {"enabled": "read", "allowOutsideFolder": "yes"}}')
+    s = Settings.load(path)
+    assert s.tools.enabled == ("read", "bash", "edit", "write") and s.tools.allow_outside_folder is False
+    assert any("'enabled'" in w for w in s.warnings) and any("allowOutsideFolder" in w for w in s.warnings)
+    path.write_text('{"tools": {"enabled": []}}')
+    assert Settings.load(path).tools.enabled == ()

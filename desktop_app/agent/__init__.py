@@ -14,9 +14,14 @@ from .events import (
     RetryScheduled,
     SessionChanged,
     StreamUpdated,
+    ToolCallsFinished,
+    ToolCallsStarted,
+    ToolResultAppended,
+    ToolUpdated,
     TurnFinished,
     TurnStarted,
     WaitingForServer,
+    WorkingFolderMissing,
 )
 from .session import (
     AgentBusyError,
@@ -49,7 +54,12 @@ __all__ = [
     "SessionChanged",
     "SessionOpenError",
     "StreamUpdated",
+    "ToolCallsFinished",
+    "ToolCallsStarted",
+    "ToolResultAppended",
+    "ToolUpdated",
     "TurnFinished",
     "TurnStarted",
     "WaitingForServer",
+    "WorkingFolderMissing",
 ]

@@ -4,18 +4,24 @@ For scripts and smoke tests: the reply streams to stdout, the turn is appended t
 (created when missing), errors go to stderr with exit code 1, and nothing ever prints a traceback.
 SIGTERM stops the turn the way SIGINT does: the partial reply is saved as ``aborted`` (exit code 143).
 A reply that cannot be saved in the session (disk full) is kept in a recovery file named on stderr.
+
+Tools run in the session's folder. ``--yes`` allows every call; without it ``write``, ``edit`` and
+``bash`` are denied (the model is told, and stderr says so for each call), reading tools still run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import sys
+from typing import Any
 
 from desktop_app.llm.keys import InvalidApiKeyError
 from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionError, SessionFileError, SessionManager
+from desktop_app.session.entries import message_text
 from desktop_app.settings import Settings
 
 from .events import (
@@ -25,13 +31,25 @@ from .events import (
     ReplyRecovered,
     RetryScheduled,
     StreamUpdated,
+    ToolCallsStarted,
+    ToolResultAppended,
     WaitingForServer,
+    WorkingFolderMissing,
 )
 from .providers import make_provider
 from .session import AgentSession
+from .tools import ASK_DENIED_TEXT
 
 
-async def _ask(text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None) -> int:
+def _describe_call(call: dict[str, Any]) -> str:
+    arguments = call.get("arguments")
+    shown = json.dumps(arguments, ensure_ascii=False) if arguments else ""
+    return f"{call.get('name')} {shown[:200]}".rstrip()
+
+
+async def _ask(
+    text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None, yes: bool
+) -> int:
     settings = Settings.load()
     for warning in settings.warnings:
         print(f"arbor: {warning}", file=sys.stderr)
@@ -44,7 +62,8 @@ async def _ask(text: str, session: str | None, leaf: str | None, base_url: str |
         manager = SessionManager.create(os.getcwd(), fsync=settings.fsync)
     if leaf:
         manager.branch(leaf)
-    agent = AgentSession(manager, make_provider(settings, base_url=base_url, model_id=model), settings)
+    provider = make_provider(settings, base_url=base_url, model_id=model)
+    agent = AgentSession(manager, provider, settings, approve_all=yes)
     failed: list[str] = []
 
     def show(event: AgentEvent) -> None:
@@ -62,6 +81,16 @@ async def _ask(text: str, session: str | None, leaf: str | None, base_url: str |
                 failed.append(f"{message}; the reply was saved to {path}")
             case AgentError(message=message):
                 failed.append(message)
+            case ToolCallsStarted(calls=calls):
+                for call in calls:
+                    print(f"\n[tool: {_describe_call(call)}]", file=sys.stderr)
+            case ToolResultAppended(message=message) if message.get("isError"):
+                result = message_text(message.get("content"))
+                denied = result == ASK_DENIED_TEXT.format(tool=message.get("toolName"))
+                label = "denied" if denied else f"{message.get('toolName')} failed"
+                print(f"[{label}: {result.splitlines()[0] if result else ''}]", file=sys.stderr)
+            case WorkingFolderMissing(cwd=cwd):
+                print(f"\n[the session's folder does not exist: {cwd}; tools will fail]", file=sys.stderr)
             case _:
                 pass
 
@@ -92,9 +121,16 @@ async def _ask(text: str, session: str | None, leaf: str | None, base_url: str |
     return 0
 
 
-def run(text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None) -> int:
+def run(
+    text: str,
+    session: str | None,
+    leaf: str | None,
+    base_url: str | None,
+    model: str | None,
+    yes: bool = False,
+) -> int:
     try:
-        return asyncio.run(_ask(text, session, leaf, base_url, model))
+        return asyncio.run(_ask(text, session, leaf, base_url, model, yes))
     except KeyboardInterrupt:
         return 130
     except (SessionError, SessionFileError, OSError, InvalidApiKeyError) as exc:

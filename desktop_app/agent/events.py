@@ -13,6 +13,8 @@ from typing import Any
 
 from desktop_app.llm.protocol import StreamEvent
 
+from .tools import ToolUpdate
+
 __all__ = [
     "AgentError",
     "AgentEvent",
@@ -27,9 +29,14 @@ __all__ = [
     "RetryScheduled",
     "SessionChanged",
     "StreamUpdated",
+    "ToolCallsFinished",
+    "ToolCallsStarted",
+    "ToolResultAppended",
+    "ToolUpdated",
     "TurnFinished",
     "TurnStarted",
     "WaitingForServer",
+    "WorkingFolderMissing",
 ]
 
 
@@ -129,6 +136,49 @@ class ReplyRecovered:
     message: str
 
 
+@dataclass(frozen=True)
+class ToolCallsStarted:
+    """The assistant ``entry_id`` asked for tools; ``calls`` are its ``toolCall`` blocks in order.
+
+    Approval cards (through ``AgentSession.approver``) and runs follow; then one
+    :class:`ToolResultAppended` per call, in call order, and :class:`ToolCallsFinished`.
+    """
+
+    entry_id: str
+    calls: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class ToolUpdated:
+    """A running tool's partial output (bash's running tail), for the live tool row."""
+
+    update: ToolUpdate
+
+
+@dataclass(frozen=True)
+class ToolResultAppended:
+    """One ``toolResult`` message is in the session (entry ``entry_id``), in call order."""
+
+    entry_id: str
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCallsFinished:
+    """Every result of the batch is appended. ``aborted``: Esc stopped it and the turn ends here;
+    otherwise the next request goes out at once (a new streamed reply follows)."""
+
+    aborted: bool
+
+
+@dataclass(frozen=True)
+class WorkingFolderMissing:
+    """The session's folder (``cwd``) does not exist: tools fail with pi's error until the window
+    points the agent at another folder (``AgentSession.use_working_folder``), as pi asks on resume."""
+
+    cwd: str
+
+
 AgentEvent = (
     TurnStarted
     | TurnFinished
@@ -145,4 +195,9 @@ AgentEvent = (
     | SessionChanged
     | AgentError
     | ReplyRecovered
+    | ToolCallsStarted
+    | ToolUpdated
+    | ToolResultAppended
+    | ToolCallsFinished
+    | WorkingFolderMissing
 )

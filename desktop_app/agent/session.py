@@ -19,6 +19,7 @@ with a key, the offline model without one.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -67,11 +68,30 @@ from .events import (
     RetryScheduled,
     SessionChanged,
     StreamUpdated,
+    ToolCallsFinished,
+    ToolCallsStarted,
+    ToolResultAppended,
+    ToolUpdated,
     TurnFinished,
     TurnStarted,
+    WorkingFolderMissing,
 )
 from .recovery import write_recovery_file
 from .silence import SilenceWatch
+from .tools import (
+    APPROVAL_TOOLS,
+    AbortSignal,
+    Approver,
+    MutationQueue,
+    PathPolicy,
+    SessionApprovals,
+    ToolContext,
+    ToolResult,
+    aborted_result,
+    run_tool_calls,
+    tool_definitions,
+)
+from .tools.prompt import environment_prompt, tools_prompt
 
 __all__ = [
     "AgentSession",
@@ -176,6 +196,7 @@ class AgentSession:
         *,
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        approve_all: bool = False,
     ) -> None:
         self.session = session_manager
         self.provider = provider
@@ -189,6 +210,15 @@ class AgentSession:
         self.last_prompt_unsent: str | None = None
         """The text of a prompt stopped before it was sent (the window puts it back in the composer)."""
         self.thinking_level = self._restore_thinking_level()
+        self.approver: Approver | None = None
+        """The window's approval card, awaited for each ``write``/``edit``/``bash`` call not yet allowed
+        for this session. ``None`` denies those calls, telling the model why (``arbor ask``)."""
+        self.approve_all = approve_all
+        """Every call is allowed without asking (``arbor ask --yes``)."""
+        self.approvals = self._new_approvals()
+        self._mutation_queue = MutationQueue()
+        self._tool_signal: AbortSignal | None = None
+        self._cwd_override: str | None = None
 
     # ------------------------------------------------------------------------------- events
 
@@ -252,10 +282,17 @@ class AgentSession:
                 self._task = None
 
     def abort(self) -> None:
-        """Stop what is running (a turn, a compaction, a branch summary). Partial replies are kept."""
+        """Stop what is running (a turn, a compaction, a branch summary). Partial replies are kept.
+
+        While tools run, the tools are stopped instead of the task (bash's process group is killed),
+        so their aborted results are still appended, as pi does.
+        """
         if self.busy and self._task is not None:
             self._abort_requested = True
-            self._task.cancel()
+            if self._tool_signal is not None:
+                self._tool_signal.abort()
+            else:
+                self._task.cancel()
 
     async def wait_idle(self) -> None:
         task = self._task
@@ -288,6 +325,9 @@ class AgentSession:
         self.last_prompt_unsent = None
         self._emit(MessageAppended(user_id, user_message))
         self._emit(TurnStarted())
+        cwd = self._tool_cwd(session)
+        if self.active_tools and not os.path.isdir(cwd):
+            self._emit(WorkingFolderMissing(cwd))
         try:
             return await self._run_turn(session, user_id)
         finally:
@@ -305,7 +345,122 @@ class AgentSession:
         messages = convert_to_llm(session.build_session_context(parent_id).messages)
         model = self.provider.model
         reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
-        return LLMRequest(self.system_prompt, messages, max_tokens=model.max_tokens, reasoning=reasoning)
+        active = self.active_tools
+        return LLMRequest(
+            self._system_prompt(self._tool_cwd(session)),
+            messages,
+            max_tokens=model.max_tokens,
+            reasoning=reasoning,
+            tools=tool_definitions(active) if active else None,
+        )
+
+    def _system_prompt(self, cwd: str) -> str:
+        """The base prompt, plus pi's tools section and its date and folder lines when tools are on."""
+        active = self.active_tools
+        if not active:
+            return self.system_prompt
+        return f"{self.system_prompt}\n\n{tools_prompt(active)}\n{environment_prompt(cwd)}"
+
+    # ------------------------------------------------------------------------------- tools
+
+    @property
+    def active_tools(self) -> tuple[str, ...]:
+        """The tools the model is given, in prompt order (``settings.tools.enabled``)."""
+        return self.settings.tools.enabled
+
+    @property
+    def working_folder(self) -> str:
+        """Where tools run: the session header's ``cwd``, or the folder chosen instead of a missing one."""
+        return self._tool_cwd(self.session)
+
+    def _tool_cwd(self, session: SessionManager) -> str:
+        if session is self.session and self._cwd_override is not None:
+            return self._cwd_override
+        return session.cwd
+
+    def use_working_folder(self, folder: str) -> None:
+        """Run tools in ``folder`` instead of the session's missing one (pi's "continue in the current
+        folder"); the header is not rewritten, and opening another session forgets the choice."""
+        if not os.path.isdir(folder):
+            raise ValueError(f"Not a folder: {folder}")
+        self._cwd_override = os.path.abspath(folder)
+
+    def _new_approvals(self) -> SessionApprovals:
+        """This session's approvals: nothing allowed yet, except what settings always allow."""
+        always = APPROVAL_TOOLS if self.approve_all else frozenset(self.settings.tools.always_allow)
+        return SessionApprovals(always)
+
+    def _tool_context(self, session: SessionManager, signal: AbortSignal) -> ToolContext:
+        tools = self.settings.tools
+        return ToolContext(
+            cwd=self._tool_cwd(session),
+            enabled=frozenset(self.active_tools),
+            policy=PathPolicy(allow_outside=tools.allow_outside_folder, allowed_roots=tools.allowed_roots),
+            signal=signal,
+            mutation_queue=self._mutation_queue,
+            shell_path=tools.shell_path,
+            shell_command_prefix=tools.shell_command_prefix,
+            model_supports_images="image" in self.provider.model.input,
+            on_update=lambda update: self._emit(ToolUpdated(update)),
+        )
+
+    async def _run_tools(self, session: SessionManager, assistant_id: str, message: Message) -> tuple[str | None, bool]:
+        """Run the reply's tool calls and append one ``toolResult`` per call under it, in call order.
+
+        Returns the last appended entry (``None`` if a result had to go to a recovery file) and
+        whether Esc stopped the batch. Each result goes exactly under the previous entry of this turn,
+        whatever another writer appended meanwhile.
+        """
+        calls = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
+        self._emit(ToolCallsStarted(assistant_id, tuple(calls)))
+        signal = AbortSignal()
+        if self._abort_requested:
+            signal.abort()
+        approvals = self.approvals
+        allowed_before = approvals.always
+        self._tool_signal = signal
+        try:
+            results = await run_tool_calls(calls, self._tool_context(session, signal), approvals, self.approver)
+        except asyncio.CancelledError:
+            if not self._abort_requested:
+                raise
+            # Stopped in the instant before the tools' own abort signal was armed: bash's group is
+            # already killed by the cancellation; every call reports pi's aborted result.
+            results = [aborted_result(call) for call in calls]
+        finally:
+            self._tool_signal = None
+        self._remember_approvals(approvals, allowed_before)
+        aborted = signal.aborted or self._abort_requested
+        parent: str | None = assistant_id
+        for result in results:
+            if parent is None:
+                self._recover(session, result.to_message(), assistant_id, "An earlier tool result could not be saved")
+                continue
+            parent = self._save_result(session, result, parent)
+        self._emit(ToolCallsFinished(aborted))
+        return parent, aborted
+
+    def _save_result(self, session: SessionManager, result: ToolResult, parent: str) -> str | None:
+        message = result.to_message()
+        entry_id = self._append_under(session, message, parent)
+        if entry_id is not None:
+            self._emit(ToolResultAppended(entry_id, message))
+        return entry_id
+
+    def _remember_approvals(self, approvals: SessionApprovals, before: frozenset[str]) -> None:
+        """With ``tools.rememberApprovals`` on, "Allow always" is written to settings (else it is not)."""
+        tools = self.settings.tools
+        added = approvals.always - before - set(tools.always_allow)
+        if not added or not tools.remember_approvals or self.approve_all:
+            return
+        tools.always_allow = tuple(dict.fromkeys((*tools.always_allow, *sorted(added))))
+        self.settings.save_value(("tools", "alwaysAllow"), list(tools.always_allow))
+
+    def _append_aborted_reply(self, session: SessionManager, parent: str) -> Message:
+        """pi's end of a turn stopped during tools: an empty ``aborted`` assistant after the results."""
+        message = finalize(new_partial(self.provider.model), "aborted", ABORTED_MESSAGE)
+        self._save_reply(session, message, parent)
+        return message
 
     async def _run_turn(self, session: SessionManager, parent: str) -> Message | None:
         """Stream replies under ``parent`` (the user's entry, then each failed attempt) until done.
@@ -346,6 +501,15 @@ class AgentSession:
                     self._emit(AgentError(str(message.get("errorMessage") or "The request failed")))
                 return message
             self._overflow_attempted = False
+            if any(isinstance(b, dict) and b.get("type") == "toolCall" for b in message.get("content") or []):
+                last, aborted = await self._run_tools(session, entry_id, message)
+                if last is None:
+                    return message  # a result went to a recovery file; nothing more can follow it
+                if aborted:
+                    return self._append_aborted_reply(session, last)
+                parent = last
+                attempt = 0  # pi resets the retry count after a successful reply
+                continue
             await self._check_compaction(session, message, skip_aborted=True)
             return message
 
@@ -356,6 +520,13 @@ class AgentSession:
         answers is gone (another program rewrote or truncated the file): a reply is never attached to
         a parent it does not answer, nor made a root. Returns the entry id, or ``None`` if recovered.
         """
+        entry_id = self._append_under(session, message, parent)
+        if entry_id is not None:
+            self._emit(MessageAppended(entry_id, message))
+        return entry_id
+
+    def _append_under(self, session: SessionManager, message: Message, parent: str) -> str | None:
+        """Append ``message`` exactly under ``parent``, or keep it in a recovery file (``None``)."""
         try:
             session.poll_external_changes()  # see a rewrite or truncation before choosing to append
             if session.get_entry(parent) is None:
@@ -363,13 +534,11 @@ class AgentSession:
                     "The message this reply answers is no longer in the session file "
                     "(another program rewrote or truncated it)"
                 )
-            entry_id = session.append_message(message, parent_id=parent)
+            return session.append_message(message, parent_id=parent)
         except (_ParentGone, OSError, SessionError, SessionFileError) as exc:
             reason = str(exc) if isinstance(exc, _ParentGone) else f"The reply could not be saved: {exc}"
             self._recover(session, message, parent, reason)
             return None
-        self._emit(MessageAppended(entry_id, message))
-        return entry_id
 
     def _recover(self, session: SessionManager, message: Message, parent: str, reason: str) -> None:
         try:
@@ -702,6 +871,9 @@ class AgentSession:
             self.session.close()
         self.session = manager
         self._overflow_attempted = False
+        self.approvals = self._new_approvals()  # "Allow always" lasts for one session
+        self._mutation_queue = MutationQueue()
+        self._cwd_override = None
         self.thinking_level = self._restore_thinking_level()
         self._emit(SessionChanged(manager.session_file))
 

@@ -373,7 +373,7 @@ def test_ask_offline_and_against_the_fake_server(tmp_path: Path, fake_anthropic:
 @pytest.mark.parametrize(
     ("scenarios", "expected_roles", "last_stop"),
     [
-        ([fa.tool_use()], ["user", "assistant"], "toolUse"),
+        ([fa.tool_use(), fa.text("Read it.")], ["user", "assistant", "toolResult", "assistant"], "stop"),
         ([fa.slow_text("slow and steady", delay=0.01)], ["user", "assistant"], "stop"),
         ([fa.drop_mid_stream(), fa.text("second try")], ["user", "assistant!", "assistant"], "stop"),
         ([fa.malformed_sse()], ["user", "assistant!"], "error"),  # not a transient failure: no retry
@@ -395,9 +395,10 @@ async def test_every_stream_shape_lands_in_the_file(
     elif "assistant!" in expected_roles:  # the failed attempt keeps what arrived; its retry is its child
         failed, retried = entries[-2], entries[-1]
         assert retried["parentId"] == failed["id"] and failed["message"]["errorMessage"]
-    if last_stop == "toolUse":
-        call = entries[-1]["message"]["content"][-1]
+    if "toolResult" in expected_roles:  # the call, its result (the folder /project is missing), the answer
+        call = entries[-3]["message"]["content"][-1]
         assert call["type"] == "toolCall" and isinstance(call["arguments"], dict)
+        assert entries[-2]["message"]["toolCallId"] == call["id"] and entries[-2]["message"]["isError"] is True
     assert len(fake_anthropic.requests) == len(scenarios)
     for request in fake_anthropic.requests:
         assert request.json["messages"][0]["content"][0]["text"] == "Go"

@@ -65,6 +65,7 @@ __all__ = [
     "text",
     "thinking",
     "tool_use",
+    "tool_uses",
     "unauthorized",
     "Usage",
 ]
@@ -483,12 +484,23 @@ def tool_use(
 ) -> StreamReply:
     """Optional text, then one tool_use block whose input arrives as input_json_delta chunks."""
     args = arguments if arguments is not None else {"path": "README.md"}
+    return tool_uses((tool_id, name, args), preamble=preamble, usage=usage, chunk=chunk)
+
+
+def tool_uses(
+    *calls: tuple[str, str, dict[str, Any]],
+    preamble: str | None = None,
+    usage: Usage | None = None,
+    chunk: int = 7,
+) -> StreamReply:
+    """Several tool_use blocks in one message (``(id, name, input)`` each), as parallel calls arrive."""
 
     def blocks() -> list[list[Step]]:
         out: list[list[Step]] = []
         if preamble is not None:
             out.append(_text_block(0, preamble, chunk, 0.0))
-        out.append(_tool_block(len(out), tool_id, name, args, chunk))
+        for tool_id, name, arguments in calls:
+            out.append(_tool_block(len(out), tool_id, name, arguments, chunk))
         return out
 
     return _message(blocks, stop_reason="tool_use", usage=usage or Usage())

@@ -197,3 +197,65 @@ async def test_a_cancelled_offline_stream_ends_with_its_partial_reply_as_aborted
     message = await task
     assert message["stopReason"] == "aborted" and message["errorMessage"] == "Request was aborted"
     assert message_text(message) and len(message_text(message)) % 4 == 0  # whole deltas received so far
+
+
+TOOLS = [{"name": name, "description": "d", "parameters": {"type": "object"}} for name in ("read", "bash", "write", "ls")]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        ("read src/app.py", "read", {"path": "src/app.py"}),
+        ("ls", "ls", {}),
+        ("ls src", "ls", {"path": "src"}),
+        ("bash echo hi && ls", "bash", {"command": "echo hi && ls"}),
+        ("write notes/a.md\nline one\nline two", "write", {"path": "notes/a.md", "content": "line one\nline two"}),
+    ],
+)
+async def test_a_tool_command_makes_the_offline_model_call_that_tool(
+    text: str, name: str, arguments: dict[str, object]
+) -> None:
+    request = LLMRequest(system_prompt=None, messages=[_user("hi"), _user(text)], tools=TOOLS)
+    message = await complete(OfflineProvider(chunk_chars=3), request)
+    assert message["stopReason"] == "toolUse"
+    call = message["content"][-1]
+    assert call == {"type": "toolCall", "id": "offline_call_0002", "name": name, "arguments": arguments}
+    again = await complete(OfflineProvider(chunk_chars=50), request)
+    assert again["content"] == message["content"]  # deterministic, whatever the chunking
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ("read src/app.py", None),  # no tools offered (tools disabled)
+        ("grep foo", TOOLS),  # a tool that is not offered
+        ("read", TOOLS),  # no path
+        ("reading is fun", TOOLS),  # not the command word
+        ("Please read src/app.py", TOOLS),  # not at the start
+    ],
+)
+async def test_other_messages_get_the_usual_reply(text: str, tools: list[dict[str, object]] | None) -> None:
+    request = LLMRequest(system_prompt=None, messages=[_user(text)], tools=tools)
+    message = await complete(OfflineProvider(), request)
+    assert message["stopReason"] == "stop" and "I received 1 message" in message_text(message)
+
+
+async def test_after_the_results_the_offline_model_describes_them() -> None:
+    call = {"type": "toolCall", "id": "offline_call_0001", "name": "read", "arguments": {"path": "a.txt"}}
+    long_text = "\n".join(f"row {i}" for i in range(1, 26))
+    messages = [
+        _user("read a.txt"),
+        {**_assistant("Offline model: calling the read tool.", [call]), "stopReason": "toolUse"},
+        {"role": "toolResult", "toolCallId": "offline_call_0001", "toolName": "read",
+         "content": [{"type": "text", "text": long_text}], "isError": False, "timestamp": 3},
+    ]
+    message = await complete(OfflineProvider(), LLMRequest(system_prompt=None, messages=messages, tools=TOOLS))
+    text = message_text(message)
+    assert message["stopReason"] == "stop"
+    assert text.startswith("(Offline model")
+    assert f"received.)\n\nThe read tool returned (25 lines, {len(long_text)} characters):\n\n> row 1\n" in text
+    assert "> row 20\n> … (5 more lines)" in text and "row 21" not in text
+    failed = [*messages[:2], {**messages[2], "content": [{"type": "text", "text": "ENOENT"}], "isError": True}]
+    assert "The read tool failed (1 line, 6 characters):\n\n> ENOENT" in message_text(
+        await complete(OfflineProvider(), LLMRequest(system_prompt=None, messages=failed, tools=TOOLS))
+    )
