@@ -35,9 +35,14 @@ from desktop_app.agent.events import (
     RetryScheduled,
     SessionChanged,
     StreamUpdated,
+    ToolCallsFinished,
+    ToolCallsStarted,
+    ToolResultAppended,
+    ToolUpdated,
     TurnFinished,
     TurnStarted,
     WaitingForServer,
+    WorkingFolderMissing,
 )
 from desktop_app.session import (
     EntryAppended,
@@ -214,8 +219,16 @@ class ChatFeed:
                 return [ShowError(message)]
             case ReplyRecovered(path=path, message=message):
                 return [ShowError(f"{message}. The reply was saved to {path}")]
+            case ToolCallsFinished(aborted=aborted):
+                if aborted:
+                    return []
+                self.streaming, self.partial = True, None  # the next reply streams at once
+                return [StreamStarted()]
+            case ToolCallsStarted() | ToolUpdated() | ToolResultAppended():
+                return []  # minimal (issue 12): result rows come from the session's EntryAppended
             case (
-                WaitingForServer()
+                WorkingFolderMissing()
+                | WaitingForServer()
                 | CompactionStarted()
                 | CompactionProgress()
                 | CompactionFailed()
@@ -259,5 +272,7 @@ def agent_status(event: AgentEvent) -> tuple[str, int] | None:
             return "Summarizing the branch you are leaving… (Esc to cancel)", 0
         case BranchSummaryFinished():
             return "", 0
+        case WorkingFolderMissing(cwd=cwd):
+            return f"The session's folder does not exist: {cwd} (tools cannot run there)", 8000
         case _:
             return None
