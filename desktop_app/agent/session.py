@@ -373,6 +373,11 @@ class AgentSession:
         """Where tools run: the session header's ``cwd``, or the folder chosen instead of a missing one."""
         return self._tool_cwd(self.session)
 
+    @property
+    def working_folder_missing(self) -> bool:
+        """The folder tools would run in is gone: the window asks for another (``use_working_folder``)."""
+        return not os.path.isdir(self.working_folder)
+
     def _tool_cwd(self, session: SessionManager) -> str:
         if session is self.session and self._cwd_override is not None:
             return self._cwd_override

@@ -407,10 +407,12 @@ async def test_a_missing_folder_is_reported_and_can_be_replaced(
     text = messages(agent)[2]["message"]["content"][0]["text"]
     assert text.startswith(f"Working directory does not exist: {tmp_path / 'gone'}")
 
+    assert agent.working_folder_missing
     here = tmp_path / "here"
     here.mkdir()
     (here / "a.txt").write_text("found")
     agent.use_working_folder(str(here))
+    assert not agent.working_folder_missing and agent.working_folder == str(here)
     fake_anthropic.enqueue(fa.tool_use("read", {"path": "a.txt"}), fa.text("found it"))
     events.clear()
     await agent.prompt("Read a again")
