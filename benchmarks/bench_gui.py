@@ -36,6 +36,10 @@ sessions), so the real home directory is never read or written, and no keyring i
 
 ``.venv/bin/python benchmarks/bench_gui.py [--quick] [--runs N] [--tokens N] [--profile KIND] [--json FILE]``
 
+``.venv/bin/python benchmarks/bench_gui.py --markdown [OTHER_CHECKOUT ...]``: hostile markdown (issue 13
+item 4), rendered and laid out as the chat does, for this checkout and the others given (e.g. an older
+commit's worktree), each case in a fresh process.
+
 ``--profile open|stream|switch`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the
@@ -1279,8 +1283,69 @@ def profile(kind: str, quick: bool, tokens: int | None, anthropic: bool = False,
             print(f"{name:45s} {calls:6d} {med:7.1f}ms {top:7.1f}ms")
 
 
+#: Hostile markdown (issue 13 item 4): one message, rendered to HTML and laid out as the chat does.
+MARKDOWN_CASES = {
+    '"- " × 1,000 + text': '"- " * 1_000 + "x"',
+    '"- " × 10,000 (a horizontal rule)': '"- " * 10_000',
+    '"- " × 10,000 + text (10,000 nested lists)': '"- " * 10_000 + "x"',
+    '"1. " × 5,000 + text': '"1. " * 5_000 + "x"',
+    '"> " × 5,000 + text': '"> " * 5_000 + "x"',
+    "400 lines, each indented one level deeper": '"\\n".join("  " * i + "- x" for i in range(400))',
+}
+_MARKDOWN_CHILD = """
+import json, sys, time
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from desktop_app.ui.markdown import SafeTextDocument, markdown_to_html, markdown_to_html_streaming
+out = {}
+for name, expr in json.loads(sys.argv[1]).items():
+    text = eval(expr)
+    best = None
+    for render in (markdown_to_html, markdown_to_html_streaming):
+        start = time.perf_counter()
+        html = render(text)
+        doc = SafeTextDocument()
+        doc.setTextWidth(600)
+        doc.setHtml(html)
+        doc.size()
+        took = (time.perf_counter() - start) * 1000
+        best = took if best is None else max(best, took)
+    out[name] = best
+print(json.dumps(out))
+"""
+
+
+def markdown_figures(roots: list[Path], timeout: float = 120.0) -> dict[str, dict[str, float | None]]:
+    """Worst of finished and streaming render + layout (ms) of each :data:`MARKDOWN_CASES` input,
+    for the checkout at each of ``roots`` (a fresh process each; ``None``: over ``timeout`` s)."""
+    results: dict[str, dict[str, float | None]] = {}
+    for root in roots:
+        env = dict(os.environ, PYTHONPATH=str(root), QT_QPA_PLATFORM="offscreen")
+        figures: dict[str, float | None] = {}
+        for name, expr in MARKDOWN_CASES.items():
+            try:
+                done = subprocess.run(
+                    [sys.executable, "-c", _MARKDOWN_CHILD, json.dumps({name: expr})],
+                    cwd=root, env=env, capture_output=True, text=True, timeout=timeout, check=True,
+                )
+                figures[name] = json.loads(done.stdout.strip().splitlines()[-1])[name]
+            except subprocess.TimeoutExpired:
+                figures[name] = None
+        results[str(root)] = figures
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--markdown":
+        roots = [ROOT] + [Path(a).resolve() for a in argv[1:]]
+        results = markdown_figures(roots)
+        print("| input | " + " | ".join(str(r) for r in roots) + " |")
+        print("|---|" + "---:|" * len(roots))
+        for name in MARKDOWN_CASES:
+            cells = [results[str(r)][name] for r in roots]
+            print(f"| {name} | " + " | ".join("> 120,000 ms" if c is None else f"{c:,.0f} ms" for c in cells) + " |")
+        return 0
     if argv and argv[0] == "--child":
         return _child_main(*argv[1:5])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -489,6 +489,7 @@ _INLINE_CODE = "<span style=\" font-family:'monospace';\">"
 MAX_NESTING = 16
 _CONTAINER = re.compile(r" {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]+|$)| {0,3}>[ \t]?")
 _INDENT = re.compile(r"[ \t]+")
+_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")  # "- - -": a rule, not lists
 
 
 def cap_nesting(markdown: str, limit: int = MAX_NESTING) -> str:
@@ -504,6 +505,9 @@ def cap_nesting(markdown: str, limit: int = MAX_NESTING) -> str:
     max_indent = 2 * limit  # a list level can be as narrow as "- ": two columns
     out: list[str] = []
     for line in markdown.split("\n"):
+        if _THEMATIC_BREAK.fullmatch(line):
+            out.append(line)  # one horizontal rule, however long: nothing nests
+            continue
         indent = _INDENT.match(line)
         columns = len(indent.group().expandtabs(4)) if indent is not None else 0
         if indent is not None and columns > max_indent:

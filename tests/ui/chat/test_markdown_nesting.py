@@ -16,7 +16,7 @@ from desktop_app.ui.chat import ChatPanel
 from desktop_app.ui.markdown import MAX_NESTING, cap_nesting, markdown_to_html, markdown_to_html_streaming
 
 HOSTILE = {
-    "dashes": "- " * 10_000,
+    "dashes": "- " * 10_000 + "x",
     "dashes-then-text": "- " * 10_000 + "tail",
     "ordered": "1. " * 5_000 + "x",
     "quotes": "> " * 5_000 + "x",
@@ -49,6 +49,13 @@ def test_one_line_cap_escapes_the_first_marker_past_the_limit() -> None:
     assert capped == "- - - \\- " + "- " * 16 + "x"
     assert cap_nesting("1. " * 5, limit=2) == "1. 1. 1\\. 1. 1. "
     assert cap_nesting(">" * 6 + "q", limit=4) == ">>>>\\>>q"
+
+
+def test_a_line_of_dashes_stays_one_horizontal_rule() -> None:
+    rule = "- " * 10_000
+    assert cap_nesting(rule) is rule  # md4c reads it as a thematic break: nothing nests
+    html = markdown_to_html(rule)
+    assert _max_list_depth(html) == 0 and "<hr" in html
 
 
 def test_text_within_the_cap_is_unchanged() -> None:
