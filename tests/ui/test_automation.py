@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
+from desktop_app.present.viewgraph import SegmentKey
 from desktop_app.settings import Settings
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
@@ -104,3 +105,30 @@ def test_dragging_the_leaf_pin_onto_a_node_switches_branch(window: MainWindow) -
         if window.session.leaf_id == target:
             break
     assert window.session.leaf_id == target
+
+
+def test_keys_on_the_canvas_walk_pi_list_unfold_and_switch_branch(window: MainWindow) -> None:
+    viewport = window.graph.viewport()
+    graph = window.graph.graph()
+    leaf = graph.entry_of(graph.leaf_node)  # the leaf, or its nearest entry the filter shows
+    pin = window.graph.pin_center()
+    assert pin is not None
+    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pin)
+    assert window.graph.selected_entry() == leaf
+    QTest.keyClick(viewport, Qt.Key.Key_Up)  # the node above the leaf in pi's list: a folded run here
+    segment = window.graph.selected_node()
+    assert isinstance(segment, SegmentKey)
+    QTest.keyClick(viewport, Qt.Key.Key_Down)
+    assert window.graph.selected_entry() == leaf
+    QTest.keyClick(viewport, Qt.Key.Key_Up)
+    QTest.keyClick(viewport, Qt.Key.Key_Return)  # Enter on a fold unfolds it, its first entry selected
+    assert segment not in window.graph.graph() and window.graph.selected_entry() == segment.first_id
+    QTest.keyClick(viewport, Qt.Key.Key_Return)  # Enter on an entry switches branch there
+    entry = window.session.get_entry(segment.first_id)
+    assert entry is not None
+    expected = entry["parentId"] if entry["message"]["role"] == "user" else segment.first_id
+    for _ in range(50):
+        pump(20)
+        if window.session.leaf_id == expected:
+            break
+    assert window.session.leaf_id == expected

@@ -23,6 +23,7 @@ from desktop_app.session import SessionManager, build_session_context
 from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION, initial_session
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.testing import open_window
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "conformance"
@@ -34,14 +35,14 @@ async def test_this_module_runs_on_qasync() -> None:
 
 
 def make_window(tmp_path: Path, provider: OfflineProvider, source: Path = SAMPLE_SESSION) -> MainWindow:
+    """The real window on a copy of ``source``, opened as ``arbor FILE`` does (the automation surface),
+    then switched to ``provider`` (an offline model with a chosen pace) through the agent."""
     path = tmp_path / source.name
     shutil.copyfile(source, path)
-    agent = AgentSession(SessionManager.open(path, fsync=False), provider, Settings())
-    window = MainWindow(agent, Settings(), follow_interval_ms=60_000)
+    window = open_window(path, size=(1200, 800))
+    window.agent.set_model(provider)  # same model id: nothing is appended
     window.graph.set_use_dot(False)
     window.graph.set_folding(False)
-    window.resize(1200, 800)
-    window.show()
     return window
 
 
