@@ -31,6 +31,7 @@ from .events import (
     ReplyRecovered,
     RetryScheduled,
     StreamUpdated,
+    ToolCallsFinished,
     ToolCallsStarted,
     ToolResultAppended,
     WaitingForServer,
@@ -84,6 +85,8 @@ async def _ask(
             case ToolCallsStarted(calls=calls):
                 for call in calls:
                     print(f"\n[tool: {_describe_call(call)}]", file=sys.stderr)
+            case ToolCallsFinished(aborted=False):
+                sys.stdout.write("\n\n")  # the next reply starts on its own paragraph
             case ToolResultAppended(message=message) if message.get("isError"):
                 result = message_text(message.get("content"))
                 denied = result == ASK_DENIED_TEXT.format(tool=message.get("toolName"))

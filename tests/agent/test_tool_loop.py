@@ -454,6 +454,7 @@ def test_ask_yes_allows_and_plain_ask_denies(tmp_path: Path, yes: bool) -> None:
     assert "Traceback" not in done.stderr and "[tool: write" in done.stderr
     entries = SessionManager.open(session).get_entries()
     result = next(e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult")
+    assert done.stdout.startswith("Offline model: calling the write tool.\n\n(Offline model")
     if yes:
         assert (folder / "note.txt").read_text() == "hello from ask"
         assert result["isError"] is False and "denied" not in done.stderr
