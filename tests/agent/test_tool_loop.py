@@ -499,3 +499,42 @@ async def test_the_offline_model_runs_the_loop_without_a_key(tmp_path: Path) -> 
     agent.approver = Approver(ApprovalDecision.ALLOW_ONCE)
     await agent.prompt("write out.txt\nsome text")
     assert (folder / "out.txt").read_text() == "some text"
+
+
+@pytest.mark.asyncio
+async def test_a_retry_after_a_tool_batch_stays_in_the_turn(tmp_path: Path, fake_anthropic: FakeAnthropicServer) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "a.txt").write_text("A")
+    fake_anthropic.enqueue(fa.tool_use("read", {"path": "a.txt"}, tool_id="toolu_a"), fa.overloaded(), fa.text("It says A."))
+    agent = make_agent(folder, fake_anthropic)
+    reply = await agent.prompt("Read a")
+    assert reply is not None and reply["content"] == [{"type": "text", "text": "It says A."}]
+    entries = messages(agent)
+    assert [e["message"]["role"] + ("!" if e["message"].get("stopReason") == "error" else "") for e in entries] == [
+        "user", "assistant", "toolResult", "assistant!", "assistant"]
+    assert_chain(entries)  # the failed attempt is the result's child, its retry the failure's child
+    retried = fake_anthropic.requests[2].json["messages"]
+    assert [m["role"] for m in retried] == ["user", "assistant", "user"]  # the failure is not sent again
+    assert retried[-1]["content"][0]["type"] == "tool_result"
+
+
+@pytest.mark.asyncio
+async def test_an_overflow_after_a_tool_batch_compacts_and_retries(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer
+) -> None:
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "a.txt").write_text("A")
+    fake_anthropic.enqueue(
+        fa.tool_use("read", {"path": "a.txt"}, tool_id="toolu_a"),
+        fa.prompt_too_long(),
+        fa.text("## Goal\nsummary"),
+        fa.text("Fits now."),
+    )
+    agent = make_agent(folder, fake_anthropic)
+    reply = await agent.prompt("Read a")
+    assert reply is not None and reply["content"] == [{"type": "text", "text": "Fits now."}]
+    types = [e["type"] if e["type"] != "message" else e["message"]["role"] for e in file_entries(agent)]
+    assert types[-6:] == ["user", "assistant", "toolResult", "assistant", "compaction", "assistant"]
+    assert len(fake_anthropic.requests) == 4
