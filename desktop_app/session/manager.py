@@ -367,12 +367,18 @@ class SessionManager:
         if not pending:
             return
         try:
-            store.append("".join(serialize_line(e) for e in pending), sync=not self._defer_sync)
+            caught_up = store.append("".join(serialize_line(e) for e in pending), sync=not self._defer_sync)
         except SessionFileError as exc:
             self._emit(SessionFailed(str(exc)))
             raise
-        self._written = len(self._index.entries)
         self._header_written = True
+        if caught_up:
+            self._written = len(self._index.entries)
+        if store.changed_on_disk() == "appended":
+            # Another program wrote around our write: read its lines now, so the tree misses nothing.
+            # Unless caught up, the read starts before our lines, which place theirs in file order.
+            self._load_appended(store)
+        self._written = len(self._index.entries)
 
     def _follow_external(self, store: SessionStore, *, locked: bool) -> list[Entry]:
         """Take in what another program did to the file since we last looked.
@@ -403,19 +409,30 @@ class SessionManager:
         old_leaf = self.get_leaf_entry()
         parsed = parse_session_text(store.read_appended())
         by_id = self._index.by_id
-        new = [
-            o
-            for o in parsed.objects
-            if isinstance(o, dict) and not is_header(o) and not _same_entry(by_id.get(key_of(o.get("id"))), o)
-        ]
+        pending = self._index.entries[self._written :]  # ours, not yet known to be on disk
+        pending_ids = {id(e) for e in pending}
+        new: list[Entry] = []
+        in_file_order: list[Entry] = []  # new entries and any of ours read back, as the file has them
+        for obj in parsed.objects:
+            if not isinstance(obj, dict) or is_header(obj):
+                continue
+            known = by_id.get(key_of(obj.get("id")))
+            if _same_entry(known, obj):  # a line we know (ours, read back after a race)
+                if known is not None and id(known) in pending_ids:
+                    pending_ids.discard(id(known))
+                    in_file_order.append(known)
+                continue
+            new.append(obj)
+            in_file_order.append(obj)
         if parsed.malformed:
             self.report.malformed_lines.extend(parsed.malformed)
             self._emit(SessionFailed(f"Skipped {len(parsed.malformed)} unreadable appended line(s)"))
-        if self._written < len(self._index.entries):
-            # Entries of ours that a failed write left in memory come after these on disk: rebuild the
-            # index in file order, with ours (still to be written) at the end.
-            index = self._index.entries
-            self._replace_index(SessionIndex.build(index[: self._written] + new + index[self._written :]))
+        if new and pending:
+            # Entries of ours come before, between or after these in the file (a failed write left
+            # them in memory, or another writer raced ours): rebuild the index in file order, with
+            # ours that are not on disk yet at the end.
+            unwritten = [e for e in pending if id(e) in pending_ids]
+            self._replace_index(SessionIndex.build(self._index.entries[: self._written] + in_file_order + unwritten))
         else:
             for entry in new:
                 self._index.add(entry)

@@ -186,20 +186,28 @@ class SessionStore:
 
     _fd: int = -1
 
-    def append(self, text: str, *, sync: bool = True) -> None:
-        """Append whole lines (``text`` ends with ``\\n``) durably. Call inside :meth:`locked`."""
+    def append(self, text: str, *, sync: bool = True) -> bool:
+        """Append whole lines (``text`` ends with ``\\n``) durably. Call inside :meth:`locked`.
+
+        Returns ``True`` when every byte up to the end of our write has been accounted for, ``False``
+        when the next :meth:`read_appended` must start before our lines.
+
+        Bytes another program wrote since our last read are never marked as read here: if the file
+        is not exactly as we last saw it, the read mark stays where it was, and the next
+        :meth:`read_appended` returns those lines (and ours, which the reader recognises).
+        """
         if self._fd < 0:
             with self.locked():
-                self.append(text, sync=sync)
-            return
+                return self.append(text, sync=sync)
         fd = self._fd
         stat = os.fstat(fd)
+        if stat.st_size and not self._ends_with_newline(fd, stat.st_size):
+            # Another writer may be half-way through a line (pi writes a line in one call, others may
+            # not): give it a moment to finish before calling the line torn.
+            stat = self._wait_for_line_end(fd, stat)
         prefix = b""
-        if stat.st_size:
-            # Terminate a torn last line (a crash mid-write, or a writer without newlines) first.
-            os.lseek(fd, stat.st_size - 1, os.SEEK_SET)
-            if os.read(fd, 1) != b"\n":
-                prefix = b"\n"
+        if stat.st_size and not self._ends_with_newline(fd, stat.st_size):
+            prefix = b"\n"  # a torn last line (a crash mid-write): never glue our entry onto it
         data = prefix + text.encode("utf-8", errors="surrogatepass")
         written = 0
         try:
@@ -218,12 +226,29 @@ class SessionStore:
             raise SessionFileError(f"Cannot write {self.path}: {exc.strerror or exc}") from exc
         after = os.fstat(fd).st_size
         expected = stat.st_size + len(data)
-        # Under our lock only another program (pi) can have written meanwhile: then leave its bytes to
-        # the next incremental read instead of skipping over them.
-        if after == expected:
+        same_file = stat.st_ino == self.inode or (self.inode == -1 and stat.st_size == 0)  # -1: never read
+        seen_all = stat.st_size == self.size == self.consumed and same_file
+        if after == expected and seen_all:
             self._remember(expected, expected, True, stat.st_ino)
-        else:  # re-read from the old mark next time; the reader skips our own lines (same id, same entry)
-            self._remember(after, self.consumed, True, stat.st_ino)
+            return True
+        # Someone else wrote between our last read and this write (or during it): keep the read mark,
+        # and let the size say "grown" so that the next look reads from there (our lines included).
+        self._remember(self.consumed, self.consumed, True, stat.st_ino)
+        return False
+
+    def _ends_with_newline(self, fd: int, size: int) -> bool:
+        os.lseek(fd, size - 1, os.SEEK_SET)
+        return os.read(fd, 1) == b"\n"
+
+    def _wait_for_line_end(self, fd: int, stat: os.stat_result, patience: float = 0.5) -> os.stat_result:
+        """Wait up to ``patience`` seconds while the file keeps ending in an unfinished line."""
+        deadline = time.monotonic() + patience
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+            stat = os.fstat(fd)
+            if self._ends_with_newline(fd, stat.st_size):
+                break
+        return stat
 
     unsynced = False
 
