@@ -125,7 +125,8 @@ async def test_records_requests_and_reuses_connections(
     assert first.json["stream"] is True and first.json["model"] == "claude-haiku-4-5"
     assert first.header("anthropic-version")
     assert fake_anthropic.connections == 1  # keep-alive: one TCP connection for all three
-    assert all(r.completed.is_set() for r in requests)
+    # The server thread marks a reply complete just after its last byte, which the client may read first.
+    assert all(await asyncio.gather(*(asyncio.to_thread(r.completed.wait, 5) for r in requests)))
     assert fake_anthropic.pending == 0
 
 
