@@ -7,16 +7,33 @@ deterministic offline provider, and the window says so.
 from __future__ import annotations
 
 from desktop_app.llm.deferred import DeferredProvider
-from desktop_app.llm.keys import get_api_key
+from desktop_app.llm.keys import InvalidApiKeyError, get_api_key
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.llm.protocol import Provider
 from desktop_app.settings import Settings
 
 
-def make_provider(settings: Settings, *, base_url: str | None = None, model_id: str | None = None) -> Provider:
-    """The provider for these settings; ``base_url``/``model_id`` override the settings' values."""
+def make_provider(
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    model_id: str | None = None,
+    offline_on_invalid_key: bool = False,
+) -> Provider:
+    """The provider for these settings; ``base_url``/``model_id`` override the settings' values.
+
+    A key that cannot be used (a control character inside) raises :class:`InvalidApiKeyError`, or with
+    ``offline_on_invalid_key`` gives the offline model and a line in ``settings.warnings`` (the window).
+    """
     wants_offline = settings.provider == "offline" or model_id == "offline"
-    key = None if wants_offline else get_api_key()
+    try:
+        key = None if wants_offline else get_api_key()
+    except InvalidApiKeyError as exc:
+        if not offline_on_invalid_key:
+            raise
+        # The window still starts (on the offline model) and says why; the message never holds the key.
+        settings.warnings.append(f"{exc} Using the offline model.")
+        key = None
     if key is None:
         return OfflineProvider()
     from desktop_app.llm.catalog import DEFAULT_MODEL_ID, get_model

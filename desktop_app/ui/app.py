@@ -70,7 +70,7 @@ def build_window(path: str | None, settings: Settings) -> MainWindow:
     from .state import UiState
 
     manager = initial_session(path, settings)
-    agent = AgentSession(manager, make_provider(settings), settings)
+    agent = AgentSession(manager, make_provider(settings, offline_on_invalid_key=True), settings)
     return MainWindow(agent, settings, ui_state=UiState())
 
 

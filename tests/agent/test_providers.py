@@ -48,3 +48,17 @@ async def test_deferred_provider_warms_up_and_streams(fake_anthropic: FakeAnthro
     reply = await complete(provider, LLMRequest(None, [{"role": "user", "content": "x", "timestamp": 1}], max_tokens=50))
     assert reply["content"][0]["text"] == "hi there"
     await provider.aclose()
+
+
+def test_unusable_key_raises_for_ask_and_falls_back_offline_for_the_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_app.llm.keys import InvalidApiKeyError
+
+    bad = "sk-ant-SECR\nETPROBE123"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", bad)
+    with pytest.raises(InvalidApiKeyError):
+        make_provider(Settings())
+    settings = Settings()
+    provider = make_provider(settings, offline_on_invalid_key=True)
+    assert isinstance(provider, OfflineProvider)
+    assert len(settings.warnings) == 1 and "offline model" in settings.warnings[0]
+    assert "SECR" not in settings.warnings[0] and "ETPROBE" not in settings.warnings[0]
