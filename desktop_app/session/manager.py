@@ -241,16 +241,7 @@ class SessionManager:
             return
 
         if needs_migration(objects):
-            migrate_objects(objects)
-            report.migrated = True
-            text = "".join(serialize_line(o) for o in objects)
-            try:
-                with store.locked():  # no Arbor writer appends to the old file while it is replaced
-                    report.backup_path = store.rewrite(text)
-            except SessionFileError as exc:
-                # Shown migrated, but nothing may be appended to a file still in the old format.
-                self.read_only = True
-                report.error = f"Could not migrate {file_path.name} to the current format ({exc}); opened read-only"
+            objects = self._migrate_under_lock(store, objects, report)
         header = objects[0]
         self._header = header
         if cwd_override:
@@ -262,6 +253,31 @@ class SessionManager:
         self._leaf_id = self._index.last_id
         self._written = len(self._index.entries)
         self._header_written = True
+
+    def _migrate_under_lock(self, store: SessionStore, objects: list[Any], report: OpenReport) -> list[Any]:
+        """Migrate the file to v3 once, however many processes open it at the same time.
+
+        Under the lock (which follows the file across the rename, see ``SessionStore.locked``) the
+        file is read again: if another process migrated it meanwhile, its v3 entries (and ids) are
+        taken as they are and nothing is rewritten, so no entry is lost and no second backup made.
+        """
+        try:
+            with store.locked():
+                fresh = [o for o in store.read_parsed()[0].objects if isinstance(o, dict)]
+                if fresh and is_valid_header(fresh[0]) and not needs_migration(fresh):
+                    return fresh  # migrated by someone else while we waited
+                if fresh:
+                    objects = fresh  # what is on disk now, entries appended meanwhile included
+                migrate_objects(objects)
+                report.migrated = True
+                report.backup_path = store.rewrite("".join(serialize_line(o) for o in objects))
+        except SessionFileError as exc:
+            # Shown migrated, but nothing may be appended to a file still in the old format.
+            migrate_objects(objects)
+            report.migrated = True
+            self.read_only = True
+            report.error = f"Could not migrate {store.path.name} to the current format ({exc}); opened read-only"
+        return objects
 
     def _start_fresh_at(self, file_path: Path) -> None:
         directory, persist = self.session_dir, self.persist

@@ -167,17 +167,31 @@ class SessionStore:
     def locked(self, timeout: float = 10.0) -> Iterator[None]:
         """Hold Arbor's exclusive advisory lock on the file (created 0600 if missing)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
+        deadline = time.monotonic() + timeout
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+            try:
+                while True:
+                    try:
+                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        break
+                    except OSError as exc:
+                        if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                            raise SessionFileError(f"{self.path} is locked by another writer") from exc
+                        time.sleep(0.005)
                 try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except OSError as exc:
-                    if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                        raise SessionFileError(f"{self.path} is locked by another writer") from exc
-                    time.sleep(0.005)
+                    current = os.stat(self.path).st_ino
+                except FileNotFoundError:
+                    current = -1
+            except BaseException:
+                os.close(fd)
+                raise
+            if current == os.fstat(fd).st_ino:
+                break
+            # The file was replaced (a migration renamed a new file over it) while we waited: this lock
+            # is on a file nobody reads any more. Lock the one at the path now.
+            os.close(fd)
+        try:
             self._fd = fd
             yield
         finally:
@@ -269,6 +283,7 @@ class SessionStore:
     def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
         """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""
         backup: Path | None = None
+        replaced = False
         directory = self.path.parent
         directory.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
@@ -291,6 +306,7 @@ class SessionStore:
             finally:
                 os.close(fd)
             os.replace(tmp, self.path)
+            replaced = True
             dir_fd = os.open(directory, os.O_RDONLY)
             try:
                 os.fsync(dir_fd)
@@ -298,6 +314,8 @@ class SessionStore:
                 os.close(dir_fd)
         except OSError as exc:
             tmp.unlink(missing_ok=True)
+            if backup is not None and not replaced:
+                backup.unlink(missing_ok=True)  # nothing was replaced: a failed attempt leaves no backup
             raise SessionFileError(f"Cannot rewrite {self.path}: {exc.strerror or exc}") from exc
         stat = os.stat(self.path)
         self._remember(len(data), len(data), True, stat.st_ino)
