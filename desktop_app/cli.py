@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 
 COMMANDS = ("inspect", "ask", "screenshot")
@@ -44,6 +46,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def session_file_problem(path: str) -> str | None:
+    """Why ``path`` cannot be a session file to show (``None`` if it is a regular file), in plain words."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "no such session file"
+    except OSError as exc:
+        return f"cannot read it ({exc.strerror or exc})"
+    if stat.S_ISDIR(mode):
+        return "is a directory, not a session file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO), not a session file"
+    if not stat.S_ISREG(mode):
+        return "is not a regular file (a device or socket), not a session file"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = _parser()
@@ -63,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_ask(args.text, args.session, args.leaf, args.base_url, args.model, args.yes)
     if args.command == "screenshot":
+        problem = session_file_problem(args.file)
+        if problem is not None:
+            print(f"arbor screenshot: {args.file}: {problem}", file=sys.stderr)
+            return 2
         from .ui.screenshot import run as run_screenshot
 
         return run_screenshot(args.file, args.out, args.leaf, args.select, args.size)
