@@ -30,6 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.agent import AgentEvent, AgentSession, SessionChanged, SessionOpenError
+from desktop_app.agent.events import WorkingFolderMissing
+from desktop_app.agent.tools import ApprovalDecision, ApprovalRequest
+from desktop_app.present.approval_card import approval_card
 from desktop_app.present.chat_feed import (
     AppendRows,
     ChatFeed,
@@ -100,6 +103,8 @@ class MainWindow(QMainWindow):
         self.graph.compaction_selected.connect(self._on_compaction_selected)
         self.graph.branch_summary_selected.connect(self._on_branch_summary_selected)
         self.agent.subscribe(self._on_agent_event)
+        self.agent.approver = self._approve
+        self.folder_dialog: QFileDialog | None = None
 
         self._meter_timer = QTimer(self)
         self._meter_timer.setSingleShot(True)
@@ -198,6 +203,8 @@ class MainWindow(QMainWindow):
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
         title = view.get_session_name() or (Path(view.session_file).name if view.session_file else "In memory")
         self.setWindowTitle(f"{title} — Arbor")
+        if self.agent.working_folder_missing:
+            QTimer.singleShot(0, self.ask_working_folder)  # once the window is up
 
     def _apply_chat(self, updates: list[ChatUpdate]) -> None:
         """Hand the chat feed's updates to the panel; the context meter follows what changed."""
@@ -239,6 +246,44 @@ class MainWindow(QMainWindow):
                 self.statusBar().clearMessage()
         if isinstance(event, SessionChanged):
             self._bind_session()
+        elif isinstance(event, WorkingFolderMissing):
+            self.ask_working_folder()
+
+    async def _approve(self, request: ApprovalRequest) -> ApprovalDecision:
+        """The agent's approver: the card above the composer (Esc cancels this and closes it)."""
+        return await self.chat.approval.ask(approval_card(request))
+
+    def ask_working_folder(self) -> None:
+        """The session's folder is gone: offer to choose another one (pi asks on resume). Not
+        modal to the agent: the turn goes on, and tools report the missing folder until one is
+        chosen; cancelling keeps the missing folder."""
+        if self.folder_dialog is not None or not self.agent.working_folder_missing:
+            return
+        missing = self.agent.working_folder
+        dialog = QFileDialog(self, f"The session's folder does not exist: {missing} — choose a folder for its tools")
+        dialog.setFileMode(QFileDialog.FileMode.Directory)
+        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setLabelText(QFileDialog.DialogLabel.Accept, "Use this folder")
+        parent = Path(missing).parent
+        while not parent.is_dir() and parent != parent.parent:
+            parent = parent.parent
+        dialog.setDirectory(str(parent))
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def chosen(folder: str) -> None:
+            self._guarded("Working folder", lambda: self.agent.use_working_folder(folder))
+            if not self.agent.working_folder_missing:
+                self.statusBar().showMessage(f"Tools run in {folder}", 5000)
+
+        def finished(_result: int) -> None:
+            self.folder_dialog = None
+            dialog.deleteLater()
+
+        dialog.fileSelected.connect(chosen)
+        dialog.finished.connect(finished)
+        self.folder_dialog = dialog
+        dialog.open()
 
     def _poll_external(self) -> None:
         try:

@@ -49,6 +49,7 @@ from desktop_app.present.chat_feed import (
     StreamStarted,
 )
 
+from .approval import ApprovalCardWidget
 from .banner import Banner
 from .composer import Composer
 from .delegate import MessageDelegate
@@ -151,6 +152,7 @@ class ChatPanel(QWidget):
 
         self._banner = Banner("info", self)
         self._error = Banner("error", self)
+        self._approval = ApprovalCardWidget(self)
         self._composer = Composer(self)
         self._send = QPushButton("Send", self)
         self._send.setObjectName("chatSend")
@@ -180,7 +182,11 @@ class ChatPanel(QWidget):
         banner_box.setSpacing(4)
         banner_box.addWidget(self._banner)
         banner_box.addWidget(self._error)
+        approval_box = QVBoxLayout()
+        approval_box.setContentsMargins(8, 4, 8, 0)
+        approval_box.addWidget(self._approval)
         layout.addWidget(self._view, 1)
+        layout.addLayout(approval_box)
         layout.addLayout(banner_box)
         layout.addLayout(composer_row)
 
@@ -222,6 +228,11 @@ class ChatPanel(QWidget):
     @property
     def stop_button(self) -> QPushButton:
         return self._stop
+
+    @property
+    def approval(self) -> ApprovalCardWidget:
+        """The approval card above the composer (``await panel.approval.ask(card)``)."""
+        return self._approval
 
     @property
     def error_banner(self) -> Banner:
@@ -399,3 +410,4 @@ class ChatPanel(QWidget):
         self._view.setPalette(palette)
         self._banner.apply_theme(theme.dark)
         self._error.apply_theme(theme.dark)
+        self._approval.apply_theme(theme.dark)

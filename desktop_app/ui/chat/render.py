@@ -253,12 +253,25 @@ def _tool_result(message: dict[str, Any], expanded: frozenset[int], out: _Html) 
     # The line count first: the preview may be clipped at the row's edge, the count should not be.
     count = f"{lines:,} lines · " if lines > 1 else ""
     detail = count + first_line(text, 100) if text else "(no output)"
+    details = message.get("details")
+    diff = details.get("diff") if isinstance(details, dict) else None
+    if isinstance(diff, str) and diff:
+        added, removed = _diff_counts(diff)
+        detail = f"+{added} −{removed} · " + detail
     is_open = 0 in expanded
     out.toggle(0, is_open, title, detail, color=bubble.accent)
     if is_open:
         if text:
             out.code(text)
+        if isinstance(diff, str) and diff:
+            out.code(diff, "diff")  # an edit's change (pi's details.diff)
         _images(message, out)
+
+
+def _diff_counts(diff: str) -> tuple[int, int]:
+    """Lines added and removed in pi's edit diff (``+12 text`` / ``-12 text`` lines)."""
+    lines = diff.split("\n")
+    return sum(1 for line in lines if line.startswith("+")), sum(1 for line in lines if line.startswith("-"))
 
 
 def _bash(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None:
