@@ -228,7 +228,9 @@ class SessionManager:
             return
         if not objects or not is_valid_header(parsed.objects[0]):
             first = parsed.objects[0] if parsed.objects else None
-            why = "it is empty" if not parsed.objects else "its first line is not a session header"
+            why = "its first line is not a session header"
+            if not parsed.objects:  # only unreadable lines: say so, it is not "empty"
+                why = f"none of its {len(parsed.malformed)} line(s) is readable JSON" if parsed.malformed else "it is empty"
             if first is not None and is_header(first):
                 why = "its session header has no id"
             self._start_fresh_at(file_path)

@@ -28,3 +28,13 @@ def test_screenshot_says_what_the_path_is(tmp_path: Path, kind: str, said: str) 
     result = _screenshot(target, tmp_path / "out.png")
     assert result.returncode == 2 and said in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "out.png").exists()
+
+
+def test_a_file_replaced_by_garbage_is_reported_as_garbage_not_empty(tmp_path: Path) -> None:
+    from desktop_app.session import SessionManager
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"\x00\x01 not json at all\n<<<garbage>>>\n")
+    m = SessionManager.open(path)
+    assert m.read_only and "empty" not in (m.report.error or "")
+    assert "none of its 2 line(s) is readable JSON" in (m.report.error or "")
