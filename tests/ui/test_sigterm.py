@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 from desktop_app.session import SessionManager
@@ -24,7 +25,7 @@ CHILD = textwrap.dedent(
     from desktop_app.ui import app
     from desktop_app.ui.main_window import MainWindow
 
-    app.make_provider = lambda settings: OfflineProvider(chunk_chars=3, delay=0.05)
+    app.make_provider = lambda settings, **_: OfflineProvider(chunk_chars=3, delay=0.05)
     original_show = MainWindow.show
 
     def show(self):
@@ -55,6 +56,8 @@ def test_sigterm_keeps_the_partial_reply(tmp_path: Path) -> None:
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
     )
+    watchdog = threading.Timer(90, child.kill)  # a child that never streams (a modal error) fails, not hangs
+    watchdog.start()
     try:
         assert child.stdout is not None
         line = child.stdout.readline()
@@ -62,6 +65,7 @@ def test_sigterm_keeps_the_partial_reply(tmp_path: Path) -> None:
         child.send_signal(signal.SIGTERM)
         _, stderr = child.communicate(timeout=60)
     finally:
+        watchdog.cancel()
         if child.poll() is None:
             child.kill()
     assert child.returncode == 0, stderr
