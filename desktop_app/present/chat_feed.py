@@ -272,6 +272,12 @@ def agent_status(event: AgentEvent) -> tuple[str, int] | None:
             return "Summarizing the branch you are leaving… (Esc to cancel)", 0
         case BranchSummaryFinished():
             return "", 0
+        case ToolUpdated(update=update):
+            tail = [line for line in update.text.splitlines() if line.strip()]
+            last = f" {tail[-1][:200]}" if tail else ""
+            return f"{update.tool_name} running…{last} (Esc to stop)", 0
+        case ToolCallsFinished():
+            return "", 0
         case WorkingFolderMissing(cwd=cwd):
             return f"The session's folder does not exist: {cwd} (tools cannot run there)", 8000
         case _:

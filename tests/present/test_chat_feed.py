@@ -221,3 +221,12 @@ def test_errors_and_waiting() -> None:
     assert chat.agent(AgentError("no key")) == [ShowError("no key")]
     assert chat.agent(WaitingForServer(5.0)) == []
     assert agent_status(WaitingForServer(5.0)) == ("Waiting for the server… 5 s (Esc to stop)", 1500)
+
+
+def test_a_running_tool_shows_its_last_output_line_in_the_status_bar() -> None:
+    from desktop_app.agent.events import ToolCallsFinished, ToolUpdated
+    from desktop_app.agent.tools import ToolUpdate
+
+    assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", "one\ntwo\n\n"))) == ("bash running… two (Esc to stop)", 0)
+    assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", ""))) == ("bash running… (Esc to stop)", 0)
+    assert agent_status(ToolCallsFinished(aborted=False)) == ("", 0)
