@@ -254,9 +254,12 @@ class SessionStore:
         os.lseek(fd, size - 1, os.SEEK_SET)
         return os.read(fd, 1) == b"\n"
 
-    def _wait_for_line_end(self, fd: int, stat: os.stat_result, patience: float = 0.5) -> os.stat_result:
-        """Wait up to ``patience`` seconds while the file keeps ending in an unfinished line."""
-        deadline = time.monotonic() + patience
+    line_end_patience: float = 0.5
+    """Seconds an append waits for another writer to finish its last line before calling it torn."""
+
+    def _wait_for_line_end(self, fd: int, stat: os.stat_result) -> os.stat_result:
+        """Wait up to :attr:`line_end_patience` seconds while the file keeps ending in an unfinished line."""
+        deadline = time.monotonic() + self.line_end_patience
         while time.monotonic() < deadline:
             time.sleep(0.01)
             stat = os.fstat(fd)

@@ -14,11 +14,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.session.entries import serialize_line
+from desktop_app.session.store import SessionStore
 from desktop_app.session.tree import TreeNode
 
 from .helpers import assistant, tool_result, user
@@ -151,7 +153,12 @@ def _written_session(directory: Path) -> Path:
     return Path(manager.session_file or "")
 
 
-def test_truncation_at_every_byte_of_last_three_lines_loses_only_the_torn_line(tmp_path: Path) -> None:
+def test_truncation_at_every_byte_of_last_three_lines_loses_only_the_torn_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No other writer here: a crash tore the line, so an append need not wait for it to be finished
+    # (the wait itself is tested with a real two-write writer in test_other_writers).
+    monkeypatch.setattr(SessionStore, "line_end_patience", 0.0)
     source = _written_session(tmp_path / "src")
     data = source.read_bytes()
     line_starts = [0] + [i + 1 for i, b in enumerate(data) if b == ord("\n")][:-1]
