@@ -58,11 +58,15 @@ def _ordered(ids: list[str], by_id: Mapping[str, Entry]) -> list[str]:
     """pi's child order: timestamp, oldest first, stable; JS NaN semantics via ``sort_by_timestamp``."""
     if len(ids) < 2:
         return ids
-    return [str(n.entry.get("id")) for n in sort_by_timestamp([TreeNode(by_id[i]) for i in ids])]
+    nodes = [TreeNode(by_id[i]) for i in ids]
+    key_of_node = {id(node): key for node, key in zip(nodes, ids, strict=True)}
+    return [key_of_node[id(node)] for node in sort_by_timestamp(nodes)]
 
 
 def _skeleton(index: SessionIndex) -> _Skeleton:
-    by_id = index.by_id
+    # The graph names nodes by their string ids. Entries pi keys by something else (no id, an empty or
+    # a non-string id: hand-edited files) stay in the file and the context but get no node of their own.
+    by_id = {k: v for k, v in index.by_id.items() if isinstance(k, str) and k}
     sk = _Skeleton()
     raw_children: dict[str, list[str]] = {}
     for entry_id, entry in by_id.items():  # later duplicates win, first position kept (pi's Map)
