@@ -14,13 +14,14 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps run test bench lint clean
+.PHONY: help setup system-deps run test bench lint soak clean
 
 help:
 	@echo "make run     install (first time) and start Arbor; ARGS='...' is passed to arbor"
 	@echo "make test    run the test suite headless (QT_QPA_PLATFORM=offscreen); PYTEST_ARGS='...'"
 	@echo "make bench   run the benchmarks (benchmarks/run_all.py); BENCH_ARGS='...'"
 	@echo "make lint    ruff check, mypy --strict desktop_app, lint-imports (layer contracts)"
+	@echo "make soak    two Arbor writers and a pi-style writer on one file for 60 s (tools/soak.py)"
 	@echo "make setup   system libraries for Qt + $(VENV) with the project and dev tools"
 	@echo "make clean   remove $(VENV) and caches"
 
@@ -52,6 +53,10 @@ test: setup
 
 bench: setup
 	$(VENV)/bin/python benchmarks/run_all.py $(BENCH_ARGS)
+
+# Not part of `make test`: two `arbor ask` writers and a pi-style writer on one file for 60 s.
+soak: setup
+	$(VENV)/bin/python tools/soak.py --seconds 60
 
 lint: setup
 	$(VENV)/bin/ruff check desktop_app tests benchmarks
