@@ -830,6 +830,18 @@ class AgentSession:
         self.session.branch(entry_id)
         return True
 
+    def follow_file(self) -> list[dict[str, Any]]:
+        """Read what other programs appended to the session file since the last look (the window's timer).
+
+        Raises :class:`~desktop_app.session.SessionError` or ``OSError`` when the file cannot be read.
+        """
+        return self.session.poll_external_changes()
+
+    def close(self) -> None:
+        """Stop what is running and release the session (pending entries are flushed if possible)."""
+        self.abort()
+        self.session.close()
+
     def open_session_file(self, path: str | Path) -> None:
         """Open a session file (with the settings' fsync) and make it the current session.
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import enum
 import gc
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -149,6 +151,23 @@ class SessionManager:
         directory = Path(session_dir) if session_dir else file_path.parent
         manager = cls(cwd_override or os.getcwd(), directory, persist=True, session_file=file_path, fsync=fsync)
         manager._load(file_path, cwd_override)
+        return manager
+
+    @classmethod
+    def open_snapshot(cls, path: str | Path) -> SessionManager:
+        """The session in ``path`` as it is now, read from a copy: never writes, locks or follows.
+
+        A v1/v2 file is migrated in the copy only. The snapshot is read-only and names ``path`` as its
+        file (for display), so a screenshot or a preview shows the real file without touching it.
+        """
+        source = Path(os.path.abspath(os.fspath(path)))
+        with tempfile.TemporaryDirectory(prefix="arbor-snapshot-") as tmp:
+            copy = Path(tmp) / source.name
+            shutil.copyfile(source, copy)
+            manager = cls.open(copy, fsync=False)
+        manager.read_only = True
+        manager._session_file = source
+        manager._store = None
         return manager
 
     @classmethod

@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
 
     def _poll_external(self) -> None:
         try:
-            self.agent.session.poll_external_changes()
+            self.agent.follow_file()
         except Exception as exc:  # noqa: BLE001 - a vanished or unreadable file must not kill the timer
             self.status.set_following(False)
             self.statusBar().showMessage(f"Stopped following the file: {exc}", 8000)
@@ -449,6 +449,6 @@ class MainWindow(QMainWindow):
         self._follow_timer.stop()
         self.agent.abort()
         self.graph.shutdown()
-        self.agent.session.close()
+        self.agent.close()
         self.closed.emit()
         super().closeEvent(event)

@@ -7,9 +7,7 @@ but only read: the window runs on the offline model and nothing is appended.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -43,15 +41,8 @@ def take_screenshot(
     source = Path(path)
     if not source.is_file():
         raise OSError(f"{path}: no such session file")
-    with tempfile.TemporaryDirectory(prefix="arbor-shot-") as tmp:
-        # Work on a copy: opening a v1/v2 file migrates it, and a screenshot must never write.
-        copy = Path(tmp) / source.name
-        shutil.copyfile(source, copy)
-        manager = SessionManager.open(copy, fsync=False)
-    # Shown as the real file, detached from the (now deleted) copy: read-only, nothing to follow.
-    manager.read_only = True
-    manager._session_file = source.resolve()  # noqa: SLF001 - display name only
-    manager._store = None  # noqa: SLF001
+    # A snapshot: opening a v1/v2 file migrates it, and a screenshot must never write or lock it.
+    manager = SessionManager.open_snapshot(source)
     settings = Settings()
     agent = AgentSession(manager, make_provider(settings, model_id="offline"), settings)
     if leaf:

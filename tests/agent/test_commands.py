@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from pathlib import Path
 
@@ -111,3 +112,28 @@ def test_streaming_partial_reaches_subscribers_with_every_event(tmp_path: Path) 
     texts = [e.partial["content"][0]["text"] if e.partial["content"] else "" for e in seen]
     assert texts[:2] == ["abcdefgh", "abcdefghij"] and texts[-1] == "abcdefghij"
     assert seen[-1].partial["stopReason"] == "stop"
+
+
+def test_follow_file_reads_what_another_program_appended(tmp_path: Path) -> None:
+    agent = sample_agent(tmp_path)
+    path = agent.view.session_file
+    assert path is not None
+    leaf = agent.view.leaf_id
+    entry = {"type": "custom", "customType": "other-writer", "data": {}, "id": "ext00001", "parentId": leaf,
+             "timestamp": "2026-01-01T00:00:00.000Z"}
+    line = json.dumps(entry, separators=(",", ":")) + "\n"
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line)
+    new = agent.follow_file()
+    assert [e["id"] for e in new] == ["ext00001"]
+    assert agent.view.get_entry("ext00001") is not None
+    assert agent.follow_file() == []  # read once
+
+
+def test_close_releases_the_session_and_its_subscribers(tmp_path: Path) -> None:
+    agent = sample_agent(tmp_path)
+    seen: list[object] = []
+    agent.session.subscribe(seen.append)
+    agent.close()
+    agent.session.append_label_change(agent.view.leaf_id or "", "after close")  # still writable, unheard
+    assert seen == []

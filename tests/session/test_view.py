@@ -5,9 +5,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
 from mypy import api as mypy_api
 
-from desktop_app.session import SessionManager, SessionView
+from desktop_app.session import SessionManager, SessionReadOnlyError, SessionView
 
 from .helpers import user
 
@@ -23,7 +24,7 @@ def test_manager_is_a_session_view_for_mypy(tmp_path: Path) -> None:
     probe.write_text(
         textwrap.dedent(
             """
-            from desktop_app.session import SessionManager, SessionView
+            from desktop_app.session import SessionManager, SessionReadOnlyError, SessionView
 
             def as_view(manager: SessionManager) -> SessionView:
                 return manager
@@ -56,3 +57,19 @@ def test_view_reads_what_the_manager_holds() -> None:
     assert view.leaf_id == second and [e["id"] for e in view.get_branch()] == [first, second]
     assert [m["content"][0]["text"] for m in view.build_session_context(first).messages] == ["q"]
     assert len(view.build_session_context().messages) == 2 and len(seen) == 1
+
+
+def test_open_snapshot_never_touches_the_file(tmp_path: Path) -> None:
+    source = tmp_path / "v1.jsonl"
+    header = '{"type":"session","id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+    message = '{"type":"message","timestamp":"2025-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}\n'
+    source.write_text(header + message)  # a v1 file: opening it normally would migrate (rewrite) it
+    before = source.read_bytes()
+    snapshot = SessionManager.open_snapshot(source)
+    assert snapshot.session_file == str(source.resolve())
+    assert snapshot.read_only and len(snapshot.get_entries()) == 1
+    assert snapshot.poll_external_changes() == []
+    with pytest.raises(SessionReadOnlyError):
+        snapshot.append_label_change(snapshot.get_entries()[0]["id"], "x")
+    assert source.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v1.jsonl"]  # no backup, no lock file
