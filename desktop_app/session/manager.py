@@ -595,7 +595,22 @@ class SessionManager:
         path = self._index.get_branch(leaf_id)
         if not path:
             raise SessionError(f"Entry {leaf_id} not found")
-        kept = [e for e in path if e.get("type") != "label"]
+        # pi drops the path's label entries (their labels are re-added at the end). Unlike pi 0.73.1,
+        # the entry below a dropped label is re-linked to the label's parent, so the copy stays one
+        # tree with the same context (DESIGN.md §6; pi fixed this after 0.73.1).
+        dropped = {e["id"]: e.get("parentId") for e in path if e.get("type") == "label" and isinstance(e.get("id"), str)}
+        kept: list[Entry] = []
+        for entry in path:
+            if entry.get("type") == "label":
+                continue
+            parent_id = entry.get("parentId")
+            if isinstance(parent_id, str) and parent_id in dropped:
+                seen: set[str] = set()
+                while isinstance(parent_id, str) and parent_id in dropped and parent_id not in seen:
+                    seen.add(parent_id)
+                    parent_id = dropped[parent_id]
+                entry = {**entry, "parentId": parent_id}  # a copy: the key keeps its place
+            kept.append(entry)
         on_path = {e.get("id") for e in kept}
         labels = [(t, lbl) for t, lbl in self._index.labels.items() if t in on_path]
         timestamp = iso_now()

@@ -57,6 +57,32 @@ def test_clone_at_any_entry_keeps_the_path_up_to_and_including_it(tmp_path: Path
         agent.fork(str(reply["id"]))  # /fork needs a user message; clone is the way for others
 
 
+def test_fork_and_clone_across_a_label_keep_one_tree_and_the_same_context(tmp_path: Path) -> None:
+    """The sample's path holds a label entry: the copy re-links past it (pi 0.73.1 left two roots)."""
+    agent = sample_agent(tmp_path)
+    original = agent.session
+    question = entry_with_text(original, "For day three, what about Cascais?")
+    reply = entry_with_text(original, "Cascais has beaches and is 40 minutes by train from Cais do Sodré.")
+    assert any(e.get("type") == "label" for e in original.get_branch(str(reply["id"])))
+    expected_at_reply = original.build_session_context(str(reply["id"])).messages
+    expected_before_question = original.build_session_context(str(question["parentId"])).messages
+
+    agent.fork(str(reply["id"]), position="at")
+    clone = agent.view
+    roots = [e for e in clone.get_entries() if e.get("parentId") is None]
+    assert len(roots) == 1
+    assert clone.build_session_context().messages == expected_at_reply
+
+    agent.open_session_file(str(tmp_path / "sample.jsonl"))
+    result = agent.fork(str(question["id"]))
+    assert result.editor_text == "For day three, what about Cascais?"
+    fork = agent.view
+    assert len([e for e in fork.get_entries() if e.get("parentId") is None]) == 1
+    assert fork.build_session_context().messages == expected_before_question
+    reopened = SessionManager.open(str(result.session_file), fsync=False)  # as written to disk
+    assert reopened.build_session_context().messages == expected_before_question
+
+
 def test_restore_leaf_moves_without_writing(tmp_path: Path) -> None:
     agent = sample_agent(tmp_path)
     path = Path(agent.session.session_file or "")
