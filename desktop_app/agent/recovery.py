@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.session.paths import arbor_state_dir
+from desktop_app.session.store import write_all
 
 __all__ = ["recovery_dir", "write_recovery_file"]
 
@@ -45,9 +46,7 @@ def write_recovery_file(
     data = (json.dumps(record, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        write_all(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)

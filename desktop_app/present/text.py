@@ -29,23 +29,6 @@ __all__ = [
 ]
 
 
-#: Every value :func:`entry_kind` can return (plus ``"segment"`` for folded runs in the model).
-KINDS = (
-    "user",
-    "assistant",
-    "toolResult",
-    "bashExecution",
-    "custom_message",
-    "custom",
-    "model_change",
-    "thinking_level_change",
-    "compaction",
-    "branch_summary",
-    "label",
-    "session_info",
-    "unknown",
-)
-
 #: Short names shown in the small tag on each node.
 KIND_TITLES = {
     "user": "user",
@@ -63,6 +46,9 @@ KIND_TITLES = {
     "unknown": "entry",
     "segment": "folded",
 }
+
+#: Every value :func:`entry_kind` can return (``"segment"``, a folded run, is the model's own).
+KINDS = tuple(kind for kind in KIND_TITLES if kind != "segment")
 
 
 _MESSAGE_ROLES = {

@@ -29,6 +29,13 @@ from .entries import ParsedText, parse_session_lines
 FILE_MODE = 0o600
 
 
+def write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (``os.write`` may write less than it was given)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 class SessionFileError(Exception):
     """A session file cannot be read or written; the message is meant for the user."""
 
@@ -223,10 +230,8 @@ class SessionStore:
         if stat.st_size and not self._ends_with_newline(fd, stat.st_size):
             prefix = b"\n"  # a torn last line (a crash mid-write): never glue our entry onto it
         data = prefix + text.encode("utf-8", errors="surrogatepass")
-        written = 0
         try:
-            while written < len(data):
-                written += os.write(fd, data[written:])
+            write_all(fd, data)
             if self.fsync and sync:
                 os.fsync(fd)
             elif self.fsync:
@@ -302,9 +307,7 @@ class SessionStore:
                 shutil.copy2(self.path, backup)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
+                write_all(fd, data)
                 os.fsync(fd)
             finally:
                 os.close(fd)
