@@ -5,7 +5,8 @@ place on migration (pi-spec §3.2, §7). Arbor keeps pi's format but not those r
 
 * every append is one ``write`` under an exclusive ``flock`` on the file, then flushed and fsynced;
 * a file that does not end in ``\\n`` is terminated before the next append, so a torn line can never
-  swallow a complete entry;
+  swallow a complete entry; until then an unterminated last line is "not yet complete" (another
+  writer may be between two ``write`` calls), at open as while following, never reported as torn;
 * a rewrite (migration) first copies the original next to it, then replaces it atomically
   (temp file, fsync, rename, fsync of the directory);
 * bytes appended by anyone else (pi, another Arbor) are noticed by size/inode and read incrementally.
@@ -110,20 +111,28 @@ class SessionStore:
     def read_parsed(self) -> tuple[ParsedText, bool]:
         """Parse the file line by line as pi reads it, without holding it as one string.
 
-        Returns the parse and whether the file ends with ``\n`` (else its last line may be torn).
+        Returns the parse and whether it is free of a torn last line. An unterminated last line is
+        treated as following treats it (issue 13 item 8): a line another program is half-way through
+        writing, not a torn one. If it parses it is kept (a complete entry that lacks only its
+        ``\n``, as pi keeps it); if not, it is left out of the parse, unreported, and stays unread
+        (:attr:`consumed` ends before it), so the next :meth:`read_appended` takes it whole once the
+        rest has arrived. It is called torn only when Arbor is about to append after it (see
+        :meth:`append`), or when it is all the file holds (there is nothing else to open).
         """
         fd = self._open_regular()
         size = 0
         last = b""
+        count = 0
         try:
             stat = os.fstat(fd)
             with os.fdopen(fd, "rb", closefd=False, buffering=1 << 20) as fh:
 
                 def lines() -> Iterator[bytes]:
-                    nonlocal size, last
+                    nonlocal size, last, count
                     for raw in fh:
                         size += len(raw)
                         last = raw
+                        count += 1
                         yield raw[:-1] if raw.endswith(b"\n") else raw
 
                 parsed = parse_session_lines(lines())
@@ -134,7 +143,10 @@ class SessionStore:
         ends_with_newline = not last or last.endswith(b"\n")
         consumed = size if ends_with_newline else size - len(last)
         self._remember(size, consumed, ends_with_newline, stat.st_ino)
-        return parsed, ends_with_newline
+        unfinished = not ends_with_newline and parsed.malformed[-1:] == [count]
+        if unfinished and (parsed.objects or len(parsed.malformed) > 1):
+            return ParsedText(parsed.objects, parsed.line_numbers, parsed.malformed[:-1]), True
+        return parsed, not unfinished
 
     def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int) -> None:
         self.size, self.consumed, self.ends_with_newline, self.inode = size, consumed, ends_with_newline, inode
