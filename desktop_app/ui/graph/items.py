@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
+from desktop_app.present.lod import FULL_SCALE
 from desktop_app.present.text import KIND_TITLES
 from desktop_app.present.viewgraph import Node, ViewNode
 
@@ -168,7 +169,7 @@ class NodeItem(QGraphicsRectItem):
             stripe.addRoundedRect(QRectF(self._body.left(), self._body.top(), 6, self._body.height()), 3, 3)
             painter.fillPath(stripe, ks.accent)
 
-        if lod >= 0.35:
+        if lod >= FULL_SCALE:  # nearer than that, the view writes screen-size labels instead
             self._paint_text(painter, kind, ks)
         if self.view.label:
             self._paint_flag(painter, self.view.label, lod)
@@ -233,7 +234,7 @@ class NodeItem(QGraphicsRectItem):
         font = style.tag_font
         metrics = QFontMetricsF(font)
         text = metrics.elidedText(label, Qt.TextElideMode.ElideRight, r.width() * 0.6)
-        width = metrics.horizontalAdvance(text) + 22 if lod >= 0.35 else 24
+        width = metrics.horizontalAdvance(text) + 22 if lod >= FULL_SCALE else 24
         x = r.right() - width - 8
         y = r.top() - 15
         pole = QRectF(x, y, 2, 17)
@@ -246,7 +247,7 @@ class NodeItem(QGraphicsRectItem):
         flag.lineTo(x + 2, y + 13)
         flag.closeSubpath()
         painter.fillPath(flag, style.flag)
-        if lod >= 0.35:
+        if lod >= FULL_SCALE:
             painter.setFont(font)
             painter.setPen(QColor("#212529"))
             painter.drawText(QRectF(x + 5, y, width - 12, 13), Qt.AlignmentFlag.AlignVCenter, text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -18,7 +18,7 @@ from desktop_app.present.viewgraph import ViewGraph
 from .scene import GraphScene
 from .style import GraphStyle
 
-__all__ = ["Minimap", "MinimapBinding"]
+__all__ = ["MIN_VIEWPORT", "Minimap", "MinimapBinding"]
 
 
 class Minimap(QWidget):
@@ -132,13 +132,31 @@ class Minimap(QWidget):
         event.accept()
 
 
-class MinimapBinding:
-    """Keeps a :class:`Minimap` over a ``QGraphicsView`` in step: placed in the corner, redrawn
-    (debounced) when the graph changes, its frame following every scroll and zoom."""
+#: Below this viewport size the minimap would cover too much of the graph: it hides itself.
+MIN_VIEWPORT = QSize(520, 420)
 
-    def __init__(self, view: QGraphicsView, style: GraphStyle, scene: GraphScene) -> None:
+
+class MinimapBinding:
+    """Keeps a :class:`Minimap` over a ``QGraphicsView`` in step: placed in a corner, redrawn
+    (debounced) when the graph changes, its frame following every scroll and zoom.
+
+    It never covers what the user is looking at: ``avoid`` returns the viewport points (the active
+    leaf's pin, the selected node) it must stay clear of, and it moves to another corner or hides
+    when none is clear. It hides itself when the viewport is small (:data:`MIN_VIEWPORT`), and the
+    user can switch it off (:meth:`set_wanted`, the M key).
+    """
+
+    def __init__(
+        self,
+        view: QGraphicsView,
+        style: GraphStyle,
+        scene: GraphScene,
+        avoid: Callable[[], list[QPoint]] | None = None,
+    ) -> None:
         self._view = view
         self._scene = scene
+        self._avoid = avoid or (lambda: [])
+        self.wanted = True
         self.widget = Minimap(style, self._center_on, view)
         self._timer = QTimer(view)
         self._timer.setSingleShot(True)
@@ -147,6 +165,11 @@ class MinimapBinding:
         self._graph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         view.horizontalScrollBar().valueChanged.connect(self.follow_viewport)
         view.verticalScrollBar().valueChanged.connect(self.follow_viewport)
+
+    def set_wanted(self, wanted: bool) -> None:
+        """The user's choice (M toggles it); it still hides when small or in the way."""
+        self.wanted = wanted
+        self.place()
 
     def redraw(self, graph: ViewGraph) -> None:
         """Redraw a moment later, in its own event-loop turn (no single long stall)."""
@@ -165,12 +188,28 @@ class MinimapBinding:
     def follow_viewport(self, *_: Any) -> None:
         view = self._view
         self.widget.set_viewport(view.mapToScene(view.viewport().rect()).boundingRect())
+        self.place()
 
     def place(self) -> None:
+        """A corner clear of the leaf and the selection, or hidden (see the class docstring)."""
         area = self._view.viewport().geometry()
         size = self.widget.size()
-        self.widget.move(area.right() - size.width() - 10, area.bottom() - size.height() - 10)
-        self.widget.raise_()
+        small = area.width() < MIN_VIEWPORT.width() or area.height() < MIN_VIEWPORT.height()
+        if not self.wanted or small:
+            self.widget.hide()
+            return
+        avoid = [p + area.topLeft() for p in self._avoid()]  # viewport → view coordinates
+        margin = 10
+        left, right = area.left() + margin, area.right() - size.width() - margin
+        top, bottom = area.top() + margin, area.bottom() - size.height() - margin
+        for x, y in ((right, bottom), (left, bottom), (right, top), (left, top)):
+            frame = QRect(x, y, size.width(), size.height()).adjusted(-24, -24, 24, 24)
+            if not any(frame.contains(p) for p in avoid):
+                self.widget.move(x, y)
+                self.widget.show()
+                self.widget.raise_()
+                return
+        self.widget.hide()
 
     def _center_on(self, point: QPointF) -> None:
         self._view.centerOn(point)

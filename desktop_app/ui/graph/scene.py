@@ -67,6 +67,8 @@ class GraphScene(QGraphicsScene):
         self._overview.setVisible(False)
         self.addItem(self._overview)
         self._overview_dirty = True
+        #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
+        self.version = 0
 
     def _layer(self, z: float) -> QGraphicsRectItem:
         """A content-less parent: hiding it hides thousands of children in one call."""
@@ -142,6 +144,7 @@ class GraphScene(QGraphicsScene):
         self._overview.setVisible(self.overview)
 
     def _content_changed(self) -> None:
+        self.version += 1
         self._overview_dirty = True
         if self.overview:
             self._refresh_overview()

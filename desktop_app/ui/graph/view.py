@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
@@ -41,6 +41,7 @@ from desktop_app.present.graph_controller import (
     Zoom,
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.lod import GROUPS_SCALE, Detail, Placed, Rect, detail_for
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
@@ -48,6 +49,7 @@ from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionEvent, SessionView
 
+from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
 from .minimap import MinimapBinding
 from .scene import GraphScene
@@ -59,7 +61,7 @@ log = logging.getLogger(__name__)
 
 _MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
 _MAX_ZOOM = 3.0
-_OVERVIEW_ZOOM = 0.3  # below this no text is legible: the overview layer draws the graph in bulk
+_OVERVIEW_ZOOM = GROUPS_SCALE  # far out the overview layer draws the graph in bulk, landmarks on top
 
 _KEYS = {
     Qt.Key.Key_Up: Key.UP,
@@ -125,7 +127,8 @@ class GraphView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        # Screen-space labels (semantic zoom) move with every scroll: repaint the whole viewport.
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.FullViewportUpdate)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setBackgroundBrush(self._style.background)
         self.viewport().grabGesture(Qt.GestureType.PinchGesture)
@@ -148,7 +151,10 @@ class GraphView(QGraphicsView):
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
 
-        self._minimap = MinimapBinding(self, self._style, self._scene)
+        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
+        self._labels = LabelPainter(self._style)
+        self._labels_version = -1
+        self._last_seen = QRectF()
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -328,7 +334,24 @@ class GraphView(QGraphicsView):
         self._use_dot = use_dot
 
     def set_minimap_visible(self, visible: bool) -> None:
-        self._minimap.widget.setVisible(visible)
+        """The user's choice (the M key toggles it); it still hides when the pane is small or
+        when every corner would cover the leaf or the selection."""
+        self._minimap.set_wanted(visible)
+
+    def minimap_wanted(self) -> bool:
+        return self._minimap.wanted
+
+    def minimap_widget(self) -> QWidget:
+        return self._minimap.widget
+
+    def _minimap_avoid(self) -> list[QPoint]:
+        """Viewport points the minimap must not cover: the leaf's pin and the selected node."""
+        points = []
+        for node in (self._leaf_node(), self._selection.node):
+            point = self._viewport_point(node)
+            if point is not None:
+                points.append(point)
+        return points
 
     # ================================================================================ selection
 
@@ -374,7 +397,8 @@ class GraphView(QGraphicsView):
         scene.nodes[selected].set_state(selected=True)
         scene.update_marks()
         if center:
-            self.ensureVisible(scene.node_rect(selected), 60, 60)
+            self._bring_into_view(selected)
+        self._minimap.place()
         assert change.entry_id is not None
         if change.kind == "branch_summary" and self._session is not None:
             self.branch_summary_selected.emit(branch_summary_info(self._session.index, change.entry_id))
@@ -514,7 +538,7 @@ class GraphView(QGraphicsView):
             node = self._model.node_for_entry(entry_id)
         if node != entry_id or node not in self._scene.positions:
             return False
-        self.ensureVisible(self._scene.node_rect(node), 40, 40)
+        self._bring_into_view(node)
         return True
 
     def node_center(self, entry_id: str) -> QPoint | None:
@@ -568,9 +592,7 @@ class GraphView(QGraphicsView):
         if node is None:
             return None
         self._scene.show_matches((), self._search.matches, node)
-        self._select_node(node, center=False, notify=True)
-        self.centerOn(*self._scene.positions[node])
-        self._minimap.follow_viewport()
+        self._select_node(node, center=True, notify=True)
         return self._model.graph.entry_of(node)
 
     def clear_search(self) -> None:
@@ -584,7 +606,24 @@ class GraphView(QGraphicsView):
             self._order = visible_order(self._model.graph) if self._model is not None else []
         return self._order
 
+    def event(self, event: QEvent) -> bool:
+        """Esc belongs to the canvas while a search is shown: the window's Esc (Stop) must not take
+        it (issue 9.8). Qt asks the focused widget first through ``ShortcutOverride``."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and self._search.active
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
+        if event.key() == Qt.Key.Key_M and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            self.set_minimap_visible(not self._minimap.wanted)
+            event.accept()
+            return
         key = _KEYS.get(Qt.Key(event.key()))
         command = None
         if key is not None and self._model is not None and len(self._model.graph) > 0:
@@ -631,13 +670,15 @@ class GraphView(QGraphicsView):
         super().mouseDoubleClickEvent(event)
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
-        if event.modifiers() & (Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.AltModifier):
-            super().wheelEvent(event)  # Shift/Alt+wheel scrolls
+        """The desktop convention: the wheel scrolls (Shift: sideways), Ctrl+wheel zooms about the
+        pointer; pinch gestures zoom too (:meth:`viewportEvent`)."""
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            delta = event.angleDelta().y() or event.pixelDelta().y()
+            if delta:
+                self.zoom_by(1.0015**delta)
+            event.accept()
             return
-        delta = event.angleDelta().y() or event.pixelDelta().y()
-        if delta:
-            self.zoom_by(1.0015**delta)
-        event.accept()
+        super().wheelEvent(event)
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         kind = event.type()
@@ -672,11 +713,67 @@ class GraphView(QGraphicsView):
         )
         return preview_html(self._model.graph, node, index, compaction=compaction, abandoned_text=abandoned)
 
+    # ================================================================================ labels
+
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
+        """Semantic zoom: labels in screen pixels over the scene (see :mod:`.labels`)."""
+        super().drawForeground(painter, rect)
+        self._last_seen = self.visible_scene_rect()  # what the user saw last (kept across a resize)
+        self._layout_labels()
+        painter.save()
+        painter.resetTransform()
+        self._labels.paint(painter)
+        painter.restore()
+
+    def _layout_labels(self) -> None:
+        scene = self._scene
+        if self._labels_version != scene.version:
+            self._labels_version = scene.version
+            name = self._session.get_session_name() if self._session is not None else None
+            self._labels.set_graph(scene.graph, name)
+        obstacles = []
+        minimap = self._minimap.widget
+        if minimap.isVisible():
+            g = minimap.geometry().translated(-self.viewport().pos())
+            obstacles.append(Rect(g.x(), g.y(), g.width(), g.height()))
+        spec = self._style.spec
+        self._labels.layout(
+            scene.positions,
+            self.viewportTransform(),
+            QRectF(self.viewport().rect()),
+            (spec.node_width / 2, spec.node_height / 2),
+            obstacles,
+        )
+
+    def screen_labels(self) -> list[Placed]:
+        """The labels drawn over the graph now (semantic zoom), in viewport pixels."""
+        self._layout_labels()
+        return list(self._labels.placed)
+
+    def detail(self) -> Detail:
+        """The level of detail the current zoom shows (see :mod:`desktop_app.present.lod`)."""
+        return detail_for(self.zoom())
+
     # ================================================================================ minimap
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+        """Keep what the user looked at: the selection (else the leaf) stays on screen if it was
+        (issue 9.7: after a resize to 900×600 the pane showed empty canvas)."""
+        focus = self._selection.node or self._leaf_node()
+        was_visible = (
+            focus is not None
+            and focus in self._scene.positions
+            and self._last_seen.intersects(self._scene.node_rect(focus))
+        )
         super().resizeEvent(event)
-        self._minimap.place()
+        if was_visible and focus is not None:
+            self._bring_into_view(focus)
+        self._minimap.follow_viewport()
+
+    def _bring_into_view(self, node: Node) -> None:
+        """Scroll as little as needed so ``node``'s whole box (and a margin) is on screen."""
+        rect = self._scene.node_rect(node).adjusted(-16, -18, 16, 8)  # the pin and the label flag
+        self.ensureVisible(rect, 40, 40)
         self._minimap.follow_viewport()
 
     # ================================================================================ introspection

@@ -1,0 +1,331 @@
+"""Semantic zoom: what the canvas writes at a given scale, and where, so that every word is readable.
+
+A node's own text is 12 px in scene units: at 30 % zoom it would be 4 px on screen, a grey smear.
+Instead of shrinking text with the picture, the canvas picks a *level of detail* from the scale
+(:func:`detail_for`) and writes labels in **screen space**, at the UI's own size, wherever they fit:
+
+- :attr:`Detail.FULL` (near): the nodes draw their own text; nothing is added.
+- :attr:`Detail.GROUPS` (nearer): every node on screen may get a one-line label — a folded run its
+  count and first line, an entry its kind and first line — inside its box when the box is wide
+  enough on screen, else beside it.
+- :attr:`Detail.LANDMARKS` (far): only the landmarks a user steers by — the active leaf, roots
+  (with the session name), labels, compactions (tokens before), branch summaries, branch points
+  and the other leaves — as markers of constant screen size with a short label.
+
+:func:`node_marks` decides what each node would say and how much it matters (its *rank*);
+:func:`place_labels` then places labels greedily, most important first, never letting two text
+rectangles overlap and never leaving the viewport: a label that does not fit is dropped, not
+squeezed. All of it is plain Python over screen coordinates the view hands in, so the tests run
+without Qt and the view only paints the result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from .text import KIND_TITLES
+from .viewgraph import Node, ViewGraph, ViewNode
+
+__all__ = [
+    "FULL_SCALE",
+    "GROUPS_SCALE",
+    "LANDMARK_ROLES",
+    "Detail",
+    "Mark",
+    "Placed",
+    "Rect",
+    "detail_for",
+    "elide",
+    "node_marks",
+    "place_labels",
+    "shows_text",
+]
+
+#: From this scale up a node's own 12 px text is at least ~10 px on screen: the nodes write it.
+FULL_SCALE: Final = 0.85
+#: Below this scale node boxes are a few pixels tall: only landmarks are labelled.
+GROUPS_SCALE: Final = 0.3
+
+#: The longest label, in characters, before it is cut with "…" (screen space is precious far out).
+_MAX_CHARS: Final = 44
+
+
+class Detail(Enum):
+    """How much the canvas writes at a scale (see the module docstring)."""
+
+    LANDMARKS = "landmarks"
+    GROUPS = "groups"
+    FULL = "full"
+
+
+def detail_for(scale: float) -> Detail:
+    """The level of detail for a view scale (1.0 = 100 %)."""
+    if scale >= FULL_SCALE:
+        return Detail.FULL
+    if scale >= GROUPS_SCALE:
+        return Detail.GROUPS
+    return Detail.LANDMARKS
+
+
+# ----------------------------------------------------------------------------------- marks
+
+#: Roles in order of importance: when labels compete for room, the earlier role wins.
+_ROLE_RANK: Final[dict[str, int]] = {
+    "active-leaf": 0,
+    "root": 1,
+    "label": 2,
+    "compaction": 3,
+    "branch_summary": 4,
+    "branch": 5,
+    "leaf": 6,
+    "segment": 7,
+    "entry": 8,
+}
+#: The roles that are labelled far out (everything but plain entries and folded runs).
+LANDMARK_ROLES: Final = frozenset(_ROLE_RANK) - {"segment", "entry"}
+
+
+@dataclass(frozen=True)
+class Mark:
+    """What one node says when the canvas labels it, and how much that matters."""
+
+    node: Node
+    role: str  #: one of :data:`LANDMARK_ROLES`, ``"segment"`` or ``"entry"``
+    text: str  #: the label, one line, at most ~44 characters
+    kind: str  #: the node's kind (for its colour)
+    rank: tuple[int, int, int]  #: sort key: role, off the active path, pre-order position
+
+    @property
+    def is_landmark(self) -> bool:
+        return self.role in LANDMARK_ROLES
+
+
+def _cut(text: str, limit: int = _MAX_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _compaction_words(text: str) -> str:
+    """``[compaction: 18k tokens]`` (pi's line) → ``18k tokens before``."""
+    if text.startswith("[compaction: "):
+        return text.removeprefix("[compaction: ").removesuffix("]") + " before"
+    return "tokens before unknown"
+
+
+def _role(graph: ViewGraph, node: Node, view: ViewNode) -> str:
+    if view.is_leaf or node == graph.leaf_node:
+        return "active-leaf"
+    if view.label:
+        return "label"
+    if view.kind in ("compaction", "branch_summary"):
+        return view.kind
+    if len(graph.children_of(node)) > 1:
+        return "branch"
+    if graph.parent_of(node) is None:
+        return "root"
+    if not graph.children_of(node):
+        return "leaf"
+    return "segment" if view.is_segment else "entry"
+
+
+def _text(graph: ViewGraph, node: Node, view: ViewNode, role: str, session_name: str | None) -> str:
+    first = view.text or KIND_TITLES.get(view.kind, view.kind)
+    if view.kind == "compaction":
+        body = "✂ " + _compaction_words(view.text)
+    elif view.kind == "branch_summary":
+        body = "⤺ " + (view.text or "branch summary")
+    elif view.is_segment:
+        body = f"⋯ {view.count} · {first}"
+    else:
+        body = f"{KIND_TITLES.get(view.kind, view.kind)}: {first}"
+    if role == "active-leaf":
+        return _cut("● leaf · " + body)
+    if role == "label":
+        return _cut(f"⚑ {view.label} · {body}", _MAX_CHARS + 8)
+    if role == "root":
+        return _cut(f"◉ {session_name}" if session_name else "◉ start · " + body)
+    if role == "branch":
+        return _cut(f"⋔ {len(graph.children_of(node))} branches · {body}")
+    if role == "leaf":
+        return _cut("◦ " + body)
+    return _cut(body)
+
+
+def node_marks(graph: ViewGraph, session_name: str | None = None) -> dict[Node, Mark]:
+    """What every node of ``graph`` would say, in order of importance (most important first).
+
+    A node that is several things at once (a labelled branch point, a compaction on the leaf)
+    takes its most important role; the root shows the session name when there is one.
+    """
+    marks: list[Mark] = []
+    for position, (node, view) in enumerate(graph.nodes.items()):
+        role = _role(graph, node, view)
+        if role == "root" and session_name is None and view.kind in ("compaction", "branch_summary"):
+            role = view.kind
+        text = _text(graph, node, view, role, session_name)
+        rank = (_ROLE_RANK[role], 0 if view.on_active_path else 1, position)
+        marks.append(Mark(node, role, text, view.kind, rank))
+    marks.sort(key=lambda m: m.rank)
+    return {m.node: m for m in marks}
+
+
+def shows_text(mark: Mark, detail: Detail) -> bool:
+    """Whether the canvas labels ``mark``'s node at ``detail`` (space permitting).
+
+    ``FULL``: no (the node draws its own text); ``GROUPS``: every node; ``LANDMARKS``: landmarks.
+    """
+    if detail is Detail.FULL:
+        return False
+    return detail is Detail.GROUPS or mark.is_landmark
+
+
+# ----------------------------------------------------------------------------------- placement
+
+
+@dataclass(frozen=True)
+class Rect:
+    """An axis-aligned rectangle in screen pixels."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+
+    @property
+    def right(self) -> float:
+        return self.x + self.w
+
+    @property
+    def bottom(self) -> float:
+        return self.y + self.h
+
+    def intersects(self, other: Rect) -> bool:
+        return self.x < other.right and other.x < self.right and self.y < other.bottom and other.y < self.bottom
+
+    def contains(self, other: Rect) -> bool:
+        return self.x <= other.x and self.y <= other.y and other.right <= self.right and other.bottom <= self.bottom
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A label the canvas draws: the node, its words (maybe elided) and their screen rectangle."""
+
+    mark: Mark
+    text: str
+    rect: Rect
+    inside: bool  #: written inside the node's box (``GROUPS``) rather than beside its marker
+
+
+def elide(text: str, width: float, measure: Callable[[str], float]) -> str:
+    """The longest prefix of ``text`` (plus "…") that ``measure`` says fits in ``width`` pixels."""
+    if measure(text) <= width:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the largest n with measure(text[:n] + "…") <= width
+        mid = (lo + hi + 1) // 2
+        if measure(text[:mid].rstrip() + "…") <= width:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "…" if lo > 0 else ""
+
+
+class _Grid:
+    """Rectangles bucketed by screen cell, so each overlap test looks at a few neighbours only."""
+
+    def __init__(self, cell: float = 64.0) -> None:
+        self.cell = cell
+        self.cells: dict[tuple[int, int], list[Rect]] = {}
+
+    def _keys(self, r: Rect) -> Iterable[tuple[int, int]]:
+        c = self.cell
+        for gx in range(int(r.x // c), int(r.right // c) + 1):
+            for gy in range(int(r.y // c), int(r.bottom // c) + 1):
+                yield gx, gy
+
+    def hits(self, r: Rect) -> bool:
+        return any(r.intersects(o) for key in self._keys(r) for o in self.cells.get(key, ()))
+
+    def add(self, r: Rect) -> None:
+        for key in self._keys(r):
+            self.cells.setdefault(key, []).append(r)
+
+
+def place_labels(
+    marks: Iterable[Mark],
+    detail: Detail,
+    screen_of: Mapping[Node, tuple[float, float]],
+    box: tuple[float, float],
+    viewport: Rect,
+    measure: Callable[[str], float],
+    line_height: float,
+    *,
+    marker_radius: float = 6.0,
+    max_width: float = 320.0,
+    obstacles: Iterable[Rect] = (),
+) -> list[Placed]:
+    """Labels for ``marks`` (most important first) that fit: none overlaps another or leaves
+    ``viewport``.
+
+    ``screen_of`` gives a node's centre in screen pixels (nodes off screen are left out), ``box``
+    a node's half width and half height on screen, ``measure`` a string's width in pixels and
+    ``line_height`` a label's height. At ``GROUPS`` a label goes inside its node's box when the box
+    holds at least a few words; otherwise (and always at ``LANDMARKS``) it goes beside the node's
+    marker: right, left, then a line above or below. ``obstacles`` are rectangles no label may
+    cover (the minimap, a find bar).
+    """
+    if detail is Detail.FULL:
+        return []
+    grid = _Grid()
+    for rect in obstacles:
+        grid.add(rect)
+    half_w, half_h = box
+    reach = max(half_w, marker_radius) + 4.0
+    wanted = [m for m in marks if shows_text(m, detail) and m.node in screen_of]
+    # What a label beside a node must not cover either: the other nodes' boxes (GROUPS) or the
+    # landmarks' markers (LANDMARKS).
+    shapes = _Grid()
+    if detail is Detail.GROUPS:
+        for sx, sy in screen_of.values():
+            shapes.add(Rect(sx - half_w, sy - half_h, 2 * half_w, 2 * half_h))
+    else:
+        r = marker_radius
+        for mark in wanted:
+            sx, sy = screen_of[mark.node]
+            shapes.add(Rect(sx - r, sy - r, 2 * r, 2 * r))
+    placed: list[Placed] = []
+    inside_min = measure("abcdefghij")  # a box narrower than ten letters holds no useful words
+    for mark in wanted:
+        centre = screen_of.get(mark.node)
+        if centre is None:
+            continue
+        sx, sy = centre
+        if detail is Detail.GROUPS and 2 * half_w - 12 >= inside_min and 2 * half_h >= line_height:
+            text = elide(mark.text, 2 * half_w - 12, measure)
+            rect = Rect(sx - half_w + 6, sy - line_height / 2, measure(text), line_height)
+            if text and viewport.contains(rect) and not grid.hits(rect):
+                grid.add(rect)
+                placed.append(Placed(mark, text, rect, True))
+                continue
+        text = elide(mark.text, max_width, measure)
+        if not text:
+            continue
+        width = measure(text) + 8.0  # a little padding each side of the words
+        top = sy - line_height / 2
+        for x, y in (
+            (sx + reach, top),
+            (sx - reach - width, top),
+            (sx + reach, top - line_height),
+            (sx + reach, top + line_height),
+            (sx - reach - width, top - line_height),
+            (sx - reach - width, top + line_height),
+        ):
+            rect = Rect(x, y, width, line_height)
+            if viewport.contains(rect) and not grid.hits(rect) and not shapes.hits(rect):
+                grid.add(rect)
+                placed.append(Placed(mark, text, rect, False))
+                break
+    return placed

@@ -1,0 +1,188 @@
+"""Semantic zoom without Qt: the level of detail per scale, what each node says, and label placement
+that never overlaps, on hand-made trees and on every conformance case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import combinations
+
+import pytest
+
+from desktop_app.present.graph_model import build_view_graph
+from desktop_app.present.lod import (
+    FULL_SCALE,
+    GROUPS_SCALE,
+    LANDMARK_ROLES,
+    Detail,
+    Mark,
+    Rect,
+    detail_for,
+    elide,
+    node_marks,
+    place_labels,
+    shows_text,
+)
+from desktop_app.present.viewgraph import Node, SegmentKey
+from desktop_app.session import SessionManager
+from desktop_app.ui.graph.layout import LayoutSpec, tidy_tree_layout
+from tests.ui.conformance_cases import CASES
+
+from .builders import index_of, msg, other
+
+
+def measure(text: str) -> float:
+    """A fixed-pitch stand-in for the font: 7 px a character."""
+    return 7.0 * len(text)
+
+
+LINE = 18.0
+
+
+def test_detail_follows_the_scale() -> None:
+    assert detail_for(1.0) is Detail.FULL
+    assert detail_for(FULL_SCALE) is Detail.FULL
+    assert detail_for(FULL_SCALE - 0.01) is Detail.GROUPS
+    assert detail_for(GROUPS_SCALE) is Detail.GROUPS
+    assert detail_for(GROUPS_SCALE - 0.01) is Detail.LANDMARKS
+    assert detail_for(0.001) is Detail.LANDMARKS
+
+
+def _branchy() -> list[dict[str, object]]:
+    return [
+        msg("u1", None, "user", "plan the trip"),
+        msg("a1", "u1", "assistant", "three days in Lisbon"),
+        msg("u2", "a1", "user", "day two?"),
+        msg("a2", "u2", "assistant", "Sintra"),
+        msg("u3", "a2", "user", "day three?"),
+        msg("a3", "u3", "assistant", "Cascais"),
+        other("compaction", "c1", "a3", summary="s", firstKeptEntryId="u3", tokensBefore=18000),
+        msg("u4", "c1", "user", "and food?"),
+        msg("a4", "u4", "assistant", "pastéis"),
+        msg("x1", "a1", "user", "what about Porto instead"),
+        msg("x2", "x1", "assistant", "Porto is lovely"),
+        other("label", "l1", "a4", targetId="a2", label="sintra plan"),
+    ]
+
+
+def _marks(leaf: str = "a4", name: str | None = None) -> dict[Node, Mark]:
+    index = index_of(_branchy())
+    graph = build_view_graph(index, leaf)
+    return node_marks(graph, name)
+
+
+def test_every_node_gets_its_most_important_role() -> None:
+    marks = _marks()
+    assert marks["a4"].role == "active-leaf"
+    assert marks["a4"].text.startswith("● leaf")
+    assert marks["a2"].role == "label" and "sintra plan" in marks["a2"].text
+    assert marks["c1"].role == "compaction" and "18k tokens before" in marks["c1"].text
+    assert marks["a1"].role == "branch" and "2 branches" in marks["a1"].text
+    assert marks["u1"].role == "root"
+    assert marks[SegmentKey("x1")].role == "leaf"  # x1→x2 is folded: a run that ends in a leaf
+    # the active leaf first, then the root; landmarks before ordinary entries
+    order = list(marks)
+    assert order[0] == "a4" and order[1] == "u1"
+    roles = [m.role for m in marks.values()]
+    assert max(i for i, r in enumerate(roles) if r in LANDMARK_ROLES) < min(
+        i for i, r in enumerate(roles) if r not in LANDMARK_ROLES
+    )
+
+
+def test_the_root_shows_the_session_name() -> None:
+    assert _marks(name="Lisbon trip")["u1"].text == "◉ Lisbon trip"
+
+
+def test_which_nodes_show_text_at_each_detail() -> None:
+    marks = _marks()
+    plain = [m for m in marks.values() if not m.is_landmark]
+    assert plain, "the tree has ordinary entries"
+    for mark in marks.values():
+        assert not shows_text(mark, Detail.FULL)  # the node writes its own text
+        assert shows_text(mark, Detail.GROUPS)
+        assert shows_text(mark, Detail.LANDMARKS) == mark.is_landmark
+    assert not any(shows_text(m, Detail.LANDMARKS) for m in plain)
+
+
+def test_elide_fits_the_width() -> None:
+    assert elide("short", 100, measure) == "short"
+    cut = elide("a rather long line of words", 70, measure)
+    assert cut.endswith("…") and measure(cut) <= 70
+    assert elide("anything", 3, measure) == ""
+
+
+def test_a_crowded_spot_drops_labels_instead_of_overlapping() -> None:
+    marks = _marks()
+    screen = {node: (400.0, 100.0) for node in marks}  # every node on one point
+    placed = place_labels(marks.values(), Detail.LANDMARKS, screen, (1, 1), Rect(0, 0, 800, 600), measure, LINE)
+    assert placed[0].mark.node == "a4"  # the most important label wins the room
+    assert len(placed) == 6  # right, left, and one line above and below on each side
+    assert len({p.mark.node for p in placed}) == len(placed)
+    _assert_disjoint(placed)
+
+
+def test_labels_avoid_obstacles_and_stay_in_the_viewport() -> None:
+    marks = _marks()
+    screen = {node: (790.0, 20.0 + 40.0 * i) for i, node in enumerate(marks)}
+    minimap = Rect(0, 0, 800, 60)
+    placed = place_labels(
+        marks.values(), Detail.LANDMARKS, screen, (1, 1), Rect(0, 0, 800, 600), measure, LINE, obstacles=[minimap]
+    )
+    assert placed
+    for p in placed:
+        assert not p.rect.intersects(minimap)
+        assert Rect(0, 0, 800, 600).contains(p.rect)
+        assert p.rect.right <= 790  # no room on the right: every label went left
+
+
+def test_groups_write_inside_boxes_wide_enough() -> None:
+    marks = _marks()
+    screen = {node: (400.0, 30.0 + 50.0 * i) for i, node in enumerate(marks)}
+    placed = place_labels(marks.values(), Detail.GROUPS, screen, (100, 20), Rect(0, 0, 800, 900), measure, LINE)
+    assert len(placed) == len(marks)
+    assert all(p.inside for p in placed)
+    assert all(p.rect.x >= 300 and p.rect.right <= 500 for p in placed)
+    narrow = place_labels(marks.values(), Detail.GROUPS, screen, (20, 20), Rect(0, 0, 800, 900), measure, LINE)
+    assert narrow and not any(p.inside for p in narrow)
+
+
+def _assert_disjoint(placed: list) -> None:  # type: ignore[type-arg]
+    for a, b in combinations(placed, 2):
+        assert not a.rect.intersects(b.rect), (a, b)
+
+
+SCALES = (0.005, 0.02, 0.08, 0.2, 0.3, 0.5, 0.8)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_text_overlaps_at_any_scale_on_the_conformance_cases(
+    case: str, open_case: Callable[[str], SessionManager]
+) -> None:
+    session = open_case(case)
+    graph = build_view_graph(session.index, session.leaf_id)
+    if not len(graph):
+        return
+    spec = LayoutSpec()
+    positions = tidy_tree_layout(graph, spec)
+    marks = node_marks(graph, session.get_session_name())
+    viewport = Rect(0, 0, 900, 700)
+    leaf_seen = False
+    for scale in SCALES:
+        detail = detail_for(scale)
+        leaf = positions.get(graph.leaf_node) if graph.leaf_node is not None else None
+        cx, cy = leaf if leaf is not None else next(iter(positions.values()))
+        screen = {
+            node: ((x - cx) * scale + 450, (y - cy) * scale + 350)
+            for node, (x, y) in positions.items()
+            if -20 <= (x - cx) * scale + 450 <= 920 and -20 <= (y - cy) * scale + 350 <= 720
+        }
+        box = (spec.node_width / 2 * scale, spec.node_height / 2 * scale)
+        placed = place_labels(marks.values(), detail, screen, box, viewport, measure, LINE)
+        _assert_disjoint(placed)
+        for p in placed:
+            assert viewport.contains(p.rect)
+            assert shows_text(p.mark, detail)
+        if leaf is not None and graph.leaf_node is not None:
+            # the leaf is the most important label and sits mid-screen: it always gets one
+            assert placed and placed[0].mark.node == graph.leaf_node
+            leaf_seen = True
+    assert leaf_seen or graph.leaf_node is None or graph.leaf_node not in positions

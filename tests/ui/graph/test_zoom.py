@@ -1,0 +1,138 @@
+"""Semantic zoom on the real canvas: screen-size labels far out, wheel scrolls, Ctrl+wheel zooms,
+Esc clears a search even though the window binds Esc to Stop (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication
+
+from desktop_app.present.lod import Detail
+from desktop_app.ui.graph import GraphView
+
+from .test_view import OpenCase, make_view
+
+
+def wheel(view: GraphView, dy: int, modifiers: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
+    viewport = view.viewport()
+    at = QPointF(viewport.width() / 2, viewport.height() / 2)
+    event = QWheelEvent(
+        at, QPointF(viewport.mapToGlobal(at.toPoint())), QPoint(0, 0), QPoint(0, dy),
+        Qt.MouseButton.NoButton, modifiers, Qt.ScrollPhase.NoScrollPhase, False,
+    )
+    QApplication.sendEvent(viewport, event)
+
+
+def test_wheel_scrolls_and_ctrl_wheel_zooms(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0004"))
+    view.resetTransform()
+    view.center_on_leaf()
+    bar = view.verticalScrollBar()
+    assert bar.maximum() > 0
+    before, zoom = bar.value(), view.zoom()
+    wheel(view, 120)  # one notch up
+    assert view.zoom() == zoom
+    assert bar.value() < before
+    wheel(view, -240)
+    assert bar.value() > before - 1
+    wheel(view, 120, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() > zoom
+    wheel(view, -480, Qt.KeyboardModifier.ControlModifier)
+    assert view.zoom() < zoom
+
+
+def test_far_out_only_landmarks_are_written_at_screen_size(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0031"))
+    view.zoom_by(0.1 / view.zoom())
+    view.center_on_leaf()
+    QApplication.processEvents()
+    assert view.detail() is Detail.LANDMARKS
+    labels = view.screen_labels()
+    assert labels
+    assert labels[0].mark.role == "active-leaf"
+    assert all(p.mark.is_landmark for p in labels)
+    kinds = {p.mark.role for p in labels}
+    assert "compaction" in kinds
+    for a, b in combinations(labels, 2):
+        assert not a.rect.intersects(b.rect)
+    view.zoom_by(0.5 / view.zoom())
+    assert view.detail() is Detail.GROUPS
+    nearer = view.screen_labels()
+    assert any(not p.mark.is_landmark for p in nearer)
+    view.zoom_by(1.0 / view.zoom())
+    assert view.detail() is Detail.FULL and view.screen_labels() == []
+
+
+def test_escape_clears_the_search_on_the_canvas(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0004"))
+    assert view.search("compaction") > 0
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Escape)
+    assert view.matches() == []
+
+
+# --------------------------------------------------------------------------- minimap
+
+
+def _pin_rect_clear_of_minimap(view: GraphView) -> bool:
+    pin = view.pin_center()
+    minimap = view.minimap_widget()
+    if pin is None or not minimap.isVisible():
+        return True
+    frame = minimap.geometry().translated(-view.viewport().pos())
+    return not frame.adjusted(-10, -10, 10, 10).contains(pin)
+
+
+def test_m_toggles_the_minimap_and_small_panes_hide_it(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0031"))
+    view.fit_all()
+    assert view.minimap_widget().isVisible()
+    view.setFocus()
+    qtbot.keyClick(view.viewport(), Qt.Key.Key_M)
+    assert not view.minimap_widget().isVisible() and not view.minimap_wanted()
+    qtbot.keyClick(view.viewport(), Qt.Key.Key_M)
+    assert view.minimap_widget().isVisible()
+    view.resize(500, 400)  # too small: the graph needs the room
+    QApplication.processEvents()
+    assert view.minimap_wanted() and not view.minimap_widget().isVisible()
+    view.resize(1400, 900)
+    QApplication.processEvents()
+    assert view.minimap_widget().isVisible()
+
+
+def test_the_minimap_never_covers_the_leaf(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0031"))
+    viewport = view.viewport()
+    # put the leaf near each corner of the viewport in turn: the minimap moves out of its way
+    view.zoom_by(2.0)  # room to scroll the leaf anywhere
+    tried = 0
+    for tx, ty in ((0.9, 0.9), (0.1, 0.9), (0.9, 0.1), (0.1, 0.1)):
+        pin = view.pin_center()
+        assert pin is not None
+        bar_h, bar_v = view.horizontalScrollBar(), view.verticalScrollBar()
+        bar_h.setValue(bar_h.value() + pin.x() - round(tx * viewport.width()))
+        bar_v.setValue(bar_v.value() + pin.y() - round(ty * viewport.height()))
+        QApplication.processEvents()
+        pin = view.pin_center()
+        assert pin is not None
+        if not viewport.rect().contains(pin):
+            continue
+        tried += 1
+        assert _pin_rect_clear_of_minimap(view), (tx, ty, pin, view.minimap_widget().geometry())
+        assert view.minimap_widget().isVisible()  # another corner is free
+    assert tried == 4
+
+
+def test_selecting_brings_the_whole_node_into_view(qtbot: Any, open_case: OpenCase) -> None:
+    view = make_view(qtbot, open_case("gen-0031"))
+    view.resetTransform()
+    graph = view.graph()
+    positions = view.positions()
+    far = max(graph, key=lambda n: positions[n][0])  # the rightmost node
+    view.centerOn(0, 0)
+    view.select(graph.entry_of(far), center=True)
+    rect = view.graph_scene().node_rect(far)
+    assert view.visible_scene_rect().contains(rect)
