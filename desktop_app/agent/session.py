@@ -333,6 +333,28 @@ class AgentSession:
         finally:
             self._emit(TurnFinished())
 
+    async def regenerate(self, entry_id: str) -> Message | None:
+        """Ask again for the reply ``entry_id`` (an assistant message): the leaf moves to its parent
+        and a new reply is streamed there, a sibling of the old one (which stays in the file)."""
+        return await self._run_exclusive(self._regenerate(entry_id))
+
+    async def _regenerate(self, entry_id: str) -> Message | None:
+        session = self.session
+        entry = session.get_entry(entry_id)
+        message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
+        if entry is None or not isinstance(message, dict) or message.get("role") != "assistant":
+            raise ValueError("Only an assistant reply can be regenerated")
+        parent = entry.get("parentId")
+        if not isinstance(parent, str):
+            raise ValueError("This reply has no parent to answer again")
+        self._overflow_attempted = False
+        session.branch(parent)
+        self._emit(TurnStarted())
+        try:
+            return await self._run_turn(session, parent)
+        finally:
+            self._emit(TurnFinished())
+
     @staticmethod
     def _last_assistant(session: SessionManager) -> Message | None:
         for message in reversed(session.build_session_context().messages):

@@ -16,7 +16,6 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFileDialog,
     QInputDialog,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QSplitter,
     QToolBar,
+    QToolButton,
     QWidget,
 )
 
@@ -41,6 +41,8 @@ from desktop_app.present.chat_feed import (
     StreamEnded,
     agent_status,
 )
+from desktop_app.present.context_meter import ContextMeterState
+from desktop_app.present.node_menu import MenuAction, menu_item
 from desktop_app.session import EntryAppended, LeafMoved, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
@@ -50,6 +52,7 @@ from .graph.audit_panel import CompactionAuditPanel
 from .graph.view import GraphView
 from .state import UiState
 from .status_bar import ArborStatusBar
+from .steering import Steering
 
 FILTERS = [("default", "Default"), ("no-tools", "No tools"), ("user-only", "User only"),
            ("labeled-only", "Labeled only"), ("all", "All")]
@@ -95,7 +98,13 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(splitter)
         self.status = ArborStatusBar(self)
         self.setStatusBar(self.status)
+        self._meter = ContextMeterState()
         self._build_toolbar()
+        self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
+        right.insertWidget(1, self.steering.reader)
+        right.setStretchFactor(1, 2)
+        self.graph.node_selected.connect(self.steering.node_selected)
+        self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
@@ -142,7 +151,10 @@ class MainWindow(QMainWindow):
         self.addToolBar(bar)
         bar.addAction(self._action("New", self.new_session, QKeySequence.StandardKey.New, "New session"))
         bar.addAction(self._action("Open…", self.open_dialog, QKeySequence.StandardKey.Open, "Open a session file"))
-        bar.addAction(self._action("Fork", self.fork_selected, None, "Fork the selected user message into a new session"))
+        self.fork_action = self._action("Fork", self.fork_selected, None, "Fork the selected user message into a new session")
+        bar.addAction(self.fork_action)
+        self.clone_action = self._action("Clone", self.clone_selected, None, "Clone the path up to the selected entry")
+        bar.addAction(self.clone_action)
         bar.addAction(self._action("Compact", self.compact, "Ctrl+Shift+K", "Compact the context"))
         bar.addSeparator()
         bar.addAction(self._action("Fit", self.graph.fit_all, "Ctrl+0", "Fit the whole tree"))
@@ -190,7 +202,10 @@ class MainWindow(QMainWindow):
         self.status.set_following(view.session_file is not None)
         self.status.set_model(self.agent.model.id)
         self._sync_thinking()
+        self._meter.reset()
         self._apply_chat(self.feed.bind(view))
+        self.steering.session_bound()
+        self._sync_fork_actions()
         if self.agent.is_offline:
             self.chat.show_banner(OFFLINE_BANNER)
         else:
@@ -219,8 +234,15 @@ class MainWindow(QMainWindow):
                     pass
 
     def _update_meter(self, messages: list[Any] | None = None) -> None:
+        view = self.agent.view
+        if messages is None:
+            messages = list(view.build_session_context().messages)
         usage = self.agent.context_usage(messages)
-        self.status.set_context_usage(usage.tokens, usage.context_window, usage.reserve_tokens)
+        branch = view.get_branch()
+        reading = self._meter.read(
+            [str(e.get("id")) for e in branch], [str(e.get("type")) for e in branch], usage.tokens, messages
+        )
+        self.status.set_context_usage(reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation)
 
     def _sync_thinking(self) -> None:
         self.status.set_thinking(self.agent.thinking_level)
@@ -237,6 +259,7 @@ class MainWindow(QMainWindow):
 
     def _on_agent_event(self, event: AgentEvent) -> None:
         self._apply_chat(self.feed.on_agent_event(event))
+        self.steering.on_agent_event(event)
         status = agent_status(event)
         if status is not None:
             text, timeout = status
@@ -325,71 +348,64 @@ class MainWindow(QMainWindow):
             self.chat.set_editor_text(text)  # stopped before it was sent: the user's text is not lost
 
     def compact(self) -> None:
-        self.run_task(self.agent.compact(), "Compaction")
+        """Compact asks first: a dry run on the graph, optional focus, then Compact or Cancel."""
+        self.steering.compact()
 
     def _guarded(self, what: str, action: Callable[[], Any]) -> Any:
         """Run a menu/toolbar action; a failure is shown in the status bar, never raised into Qt."""
         try:
-            return action()
+            result = action()
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.statusBar().showMessage(f"{what}: {exc}", 8000)
             return None
+        self.statusBar().clearMessage()  # an earlier failure is no longer news
+        self.chat.clear_error()
+        return result
 
     def _set_thinking(self, level: str) -> None:
         self._guarded("Thinking level", lambda: self.agent.set_thinking_level(level))
         self._sync_thinking()
 
     def _on_node_activated(self, entry_id: str) -> None:
-        if self.agent.busy or entry_id == self.agent.view.leaf_id:
-            return
-        summarize, custom = self._ask_summary()
-        if summarize is None:
-            return
-        self.run_task(self._navigate(entry_id, summarize, custom), "Switching branch")
-
-    async def _navigate(self, entry_id: str, summarize: bool, custom: str | None) -> None:
-        result = await self.agent.navigate_tree(entry_id, summarize=summarize, custom_instructions=custom)
-        if result.editor_text:
-            self.chat.set_editor_text(result.editor_text)  # the chat itself follows the leaf_moved event
-
-    def _ask_summary(self) -> tuple[bool | None, str | None]:
-        """pi's question when leaving a branch: no summary, summarize, or summarize with a focus."""
-        if self.settings.branch_summary.skip_prompt:
-            return False, None
-        box = QMessageBox(self)
-        box.setWindowTitle("Switch branch")
-        box.setText("Summarize the branch you are leaving?")
-        no = box.addButton("No summary", QMessageBox.ButtonRole.AcceptRole)
-        yes = box.addButton("Summarize", QMessageBox.ButtonRole.YesRole)
-        focus = box.addButton("Summarize with custom focus…", QMessageBox.ButtonRole.ActionRole)
-        box.addButton(QMessageBox.StandardButton.Cancel)
-        remember = QCheckBox("Don't ask again (never summarize)", box)
-        box.setCheckBox(remember)
-        box.exec()
-        clicked = box.clickedButton()
-        if clicked is no:
-            if remember.isChecked():
-                self.settings.branch_summary.skip_prompt = True
-                self.settings.save_value(("branchSummary", "skipPrompt"), True)
-            return False, None
-        if clicked is yes:
-            return True, None
-        if clicked is focus:
-            text, ok = QInputDialog.getMultiLineText(self, "Summary focus", "What should the summary focus on?")
-            return (True, text.strip() or None) if ok else (None, None)
-        return None, None
+        self.steering.continue_from(entry_id)  # pi's summary question (with its preview), then the move
 
     def fork_selected(self) -> None:
+        self._fork_selected("before")
+
+    def clone_selected(self) -> None:
+        self._fork_selected("at")
+
+    def _fork_selected(self, position: str) -> None:
         entry_id = self.graph.selected_entry()
         if not entry_id:
-            self.statusBar().showMessage("Select a user message to fork from.", 5000)
+            self.statusBar().showMessage("Select an entry to fork or clone from.", 5000)
             return
-        if self.agent.busy:
-            self.statusBar().showMessage("Stop the running reply before forking.", 5000)
-            return
-        result = self._guarded("Fork", lambda: self.agent.fork(entry_id))
-        if result is not None and result.editor_text:
-            self.chat.set_editor_text(result.editor_text)
+        self.steering.fork(entry_id, position)
+
+    def _sync_fork_actions(self) -> None:
+        """Fork and Clone say whether they apply to the selection, and why not (issue 9, item 2)."""
+        view = self.agent.view
+        entry_id = self.graph.selected_entry()
+        entry = view.get_entry(entry_id) if entry_id else None
+        for action, kind, idle in (
+            (self.fork_action, MenuAction.FORK, "Fork: select a user message"),
+            (self.clone_action, MenuAction.CLONE, "Clone: select an entry"),
+        ):
+            if entry is None:
+                action.setEnabled(False)
+                action.setToolTip(idle)
+                continue
+            item = menu_item(view, entry, kind, busy=self.agent.busy)
+            action.setEnabled(item.enabled)
+            action.setToolTip(f"{action.text()}: {item.reason}")
+
+    def fork_button(self) -> QToolButton | None:
+        """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
+        for bar in self.findChildren(QToolBar):
+            widget = bar.widgetForAction(self.fork_action)
+            if isinstance(widget, QToolButton):
+                return widget
+        return None
 
     def label_selected(self) -> None:
         entry_id = self.graph.selected_entry()

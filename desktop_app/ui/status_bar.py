@@ -19,20 +19,9 @@ from PySide6.QtCore import QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
+from desktop_app.present.context_meter import format_tokens
+
 __all__ = ["ArborStatusBar", "ContextMeter", "ElidedLabel", "format_tokens"]
-
-
-def format_tokens(count: int) -> str:
-    """pi's footer format: ``950``, ``1.2k``, ``143k``, ``1.5M``."""
-    if count < 1000:
-        return str(count)
-    if count < 10_000:
-        return f"{count / 1000:.1f}k"
-    if count < 1_000_000:
-        return f"{round(count / 1000)}k"
-    if count < 10_000_000:
-        return f"{count / 1_000_000:.1f}M"
-    return f"{round(count / 1_000_000)}M"
 
 
 def _threshold_text(count: int) -> str:
@@ -58,12 +47,17 @@ class ContextMeter(QWidget):
         self._tokens: int | None = None
         self._window = 0
         self._reserve = 0
+        self._explanation = ""
         self._update_tooltip()
 
     # ================================================================================ state
 
-    def set_usage(self, tokens: int | None, window: int, reserve: int) -> None:
-        """``tokens`` in the context (``None``: unknown), of a ``window``; compaction at ``window − reserve``."""
+    def set_usage(self, tokens: int | None, window: int, reserve: int, explanation: str = "") -> None:
+        """``tokens`` in the context (``None``: unknown), of a ``window``; compaction at ``window − reserve``.
+
+        ``explanation`` (what the number counts) goes into the tooltip.
+        """
+        self._explanation = explanation
         self._tokens = None if tokens is None else max(0, int(tokens))
         self._window = max(0, int(window))
         self._reserve = max(0, int(reserve))
@@ -134,6 +128,8 @@ class ContextMeter(QWidget):
         threshold = self.threshold
         if threshold is not None:
             lines.append(f"Auto-compaction above {threshold:,} tokens (window − reserve {self._reserve:,}).")
+        if self._explanation:
+            lines.append(self._explanation)
         self.setToolTip("\n".join(lines))
 
     # ================================================================================ geometry
@@ -306,9 +302,10 @@ class ArborStatusBar(QStatusBar):
         """The thinking level (``off``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``)."""
         self._thinking.setText(f"thinking {level}" if level else "thinking off")
 
-    def set_context_usage(self, tokens: int | None, window: int, reserve: int) -> None:
-        """Context meter: ``tokens`` (``None`` right after a compaction) of ``window``; threshold ``window − reserve``."""
-        self._meter.set_usage(tokens, window, reserve)
+    def set_context_usage(self, tokens: int | None, window: int, reserve: int, explanation: str = "") -> None:
+        """Context meter: ``tokens`` (``None`` right after a compaction) of ``window``; threshold
+        ``window − reserve``; ``explanation`` says in the tooltip what the number counts."""
+        self._meter.set_usage(tokens, window, reserve, explanation)
 
     def set_session_file(self, path: str | os.PathLike[str] | None) -> None:
         """The session file, elided in the middle (full path in the tooltip)."""

@@ -80,6 +80,32 @@ def joined_text(message: Message) -> str:
     return "\n".join(as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text")
 
 
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def hard_line_breaks(text: str) -> str:
+    """Markdown where every line break the user typed stays a line break (Shift+Enter).
+
+    In markdown a single newline is a soft break, shown as a space: a user's two-line message
+    appeared as one line in the bubble although the file holds the newline (issue 9, Found item
+    4). Two trailing spaces make it a hard break; fenced code is left as it is.
+    """
+    lines = text.split("\n")
+    fence: str | None = None
+    for i, line in enumerate(lines[:-1]):
+        opened = _FENCE.match(line)
+        if opened is not None:
+            marker = opened.group(1)
+            if fence is None:
+                fence = marker[0] * 3
+            elif marker.startswith(fence):
+                fence = None
+            continue
+        if fence is None and line.strip() and lines[i + 1].strip():
+            lines[i] = line + "  "
+    return "\n".join(lines)
+
+
 def message_text(message: Any) -> str:
     """The plain text a row stands for (its ``TextRole``, and what "Copy" copies).
 

@@ -18,6 +18,7 @@ from .messages import (
     content_blocks,
     first_line,
     format_count,
+    hard_line_breaks,
     joined_text,
     message_kind,
     message_status,
@@ -325,7 +326,7 @@ def render_message(
     kind = message_kind(message)
     if kind == "user":
         out.header("You", theme.user.accent, escape(_time(message)))
-        out.markdown(joined_text(message))
+        out.markdown(hard_line_breaks(joined_text(message)))
         _images(message, out)
     elif kind == "assistant":
         _assistant(message, expanded, streaming, out)

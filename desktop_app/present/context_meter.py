@@ -1,0 +1,103 @@
+"""The context meter's number and what it says it counts (issue 9, Found item 6).
+
+The number is pi's (pi-spec §5.3): the last reply's reported usage plus an estimate (about four
+characters per token) of every message after it, or the estimate of every message when no reply
+reported usage. Two sources can disagree: a session made with one model and continued with another
+(or the offline model) read 1.4k, then 387 after a message was *added*. A context cannot shrink
+while the conversation only grows, so while the active path only gets longer (no branch switch, no
+compaction) the meter never shows less than it showed before, and its tooltip says so. A branch
+switch or a compaction starts afresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.compaction.tokens import estimate_context_tokens
+
+__all__ = ["ContextMeterState", "MeterReading", "format_tokens"]
+
+
+def format_tokens(count: int | float) -> str:
+    """pi's footer format: ``950``, ``1.2k``, ``143k``, ``1.5M``."""
+    if count < 1000:
+        return str(int(count))
+    if count < 10_000:
+        return f"{count / 1000:.1f}k"
+    if count < 1_000_000:
+        return f"{round(count / 1000)}k"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}M"
+    return f"{round(count / 1_000_000)}M"
+
+
+@dataclass(frozen=True)
+class MeterReading:
+    """What the meter shows: ``tokens`` (``None``: unknown after a compaction) and why."""
+
+    tokens: int | None
+    explanation: str
+    floored: bool  #: the sources reported less than before while the path only grew
+
+
+def _counts(messages: Sequence[Any]) -> str:
+    estimate = estimate_context_tokens(list(messages))
+    if estimate.last_usage_index is None:
+        return (
+            f"Counts the {len(messages)} message(s) the model receives at the active leaf, "
+            "estimated at about 4 characters per token (no reply has reported usage yet)."
+        )
+    later = len(messages) - estimate.last_usage_index - 1
+    return (
+        f"Counts the {len(messages)} message(s) the model receives at the active leaf: "
+        f"{format_tokens(estimate.usage_tokens)} reported by the model for its last reply "
+        f"(input + output + cache), plus about {format_tokens(estimate.trailing_tokens)} estimated "
+        f"for the {later} message(s) after it (about 4 characters per token)."
+    )
+
+
+class ContextMeterState:
+    """Remembers the last reading and the path it was for, to keep the meter from jumping down."""
+
+    def __init__(self) -> None:
+        self._path: tuple[str, ...] = ()
+        self._tokens: int | None = None
+
+    def reset(self) -> None:
+        """Another session: nothing to compare with."""
+        self._path = ()
+        self._tokens = None
+
+    def read(
+        self, path_ids: Sequence[str], path_types: Sequence[str], tokens: int | None, messages: Sequence[Any]
+    ) -> MeterReading:
+        """The reading for the active path ``path_ids`` (root → leaf, with each entry's type).
+
+        ``tokens`` is the agent's count (``None`` right after a compaction); ``messages`` the
+        context it counted, for the explanation.
+        """
+        previous, before = self._path, self._tokens
+        grew = (
+            bool(previous)
+            and len(path_ids) >= len(previous)
+            and tuple(path_ids[: len(previous)]) == previous
+            and "compaction" not in path_types[len(previous) :]
+        )
+        self._path = tuple(path_ids)
+        if tokens is None:
+            self._tokens = None
+            return MeterReading(None, "Unknown until the next reply reports usage (the context was just compacted).", False)
+        explanation = _counts(messages)
+        if grew and before is not None and tokens < before:
+            self._tokens = before
+            return MeterReading(
+                before,
+                explanation
+                + f" That came to {format_tokens(tokens)}, less than before although the conversation only grew"
+                " (models count differently), so the meter keeps the larger number.",
+                True,
+            )
+        self._tokens = tokens
+        return MeterReading(tokens, explanation, False)

@@ -1,0 +1,112 @@
+"""The reader: any node's full content, read without leaving the active branch (issue 9, Build 4).
+
+A click on a node shows its whole text, the path from the root to it as breadcrumbs and where it
+stands — on the active path, on another branch, or summarized away by a compaction (so no longer
+sent to the model) — while the chat stays on the active leaf. "Show context" on a node gives the
+exact messages the model would receive there, each with its token estimate. Decided here, without
+Qt; ``ui/reader.py`` renders a :class:`ReaderPage`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from desktop_app.compaction.audit import audit_compaction
+from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.session import SessionView
+from desktop_app.session.entries import Entry, message_text
+
+from .context_meter import format_tokens
+from .text import KIND_TITLES, entry_kind, entry_text, full_text
+
+__all__ = ["Crumb", "ReaderPage", "context_page", "reader_page"]
+
+CRUMB_CHARS = 28
+
+
+@dataclass(frozen=True)
+class Crumb:
+    entry_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ReaderPage:
+    """What the reader shows for one entry."""
+
+    entry_id: str
+    title: str  #: kind, label and where the entry stands
+    crumbs: tuple[Crumb, ...]  #: root → the entry
+    body: str  #: plain text (markdown for messages)
+    status: str  #: "On the active path", "On another branch", "Summarized by a compaction …"
+    can_continue: bool
+    continue_reason: str  #: tooltip of "Continue from here"
+
+
+def _crumb(entry: Entry) -> Crumb:
+    text = entry_text(entry) or KIND_TITLES.get(entry_kind(entry), "entry")
+    short = text if len(text) <= CRUMB_CHARS else text[: CRUMB_CHARS - 1].rstrip() + "…"
+    return Crumb(str(entry.get("id")), short)
+
+
+def _status(view: SessionView, entry_id: str) -> str:
+    """Where the entry stands: the context at the leaf holds the latest compaction's kept entries
+    and what follows it; anything above them on the path was summarized (by it or an earlier one)."""
+    active = view.get_branch()
+    ids = [str(e.get("id")) for e in active]
+    if entry_id not in ids:
+        return "On another branch (not in the active context)"
+    position = ids.index(entry_id)
+    last = max((i for i, e in enumerate(active) if e.get("type") == "compaction"), default=-1)
+    if position < last and entry_id not in audit_compaction(view.index, ids[last]).kept_ids:
+        return "Summarized by a compaction: the model no longer receives it verbatim"
+    if entry_id == view.leaf_id:
+        return "The active leaf"
+    return "On the active path"
+
+
+def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> ReaderPage | None:
+    """The reader's page for ``entry_id`` (``None`` for an unknown id)."""
+    entry = view.get_entry(entry_id)
+    if entry is None:
+        return None
+    kind = KIND_TITLES.get(entry_kind(entry), "entry")
+    label = view.get_label(entry_id)
+    title = kind.capitalize() + (f" · ⚑ {label}" if label else "")
+    body = full_text(entry, limit=10**9) or entry_text(entry)
+    crumbs = tuple(_crumb(e) for e in view.get_branch(entry_id))
+    can_continue, reason = True, "Make this the active leaf (the same as a double-click)"
+    if entry_id == view.leaf_id:
+        can_continue, reason = False, "This is already the active leaf"
+    elif view.read_only:
+        can_continue, reason = False, "This session is open read-only"
+    elif busy:
+        can_continue, reason = False, "Stop the running reply first"
+    return ReaderPage(entry_id, title, crumbs, body, _status(view, entry_id), can_continue, reason)
+
+
+def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:
+    """"Show context": the messages the model would receive with ``entry_id`` as the leaf."""
+    page = reader_page(view, entry_id)
+    if page is None:
+        return None
+    messages = view.build_session_context(entry_id).messages
+    total = 0
+    lines: list[str] = []
+    for number, message in enumerate(messages, 1):
+        tokens = int(estimate_tokens(message))
+        total += tokens
+        role = str(message.get("role", "?"))
+        text = message_text(message.get("content"), " ") or str(message.get("summary") or "")
+        text = " ".join(text.split())
+        lines.append(f"{number}. {role} · ~{format_tokens(tokens)} tokens — {text[:160]}")
+    head = f"The model receives {len(messages)} message(s), about {format_tokens(total)} tokens, at this entry."
+    return ReaderPage(
+        entry_id,
+        f"Context at this {page.title.split(' · ')[0].lower()}",
+        page.crumbs,
+        head + "\n\n" + "\n".join(lines),
+        page.status,
+        page.can_continue,
+        page.continue_reason,
+    )

@@ -1,0 +1,370 @@
+"""Steering the tree by hand: the window's side of the node menu, the reader, the summary question,
+the compaction preview, undo/redo of leaf moves, drafts per session and drag-to-fork.
+
+The window creates one :class:`Steering` and routes a few of its own actions here (a node
+activated, Compact, Fork, a session bound), so ``main_window.py`` keeps only the wiring. What each
+input means and what each question shows is decided in ``present/`` (``node_menu``, ``reader``,
+``branch_preview``, ``compaction_preview``, ``leaf_history``, ``drafts``, ``rubber_band``); the
+session changes only through the agent's commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+from PySide6.QtCore import QObject, QPoint, QRect
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QInputDialog, QMenu, QStatusBar, QToolButton, QWidget
+
+from desktop_app.agent import (
+    AgentSession,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionProgress,
+    CompactionStarted,
+)
+from desktop_app.agent.events import AgentEvent
+from desktop_app.present.branch_preview import preview_branch_summary
+from desktop_app.present.compaction_preview import preview_compaction
+from desktop_app.present.drafts import Drafts, draft_key
+from desktop_app.present.leaf_history import LeafHistory
+from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
+from desktop_app.present.reader import context_page, reader_page
+from desktop_app.present.rubber_band import BandSelection
+from desktop_app.present.text import entry_kind, full_text
+from desktop_app.settings import Settings
+
+from .chat import ChatPanel
+from .dialogs import CompactionDialog, SummaryAnswer, SummaryQuestion
+from .graph.interaction import GraphInteraction
+from .graph.view import GraphView
+from .node_menu import build_node_menu, chosen_action
+from .reader import ReaderPanel
+
+__all__ = ["Steering"]
+
+
+class SteeredWindow(Protocol):
+    """What :class:`Steering` uses of the main window (no import of it: no package cycle)."""
+
+    @property
+    def agent(self) -> AgentSession: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def chat(self) -> ChatPanel: ...
+
+    @property
+    def graph(self) -> GraphView: ...
+
+    @property
+    def audit_panel(self) -> QWidget: ...
+
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 - Qt's name
+
+    def addAction(self, action: QAction) -> None: ...  # noqa: N802 - Qt's name
+
+    def run_task(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Future[Any]: ...
+
+    def _guarded(self, what: str, action: Callable[[], Any]) -> Any: ...
+
+    def fork_button(self) -> QToolButton | None: ...
+
+
+class Steering(QObject):
+    """Everything issue 9 adds to the window (see the module docstring)."""
+
+    def __init__(self, window: SteeredWindow, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.host = parent  #: the window as a widget: parent of dialogs and menus
+        self.drafts = Drafts()
+        self.history = LeafHistory()
+        self.reader = ReaderPanel(parent)
+        self.reader.hide()
+        self.node_menu: QMenu | None = None  #: the open node menu (automation: tests read it)
+        self.summary_question: SummaryQuestion | None = None
+        self.compaction_dialog: CompactionDialog | None = None
+        self.band: BandSelection | None = None
+        self.interaction = GraphInteraction(window.graph, lambda: window.agent.view, self._over_fork_button)
+        self.interaction.menu_requested.connect(self.open_menu)
+        self.interaction.band_selected.connect(self._on_band)
+        self.interaction.node_dropped.connect(self.fork_or_clone)
+        self.interaction.history_step.connect(lambda step: self.undo() if step < 0 else self.redo())
+        self.reader.continue_requested.connect(self.continue_from)
+        self.reader.crumb_activated.connect(self._read_crumb)
+        self.undo_action = self._action("Undo leaf move", self.undo, QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action("Redo leaf move", self.redo, "Ctrl+Shift+Z")
+        self._sync_undo()
+
+    def _action(self, text: str, slot: Any, shortcut: QKeySequence.StandardKey | str) -> QAction:
+        action = QAction(text, self.host)
+        action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        self.window.addAction(action)
+        return action
+
+    @property
+    def _view(self) -> Any:
+        return self.window.agent.view
+
+    # ================================================================================ session
+
+    def session_bound(self) -> None:
+        """Another session is on screen: its own draft, a fresh undo history, the reader closed."""
+        view = self._view
+        chat = self.window.chat
+        text = self.drafts.switch(draft_key(view.session_file, view.session_id), chat.editor_text())
+        if text != chat.editor_text():
+            chat.set_editor_text(text) if text else chat.composer.clear()
+        self.history.clear()
+        self._sync_undo()
+        self.reader.close_reader()
+        self.interaction.clear_band()
+
+    # ================================================================================ moving the leaf
+
+    def continue_from(self, entry_id: str) -> None:
+        """Double-click, Enter, the pin dropped, a menu's Continue: pi's question, then the move."""
+        window = self.window
+        if window.agent.busy or entry_id == self._view.leaf_id or self.summary_question is not None:
+            return
+        preview = preview_branch_summary(self._view, entry_id)
+        if window.settings.branch_summary.skip_prompt or preview.empty:
+            self._navigate(entry_id, False, None)
+            return
+        question = SummaryQuestion(preview, self.host)
+        self.summary_question = question
+        window.graph.graph_scene().show_audit(preview.as_audit())
+
+        def answered(answer: SummaryAnswer | None) -> None:
+            self.summary_question = None
+            self._restore_bands()
+            question.deleteLater()
+            if answer is None:
+                return
+            if answer.dont_ask_again and not answer.summarize:
+                window.settings.branch_summary.skip_prompt = True
+                window.settings.save_value(("branchSummary", "skipPrompt"), True)
+            self._navigate(entry_id, answer.summarize, answer.focus)
+
+        question.answered.connect(answered)
+        question.open()
+
+    def _navigate(self, entry_id: str, summarize: bool, focus: str | None) -> None:
+        self.window.run_task(self._navigate_async(entry_id, summarize, focus), "Switching branch")
+
+    async def _navigate_async(self, entry_id: str, summarize: bool, focus: str | None) -> None:
+        agent = self.window.agent
+        before = agent.view.leaf_id
+        result = await agent.navigate_tree(entry_id, summarize=summarize, custom_instructions=focus)
+        if not result.cancelled:
+            self.history.record(before, agent.view.leaf_id)
+            self._sync_undo()
+        if result.editor_text:
+            self.window.chat.set_editor_text(result.editor_text)  # the chat itself follows the leaf
+
+    def undo(self) -> None:
+        self._step(self.history.undo, self.history.redo)
+
+    def redo(self) -> None:
+        self._step(self.history.redo, self.history.undo)
+
+    def _step(self, take: Any, give_back: Any) -> None:
+        """Move the leaf back (or forward) without a summary and without writing anything."""
+        if self.window.agent.busy:
+            self.window.statusBar().showMessage("Stop the running reply first.", 4000)
+            return
+        target = take()
+        if target is None:
+            return
+        if not self.window.agent.restore_leaf(target):
+            give_back()  # the entry is gone or already the leaf: keep the history as it was
+            self.window.statusBar().showMessage("That leaf can no longer be restored.", 4000)
+        self._sync_undo()
+
+    def _sync_undo(self) -> None:
+        self.undo_action.setEnabled(self.history.can_undo)
+        self.redo_action.setEnabled(self.history.can_redo)
+
+    def _restore_bands(self) -> None:
+        """Take a preview's bands off the graph; a selected compaction's own audit comes back."""
+        graph = self.window.graph
+        graph.graph_scene().clear_audit()
+        selected = graph.selected_entry()
+        if selected is not None:
+            graph.select(selected, center=False)
+
+    # ================================================================================ menu
+
+    def open_menu(self, entry_id: str, global_pos: QPoint) -> QMenu | None:
+        """The node menu at ``global_pos`` (not blocking: the choice comes back through ``triggered``)."""
+        items = node_menu(self._view, entry_id, busy=self.window.agent.busy)
+        if not items:
+            return None
+        if self.node_menu is not None:
+            self.node_menu.close()
+        menu = build_node_menu(items, self.host)
+        self.node_menu = menu
+        menu.triggered.connect(lambda action: self.run_menu_action(entry_id, chosen_action(action)))
+        menu.aboutToHide.connect(lambda: self._menu_closed(menu))
+        menu.popup(global_pos)
+        if menu.actions():
+            first = next((a for a in menu.actions() if a.isEnabled() and not a.isSeparator()), None)
+            if first is not None:
+                menu.setActiveAction(first)
+        return menu
+
+    def _menu_closed(self, menu: QMenu) -> None:
+        if self.node_menu is menu:
+            self.node_menu = None
+        menu.deleteLater()
+
+    def run_menu_action(self, entry_id: str, action: MenuAction | None) -> None:
+        """Carry out a menu item (re-checked: the session may have moved since the menu opened)."""
+        if action is None:
+            return
+        entry = self._view.get_entry(entry_id)
+        if entry is None:
+            return
+        item = menu_item(self._view, entry, action, busy=self.window.agent.busy)
+        if not item.enabled:
+            self.window.statusBar().showMessage(item.reason, 5000)
+            return
+        window = self.window
+        match action:
+            case MenuAction.CONTINUE | MenuAction.EDIT_BRANCH:
+                self.continue_from(entry_id)
+            case MenuAction.REGENERATE:
+                window.chat.clear_error()
+                window.run_task(self._regenerate(entry_id), "Regenerating")
+            case MenuAction.FORK:
+                self.fork(entry_id, "before")
+            case MenuAction.CLONE:
+                self.fork(entry_id, "at")
+            case MenuAction.LABEL:
+                self.label(entry_id)
+            case MenuAction.CLEAR_LABEL:
+                window._guarded("Label", lambda: window.agent.set_label(entry_id, None))
+            case MenuAction.COPY_TEXT:
+                QGuiApplication.clipboard().setText(full_text(entry, limit=10**9))
+                window.statusBar().showMessage("Copied the entry's text.", 3000)
+            case MenuAction.SHOW_CONTEXT:
+                page = context_page(self._view, entry_id)
+                if page is not None:
+                    self.reader.show_page(page)
+
+    async def _regenerate(self, entry_id: str) -> None:
+        before = self._view.leaf_id
+        await self.window.agent.regenerate(entry_id)
+        self.history.record(before, self._view.leaf_id)  # undo goes back to the old reply
+        self._sync_undo()
+
+    def label(self, entry_id: str) -> None:
+        window = self.window
+        current = self._view.get_label(entry_id) or ""
+        text, ok = QInputDialog.getText(self.host, "Label", "Label (empty clears it):", text=current)
+        if ok:
+            window._guarded("Label", lambda: window.agent.set_label(entry_id, text))
+
+    # ================================================================================ fork and clone
+
+    def fork(self, entry_id: str, position: str) -> bool:
+        """Fork (``before`` a user message) or clone (``at`` any entry) into a new session."""
+        window = self.window
+        if window.agent.busy:
+            window.statusBar().showMessage("Stop the running reply before forking.", 5000)
+            return False
+        what = "Fork" if position == "before" else "Clone"
+        result = window._guarded(what, lambda: window.agent.fork(entry_id, "before" if position == "before" else "at"))
+        if result is None:
+            return False
+        if result.editor_text:
+            window.chat.set_editor_text(result.editor_text)
+        done = "Forked" if position == "before" else "Cloned"
+        window.statusBar().showMessage(f"{done} into {result.session_file or 'a new session'}", 6000)
+        return True
+
+    def fork_or_clone(self, entry_id: str) -> None:
+        """A node dropped on Fork: a user message is forked (pi's ``/fork``), anything else cloned."""
+        entry = self._view.get_entry(entry_id)
+        if entry is not None:
+            self.fork(entry_id, "before" if entry_kind(entry) == "user" else "at")
+
+    def _over_fork_button(self, global_pos: QPoint) -> bool:
+        button = self.window.fork_button()
+        if button is None or not button.isVisible():
+            return False
+        return QRect(button.mapToGlobal(QPoint(0, 0)), button.size()).contains(global_pos)
+
+    # ================================================================================ selection
+
+    def node_selected(self, entry_id: str) -> None:
+        """A click (or keys, or a search jump) selected a node: read it; side panels follow its kind."""
+        entry = self._view.get_entry(entry_id)
+        kind = entry_kind(entry) if entry is not None else None
+        if kind not in ("compaction", "branch_summary"):
+            self.window.audit_panel.hide()  # a plain node: no stale compaction or branch-summary panel
+        page = reader_page(self._view, entry_id, busy=self.window.agent.busy)
+        if page is not None:
+            self.reader.show_page(page)
+
+    def _read_crumb(self, entry_id: str) -> None:
+        self.window.graph.select(entry_id, center=True, notify=True)
+        page = reader_page(self._view, entry_id, busy=self.window.agent.busy)
+        if page is not None:
+            self.reader.show_page(page)
+
+    def _on_band(self, selection: BandSelection) -> None:
+        self.band = selection
+        self.window.statusBar().showMessage(selection.describe(), 10_000)
+
+    # ================================================================================ compaction
+
+    def compact(self) -> CompactionDialog:
+        """Manual compaction: the dry run on the graph and in a dialog first; nothing is sent before Compact."""
+        if self.compaction_dialog is not None:
+            self.compaction_dialog.raise_()
+            return self.compaction_dialog
+        preview = preview_compaction(self._view, self.window.settings.compaction)
+        dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
+        if preview.runnable:
+            self.window.graph.graph_scene().show_audit(preview.as_audit())
+        dialog.compact_requested.connect(
+            lambda focus: self.window.run_task(self.window.agent.compact(focus), "Compaction")
+        )
+        return dialog
+
+    def _open_compaction_dialog(self, dialog: CompactionDialog) -> CompactionDialog:
+        self.compaction_dialog = dialog
+        dialog.cancel_requested.connect(self.window.agent.abort)
+
+        def finished(_result: int) -> None:
+            if self.compaction_dialog is dialog:
+                self.compaction_dialog = None
+            self._restore_bands()
+            dialog.deleteLater()
+
+        dialog.finished.connect(finished)
+        dialog.open()
+        return dialog
+
+    def on_agent_event(self, event: AgentEvent) -> None:
+        """Compaction progress in the dialog; automatic compaction opens it in progress mode."""
+        dialog = self.compaction_dialog
+        match event:
+            case CompactionStarted(reason=reason):
+                if dialog is None and reason != "manual":
+                    self._open_compaction_dialog(CompactionDialog(None, self.host))
+            case CompactionProgress(chars=chars):
+                if dialog is not None:
+                    dialog.set_progress(chars)
+            case CompactionFinished() | CompactionFailed():
+                if dialog is not None and dialog.running:
+                    dialog.finish()
+            case _:
+                pass

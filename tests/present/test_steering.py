@@ -1,0 +1,184 @@
+"""issue 9, Qt-free: the node menu's rules, drafts per session, the context meter that never jumps
+down while the context grows, leaf-move undo, the compaction and branch-summary previews, the reader."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from desktop_app.compaction.prepare import prepare_compaction
+from desktop_app.compaction.tokens import CompactionSettings
+from desktop_app.present.branch_preview import preview_branch_summary
+from desktop_app.present.compaction_preview import preview_compaction
+from desktop_app.present.context_meter import ContextMeterState
+from desktop_app.present.drafts import Drafts, draft_key
+from desktop_app.present.leaf_history import LeafHistory
+from desktop_app.present.node_menu import BUSY, MenuAction, node_menu
+from desktop_app.present.reader import context_page, reader_page
+from desktop_app.present.rubber_band import band_selection, nodes_in_rect
+from desktop_app.present.viewgraph import ViewGraph, ViewNode
+from desktop_app.session import SessionManager
+
+
+def _user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
+
+
+def _assistant(text: str, tokens: int | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": "m",
+        "stopReason": "stop",
+        "timestamp": 2,
+    }
+    if tokens is not None:
+        message["usage"] = {"input": tokens, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": tokens}
+    return message
+
+
+@pytest.fixture
+def tree() -> tuple[SessionManager, dict[str, str]]:
+    """u1 ─ a1 ─ u2 ─ a2 (leaf), and a1 ─ u3 ─ a3 on the side; a1 is labelled."""
+    m = SessionManager.in_memory("/tmp")
+    ids: dict[str, str] = {}
+    ids["u1"] = m.append_message(_user("first question " * 20))
+    ids["a1"] = m.append_message(_assistant("first answer " * 20))
+    ids["u3"] = m.append_message(_user("side question"))
+    ids["a3"] = m.append_message(_assistant("side answer"))
+    m.branch(ids["a1"])
+    ids["u2"] = m.append_message(_user("second question\nwith two lines"))
+    ids["a2"] = m.append_message(_assistant("second answer"))
+    m.append_label_change(ids["a1"], "checkpoint")
+    ids["leaf"] = str(m.leaf_id)
+    return m, ids
+
+
+def _items(m: SessionManager, entry_id: str, busy: bool = False) -> dict[MenuAction, Any]:
+    return {item.action: item for item in node_menu(m, entry_id, busy=busy)}
+
+
+def test_menu_offers_fork_on_user_messages_and_clone_on_anything_with_reasons(tree: Any) -> None:
+    m, ids = tree
+    on_assistant = _items(m, ids["a1"])
+    assert not on_assistant[MenuAction.FORK].enabled
+    assert "Clone" in on_assistant[MenuAction.FORK].reason  # says what to do instead
+    assert on_assistant[MenuAction.CLONE].enabled
+    assert on_assistant[MenuAction.REGENERATE].enabled
+    assert not on_assistant[MenuAction.EDIT_BRANCH].enabled
+    assert on_assistant[MenuAction.CLEAR_LABEL].enabled  # a1 carries a label
+    on_user = _items(m, ids["u2"])
+    assert on_user[MenuAction.FORK].enabled and on_user[MenuAction.EDIT_BRANCH].enabled
+    assert not on_user[MenuAction.REGENERATE].enabled
+    assert not on_user[MenuAction.CLEAR_LABEL].enabled and on_user[MenuAction.CLEAR_LABEL].reason
+    on_leaf = _items(m, m.leaf_id)
+    assert not on_leaf[MenuAction.CONTINUE].enabled and "already" in on_leaf[MenuAction.CONTINUE].reason
+    busy = _items(m, ids["a3"], busy=True)
+    for action in (MenuAction.CONTINUE, MenuAction.REGENERATE, MenuAction.CLONE):
+        assert not busy[action].enabled and busy[action].reason == BUSY
+    assert busy[MenuAction.COPY_TEXT].enabled and busy[MenuAction.SHOW_CONTEXT].enabled
+    assert [i.action for i in node_menu(m, ids["u1"], busy=False)] == list(MenuAction)
+    assert node_menu(m, "nope", busy=False) == ()
+
+
+def test_drafts_belong_to_their_session() -> None:
+    drafts = Drafts()
+    assert drafts.switch(draft_key("/a.jsonl", "A"), "") == ""
+    assert drafts.switch(draft_key("/b.jsonl", "B"), "typed in A") == ""  # B has none
+    assert drafts.switch(draft_key(None, "C"), "typed in B") == ""
+    assert drafts.switch(draft_key("/a.jsonl", "A"), "") == "typed in A"
+    assert drafts.draft(draft_key("/b.jsonl", "B")) == "typed in B"
+    assert drafts.switch(draft_key("/a.jsonl", "A"), "still A") == "still A"  # same session: unchanged
+    assert drafts.switch(draft_key("/b.jsonl", "B"), "  ") == "typed in B"
+    assert drafts.draft(draft_key("/a.jsonl", "A")) == ""  # blank text is no draft
+
+
+def test_meter_never_goes_down_while_the_path_only_grows() -> None:
+    meter = ContextMeterState()
+    messages = [_user("hello"), _assistant("hi", tokens=1380)]
+    first = meter.read(["a", "b"], ["message", "message"], 1380, messages)
+    assert first.tokens == 1380 and not first.floored and "1.4k reported" in first.explanation
+    grown = meter.read(["a", "b", "c", "d"], ["message"] * 4, 696, messages)
+    assert grown.tokens == 1380 and grown.floored and "696" in grown.explanation
+    assert meter.read(["a", "b", "c", "d", "e"], ["message"] * 5, 2000, messages).tokens == 2000
+    switched = meter.read(["a", "x"], ["message", "message"], 500, messages)  # another branch: afresh
+    assert switched.tokens == 500 and not switched.floored
+    compacted = meter.read(["a", "x", "k", "y"], ["message", "message", "compaction", "message"], 100, messages)
+    assert compacted.tokens == 100  # a compaction may shrink it
+    assert meter.read(["a", "x", "k", "y", "z"], ["message"] * 5, None, messages).tokens is None
+    estimate = ContextMeterState().read(["a"], ["message"], 10, [_user("x" * 40)])
+    assert "4 characters per token" in estimate.explanation and "no reply" in estimate.explanation
+
+
+def test_leaf_history_undo_redo() -> None:
+    history = LeafHistory()
+    assert history.undo() is None and not history.can_undo
+    history.record("a", "b")
+    history.record("b", "c")
+    history.record(None, "x")  # not undoable: ignored
+    assert history.undo() == "b" and history.undo() == "a" and not history.can_undo
+    assert history.redo() == "b" and history.can_redo
+    history.record("b", "z")  # a new move forgets the redo
+    assert not history.can_redo and history.undo() == "b"
+
+
+def test_compaction_preview_is_prepare_compactions_plan(tree: Any) -> None:
+    m, ids = tree
+    settings = CompactionSettings(keep_recent_tokens=10)
+    preview = preview_compaction(m, settings)
+    path = m.get_branch()
+    prep = prepare_compaction(path, settings)
+    assert prep is not None and preview.runnable
+    path_ids = [e["id"] for e in path]
+    assert preview.summarized_ids == tuple(path_ids[prep.boundary_start : prep.first_kept_entry_index])
+    assert preview.kept_ids == tuple(path_ids[prep.first_kept_entry_index : prep.boundary_end])
+    assert preview.first_kept_entry_id == prep.first_kept_entry_id
+    audit = preview.as_audit()
+    assert audit.summarized_ids == preview.summarized_ids and audit.cut_before_id == preview.first_kept_entry_id
+    assert "would be replaced by a summary" in preview.describe()
+    nothing = preview_compaction(m, CompactionSettings(keep_recent_tokens=100_000))
+    assert not nothing.runnable and nothing.describe().startswith("Nothing would be summarized")
+    assert not preview_compaction(SessionManager.in_memory("/tmp"), settings).runnable
+
+
+def test_branch_summary_preview_names_the_abandoned_branch(tree: Any) -> None:
+    m, ids = tree
+    preview = preview_branch_summary(m, ids["a3"])  # leaving u2 ─ a2 ─ label for the side branch
+    assert ids["u2"] in preview.entry_ids and ids["a2"] in preview.entry_ids and ids["a1"] not in preview.entry_ids
+    assert preview.message_count == 2 and preview.tokens > 0
+    assert preview.first_text.startswith("second question") and preview.last_text == "second answer"
+    assert "2 messages" in preview.describe()
+    assert preview.as_audit().summarized_ids == preview.entry_ids
+    m.branch(ids["a1"])
+    assert preview_branch_summary(m, ids["a2"]).empty  # going down the same branch: nothing to summarize
+
+
+def test_reader_page_and_context(tree: Any) -> None:
+    m, ids = tree
+    page = reader_page(m, ids["u3"])
+    assert page is not None and page.body == "side question"
+    assert [c.entry_id for c in page.crumbs] == [ids["u1"], ids["a1"], ids["u3"]]
+    assert "another branch" in page.status and page.can_continue
+    assert reader_page(m, m.leaf_id or "").can_continue is False  # type: ignore[union-attr]
+    labelled = reader_page(m, ids["a1"])
+    assert labelled is not None and "checkpoint" in labelled.title and labelled.status == "On the active path"
+    context = context_page(m, ids["u2"])
+    assert context is not None and "receives 3 message(s)" in context.body
+
+
+def test_rubber_band_counts_entries_and_tokens(tree: Any) -> None:
+    m, ids = tree
+    graph = ViewGraph(
+        nodes={"n1": ViewNode("segment", "x", (ids["u1"], ids["a1"])), "n2": ViewNode("user", "y", (ids["u2"],))},
+        parent={},
+        children={"n1": [], "n2": []},
+        roots=["n1", "n2"],
+    )
+    positions = {"n1": (0.0, 0.0), "n2": (100.0, 50.0), "n3": (500.0, 500.0)}
+    assert nodes_in_rect(positions, 120, 60, -10, -10) == ["n1", "n2"]
+    chosen = band_selection(m, graph, ["n1", "n2", "n3"])
+    assert chosen.entry_ids == (ids["u1"], ids["a1"], ids["u2"])
+    assert chosen.tokens > 0 and chosen.describe().startswith("3 entries selected")
