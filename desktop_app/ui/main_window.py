@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QSplitter,
@@ -49,6 +48,7 @@ from desktop_app.settings import Settings
 
 from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel
+from .graph.find_bar import FindBar
 from .graph.view import GraphView
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -176,14 +176,10 @@ class MainWindow(QMainWindow):
         spacer = QWidget(self)
         spacer.setSizePolicy(spacer.sizePolicy().horizontalPolicy().Expanding, spacer.sizePolicy().verticalPolicy())
         bar.addWidget(spacer)
-        self.search_box = QLineEdit(self)
-        self.search_box.setPlaceholderText("Search the tree (Ctrl+F)")
-        self.search_box.setClearButtonEnabled(True)
-        self.search_box.setMaximumWidth(260)
-        self.search_box.textChanged.connect(self._on_search)
-        self.search_box.returnPressed.connect(self._next_match)
-        bar.addWidget(self.search_box)
-        self._action("Search", self._focus_search, QKeySequence.StandardKey.Find)
+        self.find_bar = FindBar(self.graph, self)  # "2 of 4", Enter/Shift+Enter, F3, Esc clears
+        self.search_box = self.find_bar.field
+        bar.addWidget(self.find_bar)
+        self.find_bar.install_shortcuts(self)
 
     # ============================================================================ binding
 
@@ -445,19 +441,6 @@ class MainWindow(QMainWindow):
     def _on_branch_summary_selected(self, info: Any) -> None:
         self.audit_panel.set_branch_summary(info)
         self.audit_panel.setVisible(info is not None)
-
-    def _on_search(self, text: str) -> None:
-        count = self.graph.search(text) if text else 0
-        if not text:
-            self.graph.clear_search()
-        self.statusBar().showMessage(f"{count} match(es)" if text else "", 3000)
-
-    def _next_match(self) -> None:
-        self.graph.next_match()
-
-    def _focus_search(self) -> None:
-        self.search_box.setFocus()
-        self.search_box.selectAll()
 
     # ============================================================================ closing
 

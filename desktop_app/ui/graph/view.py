@@ -101,6 +101,7 @@ class GraphView(QGraphicsView):
             canvas shows its bands), ``None`` when the selection leaves it.
         branch_summary_selected(info): a :class:`BranchSummaryInfo` for a selected branch summary.
         layout_applied(kind): ``"tidy"``, ``"dot"`` or ``"incremental"`` positions are on screen.
+        search_changed(status): the find status changed (``"2 of 4"``, ``"No matches"``, ``""``).
     """
 
     node_selected = Signal(str)
@@ -108,6 +109,7 @@ class GraphView(QGraphicsView):
     compaction_selected = Signal(object)
     branch_summary_selected = Signal(object)
     layout_applied = Signal(str)
+    search_changed = Signal(str)
 
     def __init__(
         self,
@@ -561,10 +563,12 @@ class GraphView(QGraphicsView):
     # ================================================================================ search
 
     def search(self, text: str) -> int:
-        """Highlight nodes whose text holds every word of ``text`` (pi's rule); returns the count."""
+        """Highlight nodes holding entries whose text has every word of ``text`` (all of their
+        text: :func:`~desktop_app.present.search.find_text`); returns the number of entries."""
         self._search.query = text
         self._search.current = -1
-        return len(self._rematch())
+        self._rematch()
+        return len(self._search.hits)
 
     def _rematch(self) -> list[Node]:
         old = list(self._search.matches)
@@ -573,13 +577,23 @@ class GraphView(QGraphicsView):
             return []
         matches = self._search.rematch(self._model.graph, self._visible_order(), self._session.index)
         self._scene.show_matches(old, matches, self._search.current_node)
+        self.search_changed.emit(self._search.status())
         return matches
 
     def matches(self) -> list[Node]:
+        """The nodes holding hits, in list order (a folded run once, however many hits it holds)."""
         return list(self._search.matches)
 
+    def search_hits(self) -> list[str]:
+        """The matching entries, in list order (entries inside a folded run each count)."""
+        return [entry for _, entry in self._search.hits]
+
+    def search_status(self) -> str:
+        """What the find bar says: ``"2 of 4"``, ``"4 matches"``, ``"No matches"`` or nothing."""
+        return self._search.status()
+
     def next_match(self) -> str | None:
-        """Jump to the next match (wrapping): select it and bring it into view."""
+        """Jump to the next hit (wrapping): unfold its run, select it and bring it into view."""
         return self._jump(1)
 
     def previous_match(self) -> str | None:
@@ -589,11 +603,21 @@ class GraphView(QGraphicsView):
         if self._model is None:
             return None
         node = self._search.step(step)
-        if node is None:
+        entry = self._search.current_entry
+        if node is None or entry is None:
             return None
+        if isinstance(node, SegmentKey) and node in self._model.graph:  # a hit inside a fold: open it
+            selected = self.selected_entry()
+            self._model.expand(node)
+            self._selection.follow(self._model, selected)
+            self._relayout()  # rematches; the current hit follows its entry
+            node = self._search.current_node
+            if node is None:
+                return None
         self._scene.show_matches((), self._search.matches, node)
         self._select_node(node, center=True, notify=True)
-        return self._model.graph.entry_of(node)
+        self.search_changed.emit(self._search.status())
+        return entry
 
     def clear_search(self) -> None:
         self._search.query = ""

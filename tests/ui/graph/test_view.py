@@ -12,7 +12,7 @@ from PySide6.QtGui import QColor, QImage, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction
-from desktop_app.present.text import searchable_text
+from desktop_app.present.search import find_text
 from desktop_app.present.viewgraph import SegmentKey
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import CompactionAuditPanel, GraphView
@@ -319,8 +319,8 @@ def test_search_highlights_and_jumps(qtbot: Any, open_case: OpenCase) -> None:
     compactions = {n for n, a in graph.nodes.items() if a.kind == "compaction"}
     expected = [
         n
-        for n in view._visible_order()  # pi's searchable text, in pi's list order
-        if "compaction" in searchable_text(manager.index.by_id[n], manager.get_label(n)).lower()
+        for n in view._visible_order()  # all of an entry's text, in pi's list order
+        if "compaction" in find_text(manager.index.by_id[n], manager.get_label(n)).lower()
     ]
     assert compactions <= set(expected) and count == len(expected) and view.matches() == expected
     scene = view.graph_scene()
@@ -328,7 +328,7 @@ def test_search_highlights_and_jumps(qtbot: Any, open_case: OpenCase) -> None:
     assert view.search("compaction tokens") >= 0  # every word must match
     assert set(view.matches()) <= set(expected)
     count = view.search("COMPACTION 18K")  # "[compaction: 18k tokens]" is only display text, not searchable
-    assert count == len([n for n in expected if "18k" in searchable_text(manager.index.by_id[n]).lower()])
+    assert count == len([n for n in expected if "18k" in find_text(manager.index.by_id[n]).lower()])
     count = view.search("compaction")
     compactions = set(expected)
     seen = []
