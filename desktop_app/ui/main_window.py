@@ -49,6 +49,7 @@ from desktop_app.settings import Settings
 from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
+from .graph.outline_panel import OutlinePanel
 from .graph.view import GraphView
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -89,12 +90,15 @@ class MainWindow(QMainWindow):
         right.addWidget(self.audit_panel)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 1)
+        self.outline = OutlinePanel(self.graph, self.graph.graph_style, self)  # landmarks + legend
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.outline)
         splitter.addWidget(self.graph)
         splitter.addWidget(right)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([900, 600])
+        splitter.setStretchFactor(0, 0)
+        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(2, 2)
+        splitter.setSizes([230, 900, 600])
         self.setCentralWidget(splitter)
         self.status = ArborStatusBar(self)
         self.setStatusBar(self.status)

@@ -806,6 +806,16 @@ class GraphView(QGraphicsView):
     def model(self) -> ViewGraphModel | None:
         return self._model
 
+    @property
+    def session(self) -> SessionView | None:
+        """The session shown (read-only)."""
+        return self._session
+
+    @property
+    def graph_style(self) -> GraphStyle:
+        """Colours, shapes and fonts of this canvas (the legend draws with them)."""
+        return self._style
+
     def graph(self) -> ViewGraph:
         return self._model.graph if self._model is not None else _EMPTY
 

@@ -105,3 +105,23 @@ def test_escape_in_the_find_bar_clears_it_even_with_stop_on_esc(window: MainWind
     QTest.keyClick(graph, Qt.Key.Key_Escape)  # on the canvas too
     assert graph.matches() == []
     assert stopped == []
+
+
+def test_the_outline_jumps_to_the_node(window: MainWindow) -> None:
+    panel = window.outline
+    panel.refresh()
+    graph = window.graph
+    panel.filter.setCurrentText("Compactions")
+    assert panel.list.count() >= 3 and all(i.role == "compaction" for i in panel.items)
+    panel.filter.setCurrentText("Everything")
+    leaves = [i for i, item in enumerate(panel.items) if item.role == "leaf"]
+    assert leaves
+    row = leaves[-1]
+    target = panel.items[row].entry_id
+    rect = panel.list.visualItemRect(panel.list.item(row))
+    panel.list.scrollToItem(panel.list.item(row))
+    rect = panel.list.visualItemRect(panel.list.item(row))
+    QTest.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert graph.selected_entry() == target
+    point = graph.node_center(target)
+    assert point is not None and graph.viewport().rect().contains(point)

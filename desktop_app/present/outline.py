@@ -1,0 +1,70 @@
+"""The outline beside the graph: the landmarks of a session as a list that jumps to the node.
+
+The same landmarks the far-out canvas labels (:mod:`.lod`) — compactions, branch summaries, branch
+points, labels, leaves, the root and the active leaf — in the tree's list order (pre-order, pi's
+``/tree`` order), each with the entry a click should reveal. A folded run that ends in a leaf
+stands for its last entry: that is the leaf the user wants to see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from .lod import LANDMARK_ROLES, node_marks
+from .viewgraph import Node, ViewGraph
+
+__all__ = ["OUTLINE_GROUPS", "OutlineItem", "outline", "outline_counts"]
+
+#: The outline's filter choices: a title and the roles it shows.
+OUTLINE_GROUPS: Final[dict[str, frozenset[str]]] = {
+    "Everything": LANDMARK_ROLES,
+    "Compactions": frozenset({"compaction"}),
+    "Branch points": frozenset({"branch"}),
+    "Labels": frozenset({"label"}),
+    "Leaves": frozenset({"leaf", "active-leaf"}),
+    "Branch summaries": frozenset({"branch_summary"}),
+}
+
+
+@dataclass(frozen=True)
+class OutlineItem:
+    """One row: what it says, and which entry a click reveals."""
+
+    node: Node
+    entry_id: str
+    role: str
+    kind: str
+    text: str
+    on_active_path: bool
+
+
+def outline(graph: ViewGraph, session_name: str | None = None, roles: Iterable[str] = LANDMARK_ROLES) -> list[OutlineItem]:
+    """The landmarks of ``graph`` with a role in ``roles``, in list order."""
+    wanted = frozenset(roles)
+    marks = node_marks(graph, session_name)
+    items = []
+    for node, view in graph.nodes.items():  # pre-order
+        mark = marks[node]
+        if mark.role not in wanted:
+            continue
+        entry = view.ids[-1] if mark.role in ("leaf", "active-leaf") else view.entry_id
+        items.append(OutlineItem(node, entry, mark.role, view.kind, mark.text, view.on_active_path))
+    return items
+
+
+def outline_counts(items: Iterable[OutlineItem]) -> str:
+    """A one-line summary: ``"18 compactions · 24 branch points · 2 labels · 25 leaves"``."""
+    counts: dict[str, int] = {}
+    for item in items:
+        role = "leaf" if item.role == "active-leaf" else item.role
+        counts[role] = counts.get(role, 0) + 1
+    words = (
+        ("compaction", "compaction", "compactions"),
+        ("branch_summary", "branch summary", "branch summaries"),
+        ("branch", "branch point", "branch points"),
+        ("label", "label", "labels"),
+        ("leaf", "leaf", "leaves"),
+    )
+    return " · ".join(f"{counts[r]} {one if counts[r] == 1 else many}" for r, one, many in words if counts.get(r))

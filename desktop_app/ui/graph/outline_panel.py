@@ -1,0 +1,190 @@
+"""Beside the graph: the outline (landmarks as a list that jumps to the node) and the legend.
+
+The rows come from :func:`desktop_app.present.outline.outline`; a click (or Enter) reveals the
+entry on the canvas — unfolding its run if needed — and selects it. The legend says what the
+canvas's shapes and colours mean, drawn with the canvas's own style.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QComboBox,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.present.outline import OUTLINE_GROUPS, OutlineItem, outline, outline_counts
+
+from .style import GraphStyle
+from .view import GraphView
+
+__all__ = ["Legend", "OutlinePanel"]
+
+_ENTRY_ROLE = Qt.ItemDataRole.UserRole
+_ROW = 18
+
+
+class Legend(QWidget):
+    """Kinds, colours, the active path and the leaf pin, as the canvas draws them."""
+
+    ROWS = (
+        ("card", "user", "user message"),
+        ("card", "assistant", "assistant reply"),
+        ("pill", "toolResult", "tool result"),
+        ("slab", "compaction", "compaction"),
+        ("hexagon", "branch_summary", "branch summary"),
+        ("stack", "segment", "folded run"),
+        ("path", "", "active path"),
+        ("pin", "", "active leaf"),
+        ("flag", "", "label"),
+    )
+
+    def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._style = style
+        self.setToolTip("What the graph's shapes and colours mean")
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return QSize(200, len(self.ROWS) * _ROW + 8)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt API)
+        return self.sizeHint()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        style = self._style
+        for i, (shape, kind, text) in enumerate(self.ROWS):
+            y = 4 + i * _ROW
+            self._swatch(painter, shape, kind, QRectF(4, y + 2, 22, _ROW - 5))
+            painter.setPen(self.palette().windowText().color())
+            painter.drawText(QRectF(32, y, self.width() - 36, _ROW), Qt.AlignmentFlag.AlignVCenter, text)
+        painter.end()
+
+    def _swatch(self, painter: QPainter, shape: str, kind: str, r: QRectF) -> None:
+        style = self._style
+        if shape == "path":
+            painter.setPen(QPen(style.active, 3.0))
+            painter.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
+            return
+        if shape == "pin":
+            painter.setPen(QPen(style.pin.darker(140), 1.0))
+            painter.setBrush(style.pin)
+            painter.drawEllipse(r.center(), 6, 6)
+            return
+        if shape == "flag":
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(style.flag)
+            path = QPainterPath(QPointF(r.left() + 4, r.top()))
+            path.lineTo(r.right(), r.top())
+            path.lineTo(r.right() - 5, r.center().y())
+            path.lineTo(r.right(), r.bottom())
+            path.lineTo(r.left() + 4, r.bottom())
+            path.closeSubpath()
+            painter.drawPath(path)
+            return
+        ks = style.kind(kind)
+        painter.setPen(QPen(ks.accent, 1.3, Qt.PenStyle.DashLine if ks.dashed else Qt.PenStyle.SolidLine))
+        painter.setBrush(ks.fill)
+        if shape == "pill":
+            painter.drawRoundedRect(r.adjusted(0, 2, 0, -2), 4, 4)
+        elif shape == "hexagon":
+            k = r.height() / 2
+            path = QPainterPath(QPointF(r.left(), r.center().y()))
+            for point in (
+                QPointF(r.left() + k, r.top()),
+                QPointF(r.right() - k, r.top()),
+                QPointF(r.right(), r.center().y()),
+                QPointF(r.right() - k, r.bottom()),
+                QPointF(r.left() + k, r.bottom()),
+            ):
+                path.lineTo(point)
+            path.closeSubpath()
+            painter.drawPath(path)
+        else:
+            painter.drawRoundedRect(r, 3, 3)
+            if shape == "card":
+                painter.fillRect(QRectF(r.left(), r.top(), 3, r.height()), ks.accent)
+
+
+class OutlinePanel(QWidget):
+    """The outline list with its filter, a count line, and the legend under it."""
+
+    def __init__(self, graph: GraphView, style: GraphStyle, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._graph = graph
+        self._style = style
+        self.counts = QLabel(self)
+        self.counts.setWordWrap(True)
+        self.filter = QComboBox(self)
+        for title in OUTLINE_GROUPS:
+            self.filter.addItem(title)
+        self.list = QListWidget(self)
+        self.list.setUniformItemSizes(True)
+        self.list.setToolTip("Landmarks of the tree: click to go there")
+        self.legend = Legend(style, self)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        title = QLabel("<b>Outline</b>", self)
+        layout.addWidget(title)
+        layout.addWidget(self.counts)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(self.legend)
+        self.items: list[OutlineItem] = []
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self.refresh)
+        self.filter.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.list.itemActivated.connect(self._jump)
+        self.list.itemClicked.connect(self._jump)
+        graph.layout_applied.connect(lambda _kind: self._timer.start())
+        self.setMinimumWidth(180)
+
+    def refresh(self) -> None:
+        """Re-read the graph (debounced after every layout)."""
+        graph = self._graph.graph()
+        session = self._graph.session
+        name = session.get_session_name() if session is not None else None
+        everything = outline(graph, name)
+        self.counts.setText(outline_counts(everything) or "No landmarks yet")
+        roles = OUTLINE_GROUPS[self.filter.currentText()]
+        self.items = [item for item in everything if item.role in roles]
+        self.list.clear()
+        for item in self.items:
+            row = QListWidgetItem(item.text)
+            row.setData(_ENTRY_ROLE, item.entry_id)
+            color = self._color(item)
+            row.setForeground(color)
+            if item.on_active_path:
+                font = row.font()
+                font.setBold(True)
+                row.setFont(font)
+            self.list.addItem(row)
+
+    def _color(self, item: OutlineItem) -> QColor:
+        style = self._style
+        if item.role == "active-leaf":
+            return style.pin
+        if item.role in ("compaction", "branch_summary"):
+            return style.kind(item.kind).accent.darker(115)
+        if item.role == "label":
+            return style.flag.darker(140)
+        return self.palette().windowText().color()
+
+    def _jump(self, row: QListWidgetItem) -> None:
+        entry = row.data(_ENTRY_ROLE)
+        if isinstance(entry, str):
+            self.jump_to(entry)
+
+    def jump_to(self, entry_id: str) -> None:
+        """Reveal ``entry_id`` on the canvas (unfolding its run) and select it."""
+        self._graph.reveal(entry_id)
+        self._graph.select(entry_id, center=True, notify=True)
