@@ -58,7 +58,6 @@ class Legend(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        style = self._style
         for i, (shape, kind, text) in enumerate(self.ROWS):
             y = 4 + i * _ROW
             self._swatch(painter, shape, kind, QRectF(4, y + 2, 22, _ROW - 5))
@@ -122,8 +121,8 @@ class OutlinePanel(QWidget):
         self.counts = QLabel(self)
         self.counts.setWordWrap(True)
         self.filter = QComboBox(self)
-        for title in OUTLINE_GROUPS:
-            self.filter.addItem(title)
+        for group in OUTLINE_GROUPS:
+            self.filter.addItem(group)
         self.list = QListWidget(self)
         self.list.setUniformItemSizes(True)
         self.list.setToolTip("Landmarks of the tree: click to go there")
