@@ -48,6 +48,7 @@ __all__ = [
     "code_colors",
     "escape",
     "highlight_code",
+    "markdown_parts",
     "markdown_to_html",
     "markdown_to_html_streaming",
     "sanitize_text",
@@ -600,39 +601,52 @@ def _prose_html_cached(markdown: str, dark: bool) -> str:
     return _prose_html(markdown, code_colors(dark))
 
 
-def _paragraph_chunks(markdown: str, target: int = 1500) -> Iterator[str]:
-    """Paragraph groups of about ``target`` characters, cut deterministically from the start.
+#: Prose pieces longer than this are parsed in chunks of about this size (see :func:`_chunks`).
+CHUNK_CHARS = 1500
+_BLANK_RUN = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)*")
+#: A line that may continue what came before it even after a blank line: indented (list item
+#: content, indented code) or a list item (a loose list, a numbered list's next item).
+_CONTINUES = re.compile(r"[ \t]|[-+*](?:[ \t\n]|\Z)|\d{1,9}[.)](?:[ \t\n]|\Z)")
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
 
-    The cut points of a text never move as it grows, so every chunk but the last is the same
-    string on the next delta and comes from the cache.
+
+def _chunks(markdown: str, target: int = CHUNK_CHARS) -> Iterator[str]:
+    """``markdown`` cut into pieces of about ``target`` characters that render as the whole does.
+
+    Cuts fall only at a blank line followed by a line that starts a new top-level block no
+    matter what came before (not indented, not a list item): there a list, quote, table or
+    paragraph has ended in CommonMark, so parsing the pieces apart gives the same blocks. Text
+    with link reference definitions (``[x]: url``, which apply to the whole text) is never cut.
+    The cut points of a text never move as it grows, so while a reply streams every chunk but the
+    last is the same string on the next delta, and its HTML comes from the cache.
     """
-    start = size = 0
-    for match in re.finditer(r"\n\n+", markdown):
-        size = match.end() - start
-        if size >= target:
-            yield markdown[start : match.start()]
-            start = match.end()
+    if len(markdown) <= target or _REFERENCE_DEFINITION.search(markdown):
+        yield markdown
+        return
+    start = 0
+    for match in _BLANK_RUN.finditer(markdown):
+        if match.end() - start >= target and not _CONTINUES.match(markdown, match.end()):
+            if match.end() < len(markdown):
+                yield markdown[start : match.start()]
+                start = match.end()
     if start < len(markdown):
         yield markdown[start:]
 
 
-def markdown_to_html_streaming(text: str, *, dark: bool = False) -> str:
-    """Like :func:`markdown_to_html`, for a reply that is still growing.
+def markdown_parts(text: str, *, dark: bool = False) -> Iterator[str]:
+    """The HTML of ``text`` one part at a time: a code block, or a chunk of prose (lazily).
 
-    Re-rendering a long reply on every delta costs milliseconds per kilobyte; here finished
-    paragraph groups are cached and only the growing tail is parsed again. The price (a numbered
-    list split across groups restarts its own block) is paid only until the reply ends and is
-    rendered whole.
+    Each part costs work in proportion to its size, done only when it is asked for, so a caller
+    can spread a long message over several event-loop turns (``ui/chat/sliced.py``). Joined with
+    ``"\n"`` the parts are exactly :func:`markdown_to_html`.
     """
-    out: list[str] = []
     for kind, language, piece in _prose_pieces(text):
         if kind == "code":
-            out.append(code_block_html(piece, language, dark=dark))
+            yield code_block_html(piece, language, dark=dark)
             continue
-        for chunk in _paragraph_chunks(piece):
+        for chunk in _chunks(piece):
             if chunk.strip():
-                out.append(_prose_html_cached(chunk, dark))
-    return "\n".join(out)
+                yield _prose_html_cached(chunk, dark)
 
 
 @lru_cache(maxsize=512)
@@ -641,16 +655,17 @@ def markdown_to_html(text: str, *, dark: bool = False) -> str:
 
     Safe by construction (see the module docstring): raw HTML is shown as text, images become
     ``[image: alt]`` placeholders and no ``<img>`` is ever emitted. Results are cached (LRU), since
-    the chat re-renders the same messages when sections are toggled or the theme changes.
+    the chat re-renders the same messages when sections are toggled or the theme changes; long
+    prose is parsed in chunks that are cached too (see :func:`_chunks`).
     """
-    colors = code_colors(dark)
-    out: list[str] = []
-    for kind, language, piece in _prose_pieces(text):
-        if kind == "code":
-            out.append(code_block_html(piece, language, dark=dark))
-        elif piece.strip():
-            out.append(_prose_html(piece, colors))
-    return "\n".join(out)
+    return "\n".join(markdown_parts(text, dark=dark))
+
+
+def markdown_to_html_streaming(text: str, *, dark: bool = False) -> str:
+    """:func:`markdown_to_html` for a reply that is still growing (not cached whole: it changes on
+    every delta; its finished chunks come from the chunk cache). The same HTML as the finished
+    reply gets, so nothing moves when the stream ends."""
+    return "\n".join(markdown_parts(text, dark=dark))
 
 
 def escape(text: str) -> str:

@@ -49,7 +49,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
-from ..markdown import SafeTextDocument
 from .messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
@@ -58,9 +57,11 @@ from .messages import (
     content_blocks,
     message_kind,
     message_status,
+    message_text,
 )
 from .model import ChatModel, RowState
-from .render import parse_toggle, render_message
+from .render import parse_toggle, render_parts
+from .sliced import SLICE_CHARS, RenderJob, SliceScheduler, StackedDocument, preview_document
 from .theme import ChatTheme, theme_for_palette
 
 __all__ = ["MessageDelegate"]
@@ -79,6 +80,7 @@ HEIGHT_CACHE_LIMIT = 50_000
 STREAM_RELAYOUT_MS = 80
 STREAM_HEADROOM_LINES = 4
 STREAM_RENDER_MS = 50
+STREAM_SLOT = "live row"  # the scheduler slot of the live row's render (other rows: their cache key)
 
 
 def _indent(kind: str) -> int:
@@ -109,7 +111,10 @@ class MessageDelegate(QStyledItemDelegate):
         self._view = view
         self._model: ChatModel | None = None
         self._theme_override: ChatTheme | None = None
-        self._docs: OrderedDict[Hashable, tuple[Any, SafeTextDocument]] = OrderedDict()
+        self._docs: OrderedDict[Hashable, tuple[Any, StackedDocument]] = OrderedDict()
+        self._previews: dict[Hashable, StackedDocument] = {}  # shown while a row's render runs
+        self.scheduler = SliceScheduler(self)
+        self.scheduler.finished.connect(self._render_finished)
         self._heights: dict[Hashable, tuple[Any, int]] = {}
         self._size_list: list[QSize | None] | None = None  # row -> size for the current layout
         self._size_width = 0
@@ -119,7 +124,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._relayout.timeout.connect(self._emit_relayout)
         self._swallow_release = False
         self._row_width = 0
-        self._stream_doc: tuple[Hashable, SafeTextDocument] | None = None
+        self._stream_doc: tuple[Hashable, StackedDocument] | None = None
         self._stream_height: tuple[int, int] | None = None  # (width, height) allotted to the live row
         self._stream_rendered_at = 0.0
         self._stream_repaint = QTimer(self)
@@ -171,6 +176,7 @@ class MessageDelegate(QStyledItemDelegate):
         model.stream_finished.connect(self._stream_ended)
         model.stream_updated.connect(self.invalidate)
         model.modelReset.connect(self.invalidate)
+        model.modelReset.connect(self._drop_row_renders)
         model.rowsInserted.connect(lambda _parent, first, _last: self._forget_from(first))
         model.rowsRemoved.connect(lambda _parent, first, _last: self._forget_from(first))
         model.dataChanged.connect(lambda top, bottom, _roles=(): self._forget_range(top.row(), bottom.row()))
@@ -183,7 +189,14 @@ class MessageDelegate(QStyledItemDelegate):
         for row in range(first, last + 1):
             self.invalidate(row)
 
+    def _drop_row_renders(self) -> None:
+        """Other messages are shown now: renders still running for the old rows are dropped."""
+        for slot in [s for s in self.scheduler.slots() if s != STREAM_SLOT]:
+            self.scheduler.cancel(slot)
+            self._previews.pop(slot, None)
+
     def _stream_ended(self) -> None:
+        self.scheduler.cancel(STREAM_SLOT)  # the live row's message changed: its render is stale
         self._stream_doc = None
         self._stream_height = None
         self._stream_repaint.stop()
@@ -195,6 +208,9 @@ class MessageDelegate(QStyledItemDelegate):
             self._view.update(model.index(row))
 
     def clear_caches(self) -> None:
+        self.scheduler.cancel()
+        self.scheduler.clear_cache()
+        self._previews.clear()
         self._docs.clear()
         self._heights.clear()
         self._size_list = None
@@ -225,51 +241,110 @@ class MessageDelegate(QStyledItemDelegate):
 
     # ================================================================================ documents
 
-    def document(self, model: ChatModel, row: int, theme: ChatTheme | None = None) -> SafeTextDocument:
-        """The row's document (cached), not yet laid out at any particular width."""
+    def document(self, model: ChatModel, row: int, theme: ChatTheme | None = None) -> StackedDocument:
+        """The row's document (cached), laid out at the width it was built for.
+
+        Built by a :class:`~.sliced.RenderJob` whose first slice runs now: a short message is
+        done at once; a long one shows a plain-text preview (the live row: its previous render)
+        while the scheduler finishes it over the next event-loop turns.
+        """
         theme = theme or self.theme()
         state = model.row_state(row)
         key = (state.key, state.revision, state.expanded, state.streaming, theme.dark)
         if state.streaming:  # one slot: every delta is a new revision, none is worth keeping
-            if self._stream_doc is not None:
-                if self._stream_doc[0] == key:
-                    return self._stream_doc[1]
+            current = self._stream_doc
+            if current is not None and current[0] == key:
+                return current[1]
+            if self.scheduler.pending(STREAM_SLOT) is not None:  # one at a time: it lands first
+                return current[1] if current is not None else self._preview(STREAM_SLOT, state, row)
+            if current is not None:
                 # Re-render the live row at most every STREAM_RENDER_MS: a long reply costs
                 # milliseconds to lay out, and tokens arrive faster than that.
                 wait = STREAM_RENDER_MS - (time.monotonic() - self._stream_rendered_at) * 1000
                 if wait > 0:
                     if not self._stream_repaint.isActive():
                         self._stream_repaint.start(max(1, int(wait)))
-                    return self._stream_doc[1]
-        else:
-            cached = self._docs.get(key)
-            if cached is not None:
-                self._docs.move_to_end(key)
-                return cached[1]
-        doc = SafeTextDocument()
-        doc.setDocumentMargin(0)
-        doc.setDefaultFont(self._view.font())
-        doc.setUndoRedoEnabled(False)
-        doc.setHtml(render_message(state.message, theme, state.expanded, streaming=state.streaming))
+                    return current[1]
+            job = self._render(STREAM_SLOT, key, state, theme, row, self._row_width)
+            if job.done:
+                self._keep(job)
+                return job.result
+            return current[1] if current is not None else self._preview(STREAM_SLOT, state, row)
+        cached = self._docs.get(key)
+        if cached is not None:
+            self._docs.move_to_end(key)
+            return cached[1]
+        if self.scheduler.pending(key) is not None:
+            return self._preview(key, state, row)
+        job = self._render(key, key, state, theme, row, self._row_width)
+        if job.done:
+            self._keep(job)
+            return job.result
+        return self._preview(key, state, row)
+
+    def _render(
+        self, slot: Hashable, key: Hashable, state: RowState, theme: ChatTheme, row: int, row_width: int
+    ) -> RenderJob:
+        kind = message_kind(state.message)
+        status = "streaming" if state.streaming else message_status(state.message)
+        parts = render_parts(state.message, theme, state.expanded, streaming=state.streaming)
+        width = self.text_width(row_width, kind, status)
+        job = RenderJob(slot, key, parts, self._view.font(), width, self.scheduler.cache, state.message, row)
         self.stats["documents_built"] += 1
-        if state.streaming:
-            self._stream_doc = (key, doc)
+        return self.scheduler.start(job)
+
+    def _preview(self, slot: Hashable, state: RowState, row: int) -> StackedDocument:
+        preview = self._previews.get(slot)
+        if preview is None:
+            kind = message_kind(state.message)
+            status = "streaming" if state.streaming else message_status(state.message)
+            width = self.text_width(self._row_width, kind, status)
+            preview = preview_document(message_text(state.message), self._view.font(), width)
+            self._previews[slot] = preview
+        return preview
+
+    def _keep(self, job: RenderJob) -> None:
+        """Cache a finished render under its key (the live row's in its one slot)."""
+        self._previews.pop(job.slot, None)
+        if job.slot == STREAM_SLOT:
+            self._stream_doc = (job.key, job.result)
             self._stream_rendered_at = time.monotonic()
-            return doc
-        self._docs[key] = (state.message, doc)
+            return
+        self._docs[job.key] = (job.owner, job.result)
+        self._docs.move_to_end(job.key)
         while len(self._docs) > DOC_CACHE_SIZE:
             self._docs.popitem(last=False)
-        return doc
 
-    def laid_out_document(self, model: ChatModel, row: int, row_width: int) -> tuple[SafeTextDocument, int]:
-        """The row's document laid out for ``row_width``, and the row height that needs."""
+    def _render_finished(self, job: RenderJob) -> None:
+        """A render that took several slices is done: show it and let the view take its height."""
+        self._keep(job)
+        model = self._model
+        row = job.row
+        if model is None or not 0 <= row < model.rowCount():
+            return
+        state = model.row_state(row)
+        if job.slot != STREAM_SLOT and isinstance(job.key, tuple) and state.key != job.key[0]:
+            return  # the row moved; its height is corrected when it is painted
+        self.invalidate(row)
+        self._schedule_relayout(row, state.streaming)
+        self._view.update(model.index(row))
+
+    def laid_out_document(self, model: ChatModel, row: int, row_width: int) -> tuple[StackedDocument, int]:
+        """The row's document laid out for ``row_width``, and the row height that needs.
+
+        A long document built for another width is rendered again at this one in slices; until
+        then it is painted (clipped) at its old width and its height is not remembered.
+        """
         state = model.row_state(row)
         kind = message_kind(state.message)
         status = "streaming" if state.streaming else message_status(state.message)
         doc = self.document(model, row)
         text_width = self.text_width(row_width, kind, status)
         if doc.textWidth() != text_width:
-            doc.setTextWidth(text_width)
+            if doc.placeholder or len(doc.segments) == 1 or doc.chars() <= SLICE_CHARS:
+                doc.setTextWidth(text_width)
+            else:
+                doc = self._relayout_sliced(state, row, row_width, doc)
         height = math.ceil(doc.size().height()) + self._chrome()
         if state.streaming:
             # Grow the live row in steps of a few lines, so a reply arriving token by token
@@ -279,11 +354,22 @@ class MessageDelegate(QStyledItemDelegate):
             if self._stream_height is not None and self._stream_height[0] == row_width:
                 height = max(height, self._stream_height[1])
             self._stream_height = (row_width, height)
-        else:
+        elif not doc.placeholder and doc.textWidth() == text_width:
             if len(self._heights) > HEIGHT_CACHE_LIMIT:  # every width a window was ever dragged to
                 self._heights.clear()
             self._heights[(state.key, state.revision, state.expanded, row_width)] = (state.message, height)
         return doc, height
+
+    def _relayout_sliced(self, state: RowState, row: int, row_width: int, doc: StackedDocument) -> StackedDocument:
+        theme = self.theme()
+        key = (state.key, state.revision, state.expanded, state.streaming, theme.dark)
+        slot = STREAM_SLOT if state.streaming else key
+        if self.scheduler.pending(slot) is None:
+            job = self._render(slot, key, state, theme, row, row_width)
+            if job.done:
+                self._keep(job)
+                return job.result
+        return doc
 
     # ================================================================================ sizes
 
@@ -411,7 +497,7 @@ class MessageDelegate(QStyledItemDelegate):
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette.setColor(QPalette.ColorRole.Text, QColor(theme.text))
         context.clip = clip
-        doc.documentLayout().draw(painter, context)
+        doc.draw(painter, context)
         painter.restore()
 
     def _schedule_relayout(self, row: int, streaming: bool) -> None:
@@ -437,13 +523,15 @@ class MessageDelegate(QStyledItemDelegate):
     def hit_section(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> int | None:
         """The collapsible section whose header line is under ``pos`` (viewport coordinates)."""
         doc, point = self._doc_point(model, row, rect, pos)
-        if point is None:
+        found = doc.locate(point) if point is not None else None
+        if found is None:
             return None
-        layout = doc.documentLayout()
+        segment, point = found
+        layout = segment.documentLayout()
         position = layout.hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
         if position < 0:
             return None
-        block = doc.findBlock(position)
+        block = segment.findBlock(position)
         bounds = layout.blockBoundingRect(block)
         if not bounds.top() <= point.y() <= bounds.bottom():
             return None
@@ -465,25 +553,27 @@ class MessageDelegate(QStyledItemDelegate):
         status = "streaming" if model.is_stream_row(row) else message_status(message)
         doc, _ = self.laid_out_document(model, row, rect.width())
         box = self.bubble_rect(rect, kind)
-        layout = doc.documentLayout()
-        block = doc.begin()
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                if parse_toggle(it.fragment().charFormat().anchorHref()) == section:
-                    bounds = layout.blockBoundingRect(block).toAlignedRect()
-                    return bounds.translated(box.left() + self._text_left(kind, status), box.top() + PAD_Y)
-                it += 1
-            block = block.next()
+        for segment, top in doc.placed():
+            layout = segment.documentLayout()
+            block = segment.begin()
+            while block.isValid():
+                it = block.begin()
+                while not it.atEnd():
+                    if parse_toggle(it.fragment().charFormat().anchorHref()) == section:
+                        bounds = layout.blockBoundingRect(block).translated(0, top).toAlignedRect()
+                        return bounds.translated(box.left() + self._text_left(kind, status), box.top() + PAD_Y)
+                    it += 1
+                block = block.next()
         return None
 
     def link_at(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> str:
         doc, point = self._doc_point(model, row, rect, pos)
-        return doc.documentLayout().anchorAt(point) if point is not None else ""
+        found = doc.locate(point) if point is not None else None
+        return found[0].documentLayout().anchorAt(found[1]) if found is not None else ""
 
     def _doc_point(
         self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF
-    ) -> tuple[SafeTextDocument, QPointF | None]:
+    ) -> tuple[StackedDocument, QPointF | None]:
         message = model.message(row)
         kind = message_kind(message)
         status = "streaming" if model.is_stream_row(row) else message_status(message)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from ..markdown import code_block_html, escape, markdown_to_html, markdown_to_html_streaming
+from ..markdown import code_block_html, escape, markdown_parts
 from .messages import (
     as_text,
     block_type,
@@ -28,7 +29,7 @@ from .messages import (
 )
 from .theme import ChatTheme
 
-__all__ = ["TOGGLE_SCHEME", "render_message", "toggle_href", "parse_toggle"]
+__all__ = ["TOGGLE_SCHEME", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 
 TOGGLE_SCHEME = "arbor:toggle/"
 MAX_LINES = 400
@@ -87,11 +88,16 @@ def clip(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> t
 
 
 class _Html:
-    """Small builder for the rich-text subset Qt renders well."""
+    """Small builder for the rich-text subset Qt renders well.
+
+    Markdown and code are added as *deferred* parts (a function giving their HTML pieces), so that
+    building the row's outline costs nothing and the expensive pieces can be produced one at a
+    time (:meth:`iter_parts`), spread over event-loop turns for a long message.
+    """
 
     def __init__(self, theme: ChatTheme) -> None:
         self.theme = theme
-        self.parts: list[str] = []
+        self.parts: list[str | Callable[[], Iterable[str]]] = []
 
     def add(self, html: str) -> None:
         self.parts.append(html)
@@ -129,16 +135,17 @@ class _Html:
 
     def code(self, text: str, language: str | None = None) -> None:
         kept, note = clip(text)
-        self.add(code_block_html(kept, language, dark=self.theme.dark))
+        dark = self.theme.dark
+        self.parts.append(lambda: (code_block_html(kept, language, dark=dark),))
         if note:
             self.note(note)
 
-    def markdown(self, text: str, streaming: bool = False) -> None:
+    def markdown(self, text: str) -> None:
         if not text.strip():
             return
         kept, note = clip(text, max_lines=4000, max_chars=200_000)
-        render = markdown_to_html_streaming if streaming else markdown_to_html
-        self.add(render(kept, dark=self.theme.dark))
+        dark = self.theme.dark
+        self.parts.append(lambda: markdown_parts(kept, dark=dark))
         if note:
             self.note(note)
 
@@ -148,8 +155,16 @@ class _Html:
             f'<tr><td style="color:{color};">{escape(text).replace(chr(10), "<br/>")}</td></tr></table>'
         )
 
+    def iter_parts(self) -> Iterator[str]:
+        """The row's HTML piece by piece, deferred parts produced only when reached."""
+        for part in self.parts:
+            if isinstance(part, str):
+                yield part
+            else:
+                yield from part()
+
     def html(self) -> str:
-        return "\n".join(self.parts)
+        return "\n".join(self.iter_parts())
 
 
 def _time(message: dict[str, Any]) -> str:
@@ -210,7 +225,7 @@ def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: boo
     for i, block in enumerate(content_blocks(message)):
         kind = block_type(block)
         if kind == "text":
-            out.markdown(as_text(block.get("text")), streaming=streaming)
+            out.markdown(as_text(block.get("text")))
         elif kind == "thinking":
             thinking = as_text(block.get("thinking"))
             if block.get("redacted"):
@@ -220,7 +235,7 @@ def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: boo
             out.toggle(i, is_open, "Thinking", plain_preview(thinking) or "…")
             if is_open:
                 out.add(f'<div style="color:{theme.dim}; font-style:italic;">')
-                out.markdown(thinking, streaming=streaming)
+                out.markdown(thinking)
                 out.add("</div>")
         elif kind == "redacted_thinking":
             out.note("Thinking (redacted by the provider)")
@@ -322,6 +337,19 @@ def render_message(
     message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
 ) -> str:
     """The HTML of a row: a small header, the content, collapsible sections as toggle lines."""
+    return "\n".join(render_parts(message, theme, expanded, streaming=streaming))
+
+
+def render_parts(
+    message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
+) -> Iterator[str]:
+    """:func:`render_message` lazily, one top-level HTML piece at a time (joined with ``"\n"``
+    they are exactly its result): the expensive pieces (a markdown chunk, a highlighted code
+    block) are produced only when the iterator reaches them."""
+    return _outline(message, theme, expanded, streaming).iter_parts()
+
+
+def _outline(message: Any, theme: ChatTheme, expanded: frozenset[int], streaming: bool) -> _Html:
     out = _Html(theme)
     kind = message_kind(message)
     if kind == "user":
@@ -347,4 +375,4 @@ def render_message(
     else:
         out.header("Unrecognised message", theme.unknown.accent)
         out.code(pretty_json(message), "json")
-    return out.html()
+    return out
