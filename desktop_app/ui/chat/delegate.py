@@ -289,7 +289,7 @@ class MessageDelegate(QStyledItemDelegate):
         status = "streaming" if state.streaming else message_status(state.message)
         parts = render_parts(state.message, theme, state.expanded, streaming=state.streaming)
         width = self.text_width(row_width, kind, status)
-        job = RenderJob(slot, key, parts, self._view.font(), width, self.scheduler.cache, state.message, row)
+        job = RenderJob(slot, key, parts, self._view.font(), width, owner=state.message, row=row)
         self.stats["documents_built"] += 1
         return self.scheduler.start(job)
 
@@ -464,7 +464,7 @@ class MessageDelegate(QStyledItemDelegate):
         status = "streaming" if streaming else message_status(message)
         rect = QRect(option.rect)
         doc, height = self.laid_out_document(model, row, rect.width())
-        if height != rect.height():
+        if height != rect.height() and not doc.placeholder:  # a preview keeps the estimated height
             self.invalidate(row)
             self._schedule_relayout(row, streaming)
 
@@ -496,7 +496,10 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette.setColor(QPalette.ColorRole.Text, QColor(theme.text))
-        context.clip = clip
+        # Only what the viewport shows: a row can be thousands of pixels tall, and the layout
+        # draws every block inside the clip it is given.
+        top = box.top() + PAD_Y
+        context.clip = clip.intersected(QRectF(self._view.viewport().rect()).translated(-text_left, -top))
         doc.draw(painter, context)
         painter.restore()
 

@@ -52,15 +52,19 @@ SLICE_CHARS = 6_000
 SLICE_MS = 8.0
 #: Plain-text characters a row shows while its rich text is being built.
 PREVIEW_CHARS = 2_000
-_SEGMENT_CACHE = 256
 
 
-def new_segment(html: str, font: QFont, width: float) -> SafeTextDocument:
-    """A document for one segment's HTML, laid out at ``width`` (the costly part, done here)."""
+def _blank(font: QFont) -> SafeTextDocument:
     doc = SafeTextDocument()
     doc.setDocumentMargin(0)
     doc.setDefaultFont(font)
     doc.setUndoRedoEnabled(False)
+    return doc
+
+
+def new_segment(html: str, font: QFont, width: float) -> SafeTextDocument:
+    """A document for one segment's HTML, laid out at ``width`` (the costly part, done here)."""
+    doc = _blank(font)
     doc.setHtml(html)
     doc.setTextWidth(width)
     doc.size()  # lay it out now, inside this unit of work, not later while painting
@@ -132,10 +136,7 @@ class StackedDocument:
 def preview_document(text: str, font: QFont, width: float) -> StackedDocument:
     """The plain-text stand-in shown until the rich text is ready (bounded, so it is cheap)."""
     shown = text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS] + " …"
-    doc = SafeTextDocument()
-    doc.setDocumentMargin(0)
-    doc.setDefaultFont(font)
-    doc.setUndoRedoEnabled(False)
+    doc = _blank(font)
     doc.setPlainText(shown)
     doc.setTextWidth(width)
     return StackedDocument([doc], placeholder=True)
@@ -155,7 +156,9 @@ class RenderJob:
     parts: Iterator[str]
     font: QFont
     width: float
-    cache: OrderedDict[tuple[str, float, str], SafeTextDocument]
+    #: segments by (HTML, width, font); the scheduler gives every job its own shared one
+    cache: OrderedDict[tuple[str, float, str], SafeTextDocument] = field(default_factory=OrderedDict)
+    cache_limit: int = 256  #: segments the cache keeps (0: none, every segment built anew)
     owner: Any = None  #: kept alive with the result (the message its key refers to)
     row: int = -1  #: where the row was when the job started (a hint for relayout)
     group: list[str] = field(default_factory=list)
@@ -239,7 +242,7 @@ class RenderJob:
             return 0
         segment = new_segment(html, self.font, self.width)
         self.cache[key] = segment
-        while len(self.cache) > _SEGMENT_CACHE:
+        while len(self.cache) > self.cache_limit:
             self.cache.popitem(last=False)
         self.segments.append(segment)
         return len(html)
@@ -261,6 +264,7 @@ class SliceScheduler(QObject):
         self.slice_chars = SLICE_CHARS
         self.slice_ms = SLICE_MS
         self.cache: OrderedDict[tuple[str, float, str], SafeTextDocument] = OrderedDict()
+        self.cache_limit = 256  # segments kept for re-use (a streaming reply's finished ones)
         self._jobs: OrderedDict[Hashable, RenderJob] = OrderedDict()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -275,6 +279,7 @@ class SliceScheduler(QObject):
         A job already running for the same slot is dropped.
         """
         self.cancel(job.slot)
+        job.cache, job.cache_limit = self.cache, self.cache_limit
         self.stats["jobs"] += 1
         self._run(job)
         if job.done:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from desktop_app.ui.chat import ChatPanel
 from desktop_app.ui.chat.delegate import STREAM_SLOT
@@ -164,3 +164,44 @@ def test_a_streaming_reply_keeps_updating_and_reuses_its_segments(qtbot: Any, pa
     qtbot.waitUntil(lambda: not scheduler.busy)
     qtbot.waitUntil(lambda: not panel.delegate.document(panel.model, 1).placeholder)
     assert "marker 3" in panel.delegate.document(panel.model, 1).toPlainText()
+
+
+def test_a_toggle_in_a_later_segment_is_found_and_clicked(qtbot: Any, panel: ChatPanel) -> None:
+    message = _reply(LONG)
+    message["content"].append({"type": "toolCall", "id": "t1", "name": "bash", "arguments": {"command": "ls -la"}})
+    panel.set_context([message])
+    panel.delegate.document(panel.model, 0)
+    qtbot.waitUntil(lambda: not panel.delegate.scheduler.busy)
+    doc = panel.delegate.document(panel.model, 0)
+    assert len(doc.segments) > 3 and "ls -la" in doc.segments[-1].toPlainText()
+    index = panel.model.index(0)
+    panel.view.scrollTo(index, panel.view.ScrollHint.PositionAtBottom)
+    qtbot.wait(20)
+    rect = panel.view.visualRect(index)
+    section = panel.delegate.section_rect(panel.model, 0, rect, 1)
+    assert section is not None and section.top() > rect.top() + doc.size().height() / 2
+    point = section.center()
+    point.setX(section.left() + 30)
+    assert panel.delegate.hit_section(panel.model, 0, rect, point) == 1
+    qtbot.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert panel.model.expanded(0) == frozenset({1})
+
+
+def test_a_long_row_is_laid_out_again_in_slices_when_the_width_changes(qtbot: Any, panel: ChatPanel) -> None:
+    jobs = _finished_jobs(panel)
+    scheduler = panel.delegate.scheduler
+    panel.set_context([_reply(LONG)])
+    panel.delegate.laid_out_document(panel.model, 0, panel.delegate.row_width)
+    qtbot.waitUntil(lambda: not scheduler.busy)
+    panel.hide()  # no paints at the view's own width from here on: only the calls below
+    wide = panel.delegate.document(panel.model, 0)
+    width = wide.textWidth()
+    done = len(jobs)
+    doc, _ = panel.delegate.laid_out_document(panel.model, 0, panel.delegate.row_width - 200)
+    assert doc is wide and doc.textWidth() == width  # kept as it was while the new one is built
+    assert scheduler.busy
+    qtbot.waitUntil(lambda: not scheduler.busy)
+    assert len(jobs) == done + 1 and len(jobs[-1].slices) > 1
+    narrow, _ = panel.delegate.laid_out_document(panel.model, 0, panel.delegate.row_width - 200)
+    assert narrow is not wide and narrow.textWidth() == width - 200
+    assert _visible_lines(narrow.toPlainText()) == _visible_lines(wide.toPlainText())
