@@ -82,7 +82,7 @@ for run in range(runs):
     panel.show()
     scheduler = panel.delegate.scheduler
     if mode == "before":
-        scheduler.slice_chars, scheduler.slice_ms, scheduler.cache_limit = 10**12, 1e12, 0
+        scheduler.slice_chars, scheduler.cache_limit = 10**12, 0
     spin(200)
     beats = []
     beat = QTimer()

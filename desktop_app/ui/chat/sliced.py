@@ -11,7 +11,9 @@ What bounds a stall is bounding each piece of work instead:
   each its own :class:`~desktop_app.ui.markdown.SafeTextDocument`, laid out when it is built;
 * a :class:`RenderJob` does that work in units (one part, or one segment's document), and a
   :class:`SliceScheduler` runs a job a slice at a time — at most :data:`SLICE_CHARS` characters of
-  work (and about :data:`SLICE_MS`), at least one unit — one slice per event-loop turn.
+  work, at least one unit — one slice per event-loop turn. Work is counted in characters, not
+  time, so what a slice does never depends on how busy the machine is: a short message is always
+  done in its first slice.
 
 A row is painted as a :class:`StackedDocument`: its segments one under the other. A short message
 is one segment, done in the first slice, so it is shown at once as before; a long one is shown as
@@ -21,7 +23,6 @@ width, so a streaming reply rebuilds only its growing end.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass, field
@@ -36,7 +37,6 @@ __all__ = [
     "PREVIEW_CHARS",
     "SEGMENT_CHARS",
     "SLICE_CHARS",
-    "SLICE_MS",
     "RenderJob",
     "SliceScheduler",
     "StackedDocument",
@@ -44,12 +44,10 @@ __all__ = [
 ]
 
 #: HTML characters per segment document: its ``setHtml`` and layout take a few milliseconds.
-SEGMENT_CHARS = 6_000
+SEGMENT_CHARS = 12_000
 #: Work per slice, in HTML characters produced or laid out (a unit is never split, so a slice is
 #: at most this plus one unit).
-SLICE_CHARS = 6_000
-#: A slice also ends once it has run this long (cached parts and segments cost no characters).
-SLICE_MS = 8.0
+SLICE_CHARS = 40_000
 #: Plain-text characters a row shows while its rich text is being built.
 PREVIEW_CHARS = 2_000
 
@@ -177,13 +175,12 @@ class RenderJob:
         assert self.done, "the job has not finished"
         return StackedDocument(self.segments)
 
-    def run_slice(self, max_chars: int, max_ms: float) -> int:
-        """Do units until ``max_chars`` characters of work or ``max_ms`` have passed (at least one).
+    def run_slice(self, max_chars: int) -> int:
+        """Do units until ``max_chars`` characters of work are done (at least one unit).
 
         A unit whose cost is known beforehand (building a segment) that would take the slice past
         ``max_chars`` is left for the next slice, so a slice is at most ``max_chars`` or one unit.
         """
-        deadline = time.perf_counter() + max_ms / 1000
         worked = 0
         while not self.done:
             if worked and worked + self.next_cost() > max_chars:
@@ -191,7 +188,7 @@ class RenderJob:
             cost = self._unit()
             self.units.append(cost)
             worked += cost
-            if worked >= max_chars or time.perf_counter() >= deadline:
+            if worked >= max_chars:
                 break
         self.slices.append(worked)
         return worked
@@ -234,11 +231,13 @@ class RenderJob:
         self.group, self.group_chars = [], 0
         key = (html, self.width, self.font.key())
         segment = self.cache.get(key)
-        if segment is not None:
+        if segment is not None:  # built before (a streaming reply's finished part): free
             self.cache.move_to_end(key)
-            if segment.textWidth() != self.width:
-                segment.setTextWidth(self.width)
             self.segments.append(segment)
+            if segment.textWidth() != self.width:  # another row changed it: a layout again
+                segment.setTextWidth(self.width)
+                segment.size()
+                return len(html)
             return 0
         segment = new_segment(html, self.font, self.width)
         self.cache[key] = segment
@@ -262,7 +261,6 @@ class SliceScheduler(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.slice_chars = SLICE_CHARS
-        self.slice_ms = SLICE_MS
         self.cache: OrderedDict[tuple[str, float, str], SafeTextDocument] = OrderedDict()
         self.cache_limit = 256  # segments kept for re-use (a streaming reply's finished ones)
         self._jobs: OrderedDict[Hashable, RenderJob] = OrderedDict()
@@ -311,7 +309,7 @@ class SliceScheduler(QObject):
         self.cache.clear()
 
     def _run(self, job: RenderJob) -> None:
-        self.slices.append(job.run_slice(self.slice_chars, self.slice_ms))
+        self.slices.append(job.run_slice(self.slice_chars))
         if len(self.slices) > 10_000:
             del self.slices[:5_000]
 

@@ -24,7 +24,7 @@ UNIT = (
     f"## Heading\n\n{PARA}\n\n- item one\n- item two\n  - nested\n\n1. first\n2. second\n\n"
     f"```python\ndef f(x):\n    return x + 1\n```\n\n> quote {PARA}\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
 )
-LONG = UNIT * 40  # ~40,000 characters: many chunks and segments
+LONG = UNIT * 80  # ~80,000 characters: many chunks, segments and slices
 
 
 def _reply(text: str, thinking: str = "") -> dict[str, Any]:
@@ -41,7 +41,6 @@ def panel(qtbot: Any) -> ChatPanel:
     panel.resize(700, 900)
     panel.show()
     qtbot.waitExposed(panel)
-    panel.delegate.scheduler.slice_ms = 1e9  # slices cut by size only: the assertions are exact
     return panel
 
 
