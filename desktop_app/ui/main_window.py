@@ -49,7 +49,7 @@ from desktop_app.settings import Settings
 from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
-from .graph.outline_panel import OutlinePanel
+from .graph.sidebar import GraphSidebar
 from .graph.view import GraphView
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -90,15 +90,16 @@ class MainWindow(QMainWindow):
         right.addWidget(self.audit_panel)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 1)
-        self.outline = OutlinePanel(self.graph, self.graph.graph_style, self)  # landmarks + legend
+        self.sidebar = GraphSidebar(self.graph, self)  # outline + legend, context lens
+        self.outline, self.lens = self.sidebar.outline, self.sidebar.lens
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.outline)
+        splitter.addWidget(self.sidebar)
         splitter.addWidget(self.graph)
         splitter.addWidget(right)
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 3)
         splitter.setStretchFactor(2, 2)
-        splitter.setSizes([230, 900, 600])
+        splitter.setSizes([250, 900, 600])
         self.setCentralWidget(splitter)
         self.status = ArborStatusBar(self)
         self.setStatusBar(self.status)

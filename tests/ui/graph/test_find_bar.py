@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from desktop_app.compaction.tokens import estimate_context_tokens
 from desktop_app.present.search import find_text
 from desktop_app.present.viewgraph import SegmentKey
 from desktop_app.ui.main_window import MainWindow
@@ -125,3 +126,42 @@ def test_the_outline_jumps_to_the_node(window: MainWindow) -> None:
     assert graph.selected_entry() == target
     point = graph.node_center(target)
     assert point is not None and graph.viewport().rect().contains(point)
+
+
+@pytest.mark.parametrize("case", ["gen-0031", "gen-0004", "before-compaction", "gen-0013"])
+def test_the_context_lens_totals_are_pis_estimate(case: str, tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    shutil.copyfile(FIXTURES / f"{case}.jsonl", path)
+    opened = open_window(path, size=(1400, 900))
+    try:
+        if opened.folder_dialog is not None:
+            opened.folder_dialog.reject()
+        opened.sidebar.show_lens()
+        pump(50)
+        lens_panel = opened.lens
+        session = opened.session
+        messages = session.build_session_context(session.leaf_id).messages
+        expected = estimate_context_tokens(messages).tokens
+        assert lens_panel.lens.total == expected
+        assert f"{round(expected):,} tokens" in lens_panel.total.text()
+        assert lens_panel.table.topLevelItemCount() == len(messages)
+        # the heat strip covers the context's entries on the graph
+        assert opened.graph._heat == lens_panel.lens.by_entry() and opened.graph._heat
+        # a selected entry: its own context
+        branch = session.get_branch()
+        anchor = opened.graph.graph().anchor
+        middle = next(
+            e["id"] for e in branch[len(branch) // 2 :] if e.get("type") == "message" and anchor.get(e["id"]) == e["id"]
+        )
+        assert opened.graph.reveal(middle)
+        opened.graph.select(middle, notify=True)
+        assert lens_panel.lens.entry_id == middle
+        assert lens_panel.lens.total == estimate_context_tokens(session.build_session_context(middle).messages).tokens
+        assert lens_panel.leaf_button.isEnabled()
+        lens_panel.leaf_button.click()
+        assert lens_panel.lens.entry_id == session.leaf_id
+        opened.sidebar.setCurrentIndex(0)
+        assert opened.graph._heat is None
+    finally:
+        opened.close()
+        pump(50)
