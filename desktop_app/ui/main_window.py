@@ -107,7 +107,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         right.insertWidget(1, self.steering.reader)
-        right.setStretchFactor(1, 2)
+        right.setStretchFactor(1, 1)
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
 
@@ -233,6 +233,8 @@ class MainWindow(QMainWindow):
                     self._meter_timer.start()  # a moment later, in its own event
                 case _:
                     pass
+            if isinstance(update, ShowContext | AppendRows):
+                self.steering.chat_changed()
 
     def _update_meter(self, messages: list[Any] | None = None) -> None:
         view = self.agent.view

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -80,6 +80,10 @@ class ReaderPanel(QWidget):
         layout.addWidget(self._crumbs)
         layout.addWidget(self._status)
         layout.addWidget(self._body, 1)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """A strip under the chat, not half of it: the chat stays the main thing on the right."""
+        return QSize(420, 240)
 
     @property
     def page(self) -> ReaderPage | None:

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QPoint, QRect
+from PySide6.QtCore import QObject, QPoint, QRect, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QMenu, QStatusBar, QToolButton, QWidget
 
@@ -33,6 +33,7 @@ from desktop_app.present.leaf_history import LeafHistory
 from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import BandSelection
+from desktop_app.present.siblings import sibling_switches
 from desktop_app.present.text import entry_kind, full_text
 from desktop_app.settings import Settings
 
@@ -97,6 +98,11 @@ class Steering(QObject):
         self.interaction.history_step.connect(lambda step: self.undo() if step < 0 else self.redo())
         self.reader.continue_requested.connect(self.continue_from)
         self.reader.crumb_activated.connect(self._read_crumb)
+        window.chat.sibling_requested.connect(self.continue_from)
+        self._siblings_timer = QTimer(self)
+        self._siblings_timer.setSingleShot(True)
+        self._siblings_timer.setInterval(100)
+        self._siblings_timer.timeout.connect(self._show_siblings)
         self.undo_action = self._action("Undo leaf move", self.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action("Redo leaf move", self.redo, "Ctrl+Shift+Z")
         self._sync_undo()
@@ -139,6 +145,7 @@ class Steering(QObject):
             return
         question = SummaryQuestion(preview, self.host)
         self.summary_question = question
+        window.graph.reveal(entry_id)  # the target unfolded, in view
         window.graph.graph_scene().show_audit(preview.as_audit())
 
         def answered(answer: SummaryAnswer | None) -> None:
@@ -153,6 +160,7 @@ class Steering(QObject):
             self._navigate(entry_id, answer.summarize, answer.focus)
 
         question.answered.connect(answered)
+        self._beside_graph(question)
         question.open()
 
     def _navigate(self, entry_id: str, summarize: bool, focus: str | None) -> None:
@@ -190,6 +198,13 @@ class Steering(QObject):
     def _sync_undo(self) -> None:
         self.undo_action.setEnabled(self.history.can_undo)
         self.redo_action.setEnabled(self.history.can_redo)
+
+    def chat_changed(self) -> None:
+        """The chat was rebuilt or grew: the sibling arrows follow (a moment later, once)."""
+        self._siblings_timer.start()
+
+    def _show_siblings(self) -> None:
+        self.window.chat.set_sibling_switches(sibling_switches(self._view))
 
     def _restore_bands(self) -> None:
         """Take a preview's bands off the graph; a selected compaction's own audit comes back."""
@@ -332,7 +347,8 @@ class Steering(QObject):
             return self.compaction_dialog
         preview = preview_compaction(self._view, self.window.settings.compaction)
         dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
-        if preview.runnable:
+        if preview.runnable and preview.first_kept_entry_id is not None:
+            self.window.graph.reveal(preview.first_kept_entry_id)  # the cut line in view
             self.window.graph.graph_scene().show_audit(preview.as_audit())
         dialog.compact_requested.connect(
             lambda focus: self.window.run_task(self.window.agent.compact(focus), "Compaction")
@@ -350,8 +366,15 @@ class Steering(QObject):
             dialog.deleteLater()
 
         dialog.finished.connect(finished)
+        self._beside_graph(dialog)
         dialog.open()
         return dialog
+
+    def _beside_graph(self, dialog: QWidget) -> None:
+        """Over the chat, not the graph: the bands the question is about stay in sight."""
+        chat = self.window.chat
+        dialog.adjustSize()
+        dialog.move(chat.mapToGlobal(QPoint(max(0, (chat.width() - dialog.width()) // 2), 48)))
 
     def on_agent_event(self, event: AgentEvent) -> None:
         """Compaction progress in the dialog; automatic compaction opens it in progress mode."""

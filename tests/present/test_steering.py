@@ -17,6 +17,7 @@ from desktop_app.present.leaf_history import LeafHistory
 from desktop_app.present.node_menu import BUSY, MenuAction, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import band_selection, nodes_in_rect
+from desktop_app.present.siblings import sibling_switches
 from desktop_app.present.viewgraph import ViewGraph, ViewNode
 from desktop_app.session import SessionManager
 
@@ -182,3 +183,19 @@ def test_rubber_band_counts_entries_and_tokens(tree: Any) -> None:
     chosen = band_selection(m, graph, ["n1", "n2", "n3"])
     assert chosen.entry_ids == (ids["u1"], ids["a1"], ids["u2"])
     assert chosen.tokens > 0 and chosen.describe().startswith("3 entries selected")
+
+
+def test_sibling_switches_sit_on_the_first_message_of_the_active_branch(tree: Any) -> None:
+    m, ids = tree
+    [switch] = sibling_switches(m)
+    assert switch.entry_id == ids["u2"] and switch.message is m.get_entry(ids["u2"])["message"]  # type: ignore[index]
+    assert (switch.index, switch.count, switch.text) == (2, 2, "2/2")
+    assert switch.previous_leaf == ids["a3"] and switch.next_leaf is None
+    m.branch(ids["u3"])
+    newer = m.append_message(_assistant("a newer side answer"))
+    m.branch(ids["a3"])
+    first, second = sibling_switches(m)
+    assert (first.entry_id, first.index, first.next_leaf) == (ids["u3"], 1, ids["leaf"])  # the label after a2
+    assert (second.entry_id, second.index, second.previous_leaf, second.next_leaf) == (ids["a3"], 1, None, newer)
+    m.branch(ids["a1"])
+    assert sibling_switches(m) == []  # the path ends at the branch point: nothing to switch yet

@@ -393,3 +393,16 @@ def test_the_reader_shows_any_node_and_the_chat_stays(window: MainWindow) -> Non
     _click(window, CASCAIS_A)
     reader.continue_button.click()
     assert wait_until(lambda: window.session.leaf_id == CASCAIS_A)
+
+
+def test_sibling_arrows_step_to_the_other_branchs_newest_leaf(window: MainWindow) -> None:
+    assert wait_until(lambda: any(a.isVisible() for a in window.chat.sibling_arrows))
+    arrows = next(a for a in window.chat.sibling_arrows if a.isVisible())
+    assert arrows.label.text() == "2/2" and arrows.switch.entry_id == "s0000018"
+    assert not arrows.next.isEnabled()
+    QTest.mouseClick(arrows.previous, Qt.MouseButton.LeftButton)
+    assert wait_until(lambda: window.session.leaf_id == CASCAIS_A)  # the Cascais branch's newest leaf
+    assert wait_until(lambda: any(a.isVisible() and a.label.text() == "1/2" for a in window.chat.sibling_arrows))
+    back = next(a for a in window.chat.sibling_arrows if a.isVisible())
+    QTest.mouseClick(back.next, Qt.MouseButton.LeftButton)
+    assert wait_until(lambda: window.session.leaf_id == LEAF)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, assert_never
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -29,10 +29,13 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
+    QLabel,
     QListView,
     QMenu,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -48,6 +51,7 @@ from desktop_app.present.chat_feed import (
     StreamEnded,
     StreamStarted,
 )
+from desktop_app.present.siblings import SiblingSwitch
 
 from .approval import ApprovalCardWidget
 from .banner import Banner
@@ -57,7 +61,7 @@ from .messages import collapsible_sections
 from .model import ChatModel, ChatRole, DeltaKind
 from .theme import ChatTheme, theme_for_palette
 
-__all__ = ["ChatPanel", "ChatView"]
+__all__ = ["ChatPanel", "ChatView", "SiblingArrows"]
 
 Message = dict[str, Any]
 PIN_SLACK = 6  # pixels from the bottom that still count as "at the bottom"
@@ -82,8 +86,12 @@ class ChatView(QListView):
         self.setMouseTracking(True)
         self.placeholder = "No messages on this branch yet."
 
+    #: The rows moved (resize, relayout): overlays on rows re-place themselves.
+    geometry_changed = Signal()
+
     def updateGeometries(self) -> None:  # noqa: N802 - Qt's name
         super().updateGeometries()
+        self.geometry_changed.emit()
         self.verticalScrollBar().setSingleStep(self.fontMetrics().lineSpacing() * 2)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
@@ -126,6 +134,41 @@ class ChatView(QListView):
             model.setData(index, not model.is_collapsed(index.row()), ChatRole.Collapsed)
 
 
+class SiblingArrows(QFrame):
+    """"‹ 2/3 ›" on a message where the active path branches; ``step(leaf_id)`` asks to go there."""
+
+    step = Signal(str)
+
+    def __init__(self, switch: SiblingSwitch, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("siblingArrows")
+        self.switch = switch
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 0)
+        layout.setSpacing(2)
+        self.previous = QToolButton(self)
+        self.previous.setText("‹")
+        self.label = QLabel(switch.text, self)
+        self.next = QToolButton(self)
+        self.next.setText("›")
+        for button, target, word in (
+            (self.previous, switch.previous_leaf, "previous"),
+            (self.next, switch.next_leaf, "next"),
+        ):
+            button.setAutoRaise(True)
+            button.setEnabled(target is not None)
+            button.setToolTip(f"Go to the {word} branch's newest message" if target else f"No {word} branch")
+            if target is not None:
+                button.clicked.connect(lambda _c=False, t=target: self.step.emit(t))
+        layout.addWidget(self.previous)
+        layout.addWidget(self.label)
+        layout.addWidget(self.next)
+        self.setToolTip(f"Branch {switch.index} of {switch.count} here")
+        self.adjustSize()
+
+
 class ChatPanel(QWidget):
     """Chat of the active leaf: message list, banners, composer with Send/Stop."""
 
@@ -135,6 +178,8 @@ class ChatPanel(QWidget):
     stop_requested = Signal()
     #: A link inside a message was clicked; nothing is opened by the panel itself.
     link_activated = Signal(str)
+    #: A sibling arrow was clicked: move the leaf to this entry (the window asks the agent).
+    sibling_requested = Signal(str)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -200,6 +245,15 @@ class ChatPanel(QWidget):
         self._model.rowsInserted.connect(self._follow_bottom)
         self._model.dataChanged.connect(self._follow_bottom)
         self._model.stream_updated.connect(self._stream_updated)
+        self._arrows: list[SiblingArrows] = []
+        self._place_timer = QTimer(self)
+        self._place_timer.setSingleShot(True)
+        self._place_timer.setInterval(0)
+        self._place_timer.timeout.connect(self._place_arrows)
+        self._view.geometry_changed.connect(self._place_timer.start)
+        bar.valueChanged.connect(lambda _v: self._place_arrows())
+        self._model.modelReset.connect(self._place_timer.start)
+        self._model.rowsInserted.connect(self._place_timer.start)
         self._apply_theme()
         self.set_busy(False)
 
@@ -337,6 +391,41 @@ class ChatPanel(QWidget):
         self._composer.clear()
         self._pinned = True
         self.send_requested.emit(text)
+
+    # ================================================================================ sibling arrows
+
+    def set_sibling_switches(self, switches: Sequence[SiblingSwitch]) -> None:
+        """Show "‹ k/n ›" on the rows whose message is a switch's ``message`` (the same object)."""
+        for arrows in self._arrows:
+            arrows.deleteLater()
+        self._arrows = []
+        for switch in switches:
+            arrows = SiblingArrows(switch, self._view.viewport())
+            arrows.step.connect(self.sibling_requested)
+            arrows.hide()
+            self._arrows.append(arrows)
+        self._place_arrows()
+
+    @property
+    def sibling_arrows(self) -> list[SiblingArrows]:
+        return list(self._arrows)
+
+    def _place_arrows(self) -> None:
+        """Each arrow strip at the top right of its row, hidden while the row is off screen."""
+        if not self._arrows:
+            return
+        model = self._model
+        rows = {id(model.message(row)): row for row in range(model.rowCount())}
+        viewport = self._view.viewport().rect()
+        for arrows in self._arrows:
+            row = rows.get(id(arrows.switch.message))
+            rect = self._view.visualRect(model.index(row)) if row is not None else None
+            if rect is None or not rect.isValid() or not rect.intersects(viewport):
+                arrows.hide()
+                continue
+            arrows.move(rect.right() - arrows.width() - 14, rect.top() + 6)
+            arrows.show()
+            arrows.raise_()
 
     # ================================================================================ banners
 

@@ -1,0 +1,86 @@
+"""Sibling arrows in the chat, "‹ 2/3 ›": where the active path branches, step to another branch.
+
+At every branch point on the active path (an entry with more than one child), the child the path
+goes through is sibling ``k`` of ``n`` (children in file order, which is the order they were
+made). The arrows sit on the first message of that child's branch that the chat shows, and step to
+the previous or next sibling's *newest leaf* (the leaf of its subtree written last) — the habit
+ChatGPT and LibreChat taught. The window moves there through the same navigation (and summary
+question) as a double-click. No Qt: the chat panel places the arrows on the row holding ``message``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_app.session import SessionView
+
+__all__ = ["SiblingSwitch", "newest_leaf", "sibling_switches"]
+
+
+@dataclass(frozen=True)
+class SiblingSwitch:
+    """The arrows of one branch point, on the chat row showing ``message`` (the same object)."""
+
+    message: Any
+    entry_id: str  #: the entry whose message carries the arrows
+    index: int  #: 1-based position of the active branch among its siblings
+    count: int
+    previous_leaf: str | None  #: where ‹ goes (``None``: first sibling)
+    next_leaf: str | None  #: where › goes (``None``: last sibling)
+
+    @property
+    def text(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
+    """The leaf of ``entry_id``'s subtree that was written last (``order``: entry id → file position)."""
+    best, best_at = entry_id, -1
+    stack = [entry_id]
+    seen: set[str] = set()
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        children = [str(c.get("id")) for c in view.get_children(current)]
+        if not children and order.get(current, -1) > best_at:
+            best, best_at = current, order.get(current, -1)
+        stack.extend(children)
+    return best
+
+
+def sibling_switches(view: SessionView) -> list[SiblingSwitch]:
+    """The arrows for the active path, top to bottom (empty when the path never branches)."""
+    path = view.get_branch()
+    ids = [str(e.get("id")) for e in path]
+    points = [i for i in range(len(path) - 1) if len(view.get_children(ids[i])) > 1]
+    if not points:
+        return []
+    order = {str(e.get("id")): n for n, e in enumerate(view.get_entries())}
+    switches: list[SiblingSwitch] = []
+    for i in points:
+        siblings = [str(c.get("id")) for c in view.get_children(ids[i])]
+        active = ids[i + 1]
+        if active not in siblings:
+            continue
+        k = siblings.index(active)
+        end = points[points.index(i) + 1] + 1 if points.index(i) + 1 < len(points) else len(path)
+        carrier = next(
+            (path[j] for j in range(i + 1, end) if path[j].get("type") == "message" and isinstance(path[j].get("message"), dict)),
+            None,
+        )
+        if carrier is None:
+            continue
+        switches.append(
+            SiblingSwitch(
+                message=carrier["message"],
+                entry_id=str(carrier.get("id")),
+                index=k + 1,
+                count=len(siblings),
+                previous_leaf=newest_leaf(view, siblings[k - 1], order) if k > 0 else None,
+                next_leaf=newest_leaf(view, siblings[k + 1], order) if k + 1 < len(siblings) else None,
+            )
+        )
+    return switches
