@@ -350,10 +350,16 @@ class Steering(QObject):
         if preview.runnable and preview.first_kept_entry_id is not None:
             self.window.graph.reveal(preview.first_kept_entry_id)  # the cut line in view
             self.window.graph.graph_scene().show_audit(preview.as_audit())
-        dialog.compact_requested.connect(
-            lambda focus: self.window.run_task(self.window.agent.compact(focus), "Compaction")
-        )
+        dialog.compact_requested.connect(lambda focus: self._run_compaction(dialog, focus))
         return dialog
+
+    def _run_compaction(self, dialog: CompactionDialog, focus: str | None) -> None:
+        """Compact; the dialog's Cancel cancels this very task (also before it started), and the
+        dialog closes when it ends, however it ends."""
+        future = self.window.run_task(self.window.agent.compact(focus), "Compaction")
+        dialog.cancel_requested.disconnect()
+        dialog.cancel_requested.connect(future.cancel)
+        future.add_done_callback(lambda _f: dialog.finish() if self.compaction_dialog is dialog else None)
 
     def _open_compaction_dialog(self, dialog: CompactionDialog) -> CompactionDialog:
         self.compaction_dialog = dialog

@@ -8,6 +8,13 @@ window through these calls, and mouse and keyboard input goes through ``QTest`` 
 - on the window: ``window.session`` (read-only :class:`~desktop_app.session.SessionView`),
   ``window.agent``, ``window.graph.reveal(entry_id)`` / ``node_center(entry_id)`` /
   ``pin_center()``, ``window.chat.composer_text()``.
+
+Extended for steering by hand (issue 9), on ``window.steering``: ``node_menu`` (the open node menu,
+a ``QMenu`` whose actions carry their :class:`~desktop_app.present.node_menu.MenuAction` as data),
+``reader`` (the reader panel), ``summary_question`` (the open question; ``choose("none" | "summarize" |
+"focus" | "cancel")``), ``compaction_dialog`` (the open preview or progress), ``band`` (the last
+rubber-band selection); ``window.fork_action`` / ``window.clone_action`` / ``window.fork_button()``;
+``window.chat.sibling_arrows``.
 """
 
 from __future__ import annotations

@@ -406,3 +406,38 @@ def test_sibling_arrows_step_to_the_other_branchs_newest_leaf(window: MainWindow
     back = next(a for a in window.chat.sibling_arrows if a.isVisible())
     QTest.mouseClick(back.next, Qt.MouseButton.LeftButton)
     assert wait_until(lambda: window.session.leaf_id == LEAF)
+
+
+def test_cancelling_a_running_compaction_writes_nothing(sample: Path) -> None:
+    from desktop_app.llm.offline import OfflineProvider
+
+    Settings.load().save_value(("compaction", "keepRecentTokens"), 30)
+    window = _open(sample)
+    try:
+        window.agent.set_model(OfflineProvider(chunk_chars=2, delay=0.05))  # same model: nothing written
+        before = sample.read_bytes()
+        window.compact()
+        dialog = window.steering.compaction_dialog
+        assert dialog is not None
+        dialog.compact_button.click()
+        assert dialog.running and not dialog.compact_button.isVisible()
+        assert wait_until(lambda: "Summarizing" in dialog.progress.text(), 5000)  # progress shown
+        dialog.cancel_button.click()
+        assert wait_until(lambda: window.steering.compaction_dialog is None and not window.agent.busy)
+        pump(100)
+        assert sample.read_bytes() == before
+    finally:
+        window.close()
+        pump(50)
+
+
+def test_automatic_compaction_shows_the_same_progress(window: MainWindow) -> None:
+    from desktop_app.agent import CompactionFinished, CompactionProgress, CompactionStarted
+
+    window.agent._emit(CompactionStarted("threshold"))  # what the agent emits when the context is full
+    dialog = window.steering.compaction_dialog
+    assert dialog is not None and dialog.running and dialog.preview is None
+    window.agent._emit(CompactionProgress("threshold", 1234))
+    assert "1,234 characters" in dialog.progress.text()
+    window.agent._emit(CompactionFinished("threshold", "x", False, 100))
+    assert wait_until(lambda: window.steering.compaction_dialog is None)

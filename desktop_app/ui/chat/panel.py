@@ -246,14 +246,15 @@ class ChatPanel(QWidget):
         self._model.dataChanged.connect(self._follow_bottom)
         self._model.stream_updated.connect(self._stream_updated)
         self._arrows: list[SiblingArrows] = []
+        self._arrow_rows: dict[int, int] | None = None  #: id(message) → row, while rows stay put
         self._place_timer = QTimer(self)
         self._place_timer.setSingleShot(True)
         self._place_timer.setInterval(0)
         self._place_timer.timeout.connect(self._place_arrows)
         self._view.geometry_changed.connect(self._place_timer.start)
         bar.valueChanged.connect(lambda _v: self._place_arrows())
-        self._model.modelReset.connect(self._place_timer.start)
-        self._model.rowsInserted.connect(self._place_timer.start)
+        for changed in (self._model.modelReset, self._model.rowsInserted, self._model.rowsRemoved):
+            changed.connect(self._rows_changed)
         self._apply_theme()
         self.set_busy(False)
 
@@ -406,6 +407,10 @@ class ChatPanel(QWidget):
             self._arrows.append(arrows)
         self._place_arrows()
 
+    def _rows_changed(self, *_args: Any) -> None:
+        self._arrow_rows = None
+        self._place_timer.start()
+
     @property
     def sibling_arrows(self) -> list[SiblingArrows]:
         return list(self._arrows)
@@ -415,7 +420,9 @@ class ChatPanel(QWidget):
         if not self._arrows:
             return
         model = self._model
-        rows = {id(model.message(row)): row for row in range(model.rowCount())}
+        if self._arrow_rows is None:
+            self._arrow_rows = {id(model.message(row)): row for row in range(model.rowCount())}
+        rows = self._arrow_rows
         viewport = self._view.viewport().rect()
         for arrows in self._arrows:
             row = rows.get(id(arrows.switch.message))
