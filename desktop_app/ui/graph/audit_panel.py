@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import BranchSummaryInfo, CompactionAudit
+from desktop_app.present.audit_words import audit_words, split_summary
 
 __all__ = ["CompactionAuditPanel"]
 
@@ -42,6 +43,8 @@ class CompactionAuditPanel(QWidget):
         self._split = QLabel()
         self._counts = QLabel()
         self._counts.setWordWrap(True)
+        self._first_kept = QLabel()
+        self._first_kept.setWordWrap(True)
         self._read = QListWidget()
         self._modified = QListWidget()
         for files in (self._read, self._modified):
@@ -56,6 +59,7 @@ class CompactionAuditPanel(QWidget):
         form.addRow("Made by:", self._made_by)
         form.addRow("Split turn:", self._split)
         form.addRow("Entries:", self._counts)
+        form.addRow("First kept:", self._first_kept)
         form.addRow("Files read:", self._read)
         form.addRow("Files modified:", self._modified)
         layout = QVBoxLayout(self)
@@ -73,7 +77,7 @@ class CompactionAuditPanel(QWidget):
                 "<b>Compaction audit</b><br><i>Select a compaction node to see what it "
                 "summarized and what it kept.</i>"
             )
-            for label in (self._tokens, self._made_by, self._split, self._counts):
+            for label in (self._tokens, self._made_by, self._split, self._counts, self._first_kept):
                 label.setText("–")
             self._read.clear()
             self._modified.clear()
@@ -87,13 +91,13 @@ class CompactionAuditPanel(QWidget):
             if audit.is_split_turn
             else "no"
         )
-        kept = f"{len(audit.kept_ids)} kept verbatim from {audit.first_kept_entry_id}"
-        if not audit.first_kept_found:
-            kept = f"none kept: firstKeptEntryId {audit.first_kept_entry_id} is not on the path"
-        self._counts.setText(f"{len(audit.summarized_ids)} summarized · {kept}")
-        self._fill(self._read, audit.read_files)
-        self._fill(self._modified, audit.modified_files)
-        self._summary.setPlainText(audit.summary)
+        words = audit_words(len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn)
+        self._counts.setText(f"{words.above.removeprefix('▲ ')} · {words.below.removeprefix('▼ ')}")
+        self._first_kept.setText(f"{words.first_kept} (entry {audit.first_kept_entry_id or 'none'})")
+        summary, read, modified = split_summary(audit.summary)
+        self._fill(self._read, audit.read_files or read)
+        self._fill(self._modified, audit.modified_files or modified)
+        self._summary.setPlainText(summary)
 
     def set_branch_summary(self, info: BranchSummaryInfo | None) -> None:
         """Reuse the panel for a branch summary: its text, files and the abandoned leaf."""
@@ -105,9 +109,11 @@ class CompactionAuditPanel(QWidget):
         self._made_by.setText("an extension" if info.from_hook else "pi / Arbor")
         self._split.setText("–")
         self._counts.setText(f"abandoned branch: {info.abandoned_text}")
-        self._fill(self._read, info.read_files)
-        self._fill(self._modified, info.modified_files)
-        self._summary.setPlainText(info.summary)
+        self._first_kept.setText("–")
+        summary, read, modified = split_summary(info.summary)
+        self._fill(self._read, info.read_files or read)
+        self._fill(self._modified, info.modified_files or modified)
+        self._summary.setPlainText(summary)
 
     def audit(self) -> CompactionAudit | None:
         return self._audit
@@ -120,6 +126,7 @@ class CompactionAuditPanel(QWidget):
             self._made_by.text(),
             self._split.text(),
             self._counts.text(),
+            self._first_kept.text(),
             *(self._read.item(i).text() for i in range(self._read.count())),
             *(self._modified.item(i).text() for i in range(self._modified.count())),
             self._summary.toPlainText(),

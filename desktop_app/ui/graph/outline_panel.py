@@ -144,8 +144,14 @@ class OutlinePanel(QWidget):
         self.filter.currentIndexChanged.connect(lambda _i: self.refresh())
         self.list.itemActivated.connect(self._jump)
         self.list.itemClicked.connect(self._jump)
-        graph.layout_applied.connect(lambda _kind: self._timer.start())
+        graph.layout_applied.connect(self._on_layout)
         self.setMinimumWidth(180)
+
+    def _on_layout(self, _kind: str) -> None:
+        if self.items or self.list.count():
+            self._timer.start()  # debounced: a streaming turn lays out often
+        else:
+            self.refresh()  # the first picture of a session: the outline comes with it
 
     def refresh(self) -> None:
         """Re-read the graph (debounced after every layout)."""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import CompactionAudit
+from desktop_app.present.audit_words import audit_words
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .items import EdgeItem, NodeItem, OverviewLayer
@@ -38,10 +39,13 @@ Positions = Mapping[Any, tuple[float, float]]
 class AuditBands:
     """The overlay for one compaction: which nodes are in which band, and the items drawing it."""
 
-    def __init__(self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]) -> None:
+    def __init__(
+        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node], split_entry: str | None = None
+    ) -> None:
         self.audit = audit
         self.summarized_nodes = summarized
         self.kept_nodes = kept
+        self.split_entry = split_entry  #: where the split turn starts (marked), or ``None``
         self.items: list[QGraphicsItem] = []
 
 
@@ -84,6 +88,7 @@ class GraphScene(QGraphicsScene):
     def show_graph(self, graph: ViewGraph, positions: Positions) -> None:
         """Replace every item: the graph's nodes and edges at ``positions``."""
         audit = self.bands.audit if self.bands is not None else None
+        split = self.bands.split_entry if self.bands is not None else None
         self.clear_audit()
         for item in self.links:
             self.removeItem(item)
@@ -111,7 +116,7 @@ class GraphScene(QGraphicsScene):
         self._update_rect()
         self._content_changed()
         if audit is not None:
-            self.show_audit(audit)
+            self.show_audit(audit, split)
 
     def move_to(self, positions: Positions) -> None:
         """New positions for the same graph (the dot layout arriving): move items, re-route edges."""
@@ -124,7 +129,7 @@ class GraphScene(QGraphicsScene):
         self._update_rect()
         self._content_changed()
         if self.bands is not None:
-            self.show_audit(self.bands.audit)
+            self.show_audit(self.bands.audit, self.bands.split_entry)
 
     # ------------------------------------------------------------------------------- overview
 
@@ -181,7 +186,7 @@ class GraphScene(QGraphicsScene):
         self._rebuild_links()
         self._content_changed()
         if self.bands is not None:
-            self.show_audit(self.bands.audit)
+            self.show_audit(self.bands.audit, self.bands.split_entry)
 
     # ------------------------------------------------------------------------------- increments
 
@@ -326,14 +331,16 @@ class GraphScene(QGraphicsScene):
                 self.removeItem(item)
         self.bands = None
 
-    def show_audit(self, audit: CompactionAudit) -> AuditBands:
-        """Dim the summarized entries, outline the kept tail, draw the cut line."""
+    def show_audit(self, audit: CompactionAudit, split_entry: str | None = None) -> AuditBands:
+        """Dim the summarized entries, outline the kept tail, draw the cut line; mark where a split
+        turn starts (``split_entry``). Lines and words keep their screen size at any zoom."""
         self.clear_audit()
         node_of: Mapping[str, Node] = self.graph.node_of
         summarized = _unique(node_of[i] for i in audit.summarized_ids if i in node_of)
         kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
-        bands = AuditBands(audit, summarized, kept)
+        bands = AuditBands(audit, summarized, kept, split_entry)
         style = self.graph_style
+        words = audit_words(len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn)
         if summarized:
             item = QGraphicsPathItem(self._band_path(summarized))
             item.setPen(QPen(Qt.PenStyle.NoPen))
@@ -342,20 +349,25 @@ class GraphScene(QGraphicsScene):
             bands.items.append(item)
         if kept:
             item = QGraphicsPathItem(self._band_path(kept))
-            item.setPen(QPen(style.kept, 3.0, Qt.PenStyle.DashLine))
+            pen = QPen(style.kept, 3.0, Qt.PenStyle.DashLine)
+            pen.setCosmetic(True)
+            item.setPen(pen)
             fill = QColor(style.kept)
             fill.setAlpha(22)
             item.setBrush(fill)
             item.setZValue(2.0)
             bands.items.append(item)
-        cut = self._cut_line(audit, summarized, kept)
+        cut = self._cut_line(audit, summarized, kept, words.cut)
         if cut is not None:
             line, left, y = cut
             bands.items.append(line)
-            above = f"▲ summarized · {len(audit.summarized_ids)} entries"
-            below = f"▼ kept verbatim · {len(audit.kept_ids)} entries"
-            bands.items.append(self._caption(above, style.muted, left, y - 20, align_right=True))
-            bands.items.append(self._caption(below, style.kept, left, y + 4, align_right=True))
+            bands.items.append(self._caption(words.above, style.muted, left, y, dy=-22, align_right=True))
+            bands.items.append(self._caption(words.below, style.kept, left, y, dy=4, align_right=True))
+        split_node = node_of.get(split_entry) if split_entry and audit.is_split_turn else None
+        if split_node is not None and split_node in self.positions:
+            x, y = self.positions[split_node]
+            spec = self.graph_style.spec
+            bands.items.append(self._caption(words.split, style.cut, x - spec.node_width / 2 - 8, y, dy=-9, align_right=True))
         for band_item in bands.items:
             self.addItem(band_item)
         self.bands = bands
@@ -394,19 +406,36 @@ class GraphScene(QGraphicsScene):
         return path.simplified() if len(runs) > 1 else path
 
     def _caption(
-        self, text: str, color: QColor, x: float, y: float, *, align_right: bool = False
+        self, text: str, color: QColor, x: float, y: float, *, dy: float = 0.0, align_right: bool = False
     ) -> QGraphicsItem:
+        """Words at scene point (x, y) drawn at screen size (``ItemIgnoresTransformations``), on a
+        background so they read over edges and bands; ``dy`` and the right alignment are in
+        screen pixels."""
+        anchor = QGraphicsRectItem()
+        anchor.setPen(QPen(Qt.PenStyle.NoPen))
+        anchor.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+        anchor.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
+        anchor.setPos(x, y)
+        anchor.setZValue(3.0)
         caption = QGraphicsSimpleTextItem(text)
         font = QFont(self.graph_style.tag_font)
         font.setPixelSize(12)
         caption.setFont(font)
         caption.setBrush(color)
-        caption.setPos(x - caption.boundingRect().width() - 6 if align_right else x, y)
-        caption.setZValue(3.0)
-        return caption
+        width = caption.boundingRect().width()
+        height = caption.boundingRect().height()
+        left = -width - 6 if align_right else 6
+        back = QGraphicsRectItem(QRectF(left - 3, dy - 1, width + 6, height + 2), anchor)
+        back.setPen(QPen(Qt.PenStyle.NoPen))
+        background = QColor(self.graph_style.background)
+        background.setAlpha(225)
+        back.setBrush(background)
+        caption.setParentItem(anchor)
+        caption.setPos(left, dy)
+        return anchor
 
     def _cut_line(
-        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]
+        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node], words: str
     ) -> tuple[QGraphicsItem, float, float] | None:
         """The dashed cut line between the last summarized and the first kept entry.
 
@@ -432,15 +461,13 @@ class GraphScene(QGraphicsScene):
         left = min(xs) - spec.node_width / 2 - 30
         right = max(xs) + spec.node_width / 2 + 30
         line = QGraphicsLineItem(left, y, right, y)
-        line.setPen(QPen(self.graph_style.cut, 2.4, Qt.PenStyle.DashLine))
+        pen = QPen(self.graph_style.cut, 2.4, Qt.PenStyle.DashLine)
+        pen.setCosmetic(True)  # as thick far out as near
+        line.setPen(pen)
         line.setZValue(3.0)
-        text = (
-            "✂ cut at firstKeptEntryId"
-            if audit.first_kept_found
-            else "✂ firstKeptEntryId not on the path: nothing kept"
-        )
-        label = self._caption(text, self.graph_style.cut, right + 6, y - 8)
+        label = self._caption(words, self.graph_style.cut, right, y, dy=-8)
         label.setParentItem(line)
+        label.setPos(right, y)
         return line, left, y
 
     # ------------------------------------------------------------------------------- queries

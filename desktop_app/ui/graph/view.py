@@ -24,9 +24,10 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
-from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
+from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
+from desktop_app.present.audit_words import turn_start
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
@@ -394,7 +395,7 @@ class GraphView(QGraphicsView):
             if change.audit is None:
                 scene.clear_audit()
             else:
-                scene.show_audit(change.audit)
+                scene.show_audit(change.audit, self._split_turn_start(change.audit))
             self.compaction_selected.emit(change.audit)
         selected = self._selection.node
         if selected is None or selected not in scene.nodes:
@@ -410,6 +411,12 @@ class GraphView(QGraphicsView):
             self.branch_summary_selected.emit(branch_summary_info(self._session.index, change.entry_id))
         if notify and change.kind != "segment":
             self.node_selected.emit(change.entry_id)
+
+    def _split_turn_start(self, audit: CompactionAudit) -> str | None:
+        """The entry that starts the turn a split compaction cut through (marked on the canvas)."""
+        if not audit.is_split_turn or self._session is None:
+            return None
+        return turn_start(self._session.get_branch(audit.compaction_id), audit.first_kept_entry_id)
 
     def _audit_of(self, compaction_id: str) -> CompactionAudit:
         assert self._session is not None
@@ -808,7 +815,7 @@ class GraphView(QGraphicsView):
             self._labels_version = scene.version
             name = self._session.get_session_name() if self._session is not None else None
             self._labels.set_graph(scene.graph, name)
-        obstacles = []
+        obstacles = self._caption_rects()
         minimap = self._minimap.widget
         if minimap.isVisible():
             g = minimap.geometry().translated(-self.viewport().pos())
@@ -821,6 +828,22 @@ class GraphView(QGraphicsView):
             (spec.node_width / 2, spec.node_height / 2),
             obstacles,
         )
+
+    def _caption_rects(self) -> list[Rect]:
+        """Viewport rectangles of the audit's screen-size captions: labels keep clear of them."""
+        bands = self._scene.bands
+        if bands is None:
+            return []
+        out = []
+        transform = self.viewportTransform()
+        stack = list(bands.items)
+        while stack:
+            item = stack.pop()
+            stack.extend(item.childItems())
+            if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
+                r = item.deviceTransform(transform).mapRect(item.childrenBoundingRect())
+                out.append(Rect(r.x(), r.y(), r.width(), r.height()))
+        return out
 
     def screen_labels(self) -> list[Placed]:
         """The labels drawn over the graph now (semantic zoom), in viewport pixels."""

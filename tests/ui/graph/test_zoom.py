@@ -136,3 +136,30 @@ def test_selecting_brings_the_whole_node_into_view(qtbot: Any, open_case: OpenCa
     view.select(graph.entry_of(far), center=True)
     rect = view.graph_scene().node_rect(far)
     assert view.visible_scene_rect().contains(rect)
+
+
+def test_audit_words_keep_their_screen_size_far_out(qtbot: Any, open_case: OpenCase) -> None:
+    from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
+
+    view = make_view(qtbot, open_case("gen-0031"))
+    scene = view.graph_scene()
+    compactions = [n for n, v in view.graph().nodes.items() if v.kind == "compaction"]
+    for compaction in compactions:  # one whose cut is drawn (its kept entries are on screen)
+        view.select(str(compaction), center=True)
+        if scene.bands is not None and len(scene.bands.items) > 2:
+            break
+    assert scene.bands is not None and len(scene.bands.items) > 2
+    view.zoom_by(0.05 / view.zoom())
+    view.centerOn(*view.positions()[compaction])
+    QApplication.processEvents()
+    texts = [i for i in scene.items() if isinstance(i, QGraphicsSimpleTextItem)]
+    assert any("replaced by the summary" in t.text() for t in texts)
+    for text in texts:
+        anchor = text.parentItem()
+        assert anchor is not None and anchor.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
+        on_screen = text.deviceTransform(view.viewportTransform()).mapRect(text.boundingRect())
+        assert on_screen.height() >= 12  # the UI's size, not 5 % of it
+    captions = view._caption_rects()
+    assert captions
+    for label in view.screen_labels():
+        assert not any(label.rect.intersects(c) for c in captions)

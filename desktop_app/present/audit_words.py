@@ -1,0 +1,81 @@
+"""What a compaction's audit says, in plain words, and the parts of a summary worth listing.
+
+The canvas and the audit panel use these so the words are the same in both and testable without
+Qt: the captions of the two bands and the cut line, the sentence that explains
+``firstKeptEntryId``, the start of a split turn, and the ``<read-files>`` / ``<modified-files>``
+lists pi appends to a summary (shown as lists, the summary without them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from desktop_app.session.entries import Entry
+
+__all__ = ["AuditWords", "audit_words", "split_summary", "turn_start"]
+
+_FILES = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class AuditWords:
+    above: str  #: caption over the cut (the summarized band)
+    below: str  #: caption under the cut (the kept band)
+    cut: str  #: the cut line's own words
+    first_kept: str  #: one sentence on what the first kept entry means
+    split: str  #: the split-turn marker's words ("" when the turn was not split)
+
+
+def _entries(n: int) -> str:
+    return "1 entry" if n == 1 else f"{n} entries"
+
+
+def audit_words(summarized: int, kept: int, first_kept_found: bool, split_turn: bool) -> AuditWords:
+    """The audit's sentences for these counts (see :class:`AuditWords`)."""
+    above = f"▲ summarized: {_entries(summarized)} replaced by the summary"
+    if first_kept_found:
+        below = f"▼ kept word for word: {_entries(kept)}"
+        cut = "✂ cut: the summary replaces what is above, the rest is kept"
+        first = (
+            "The first kept entry is the oldest entry the model still reads word for word; "
+            "everything before it is replaced by the summary."
+        )
+    else:
+        below = "▼ nothing kept"
+        cut = "✂ the first kept entry is not on this path: the model reads only the summary"
+        first = "The first kept entry is not on this path, so nothing before the compaction is kept."
+    split = (
+        "◆ split turn: this turn's start is summarized (as a turn prefix), its end is kept"
+        if split_turn
+        else ""
+    )
+    return AuditWords(above, below, cut, first, split)
+
+
+def turn_start(path: Sequence[Entry], first_kept_id: str | None) -> str | None:
+    """The entry that starts the turn the cut falls into: the nearest user message (or bash run,
+    custom message, branch summary) at or before ``first_kept_id`` on ``path``."""
+    if first_kept_id is None:
+        return None
+    ids = [e.get("id") for e in path]
+    if first_kept_id not in ids:
+        return None
+    for entry in reversed(path[: ids.index(first_kept_id) + 1]):
+        entry_type = entry.get("type")
+        message = entry.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if entry_type in ("branch_summary", "custom_message") or role in ("user", "bashExecution"):
+            entry_id = entry.get("id")
+            return entry_id if isinstance(entry_id, str) else None
+    return None
+
+
+def split_summary(summary: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(the summary without its file lists, files read, files modified) from pi's summary text."""
+    lists: dict[str, tuple[str, ...]] = {"read-files": (), "modified-files": ()}
+    for match in _FILES.finditer(summary):
+        lists[match.group(1)] = tuple(line.strip() for line in match.group(2).splitlines() if line.strip())
+    text = _FILES.sub("", summary).rstrip()
+    return text, lists["read-files"], lists["modified-files"]
