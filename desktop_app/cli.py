@@ -28,6 +28,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="generate ids 00000001, 00000002, ... (as pi's conformance harness) so migrated files compare",
     )
+    inspect.add_argument(
+        "--pi",
+        metavar="VERSION",
+        choices=("0.73.1", "1.6.0"),
+        help="answer as this pi version (0.73.1 or 1.6.0); default: the piVersion setting (1.6.0)",
+    )
     ask = sub.add_parser("ask", help="send one message and stream the reply to stdout (appends to the session)")
     ask.add_argument("text", help="the message")
     ask.add_argument("--session", help="session file to continue (created if missing); default: a new session")
@@ -75,8 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     if args.command == "inspect":
         from .inspection import run
+        from .session.profile import profile_for
+        from .settings import Settings
 
-        return run(args.file, args.sequential_ids)
+        version = args.pi if args.pi is not None else Settings.load().pi_version
+        return run(args.file, args.sequential_ids, profile_for(version))
     if args.command == "ask":
         from .agent.ask import run as run_ask
 

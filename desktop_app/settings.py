@@ -16,6 +16,7 @@ from typing import Any
 from .compaction.tokens import CompactionSettings
 from .session.entries import THINKING_LEVELS
 from .session.paths import arbor_config_dir
+from .session.profile import DEFAULT_PI_VERSION, PROFILES, PiProfile, profile_for
 
 
 @dataclass
@@ -88,8 +89,14 @@ class Settings:
     theme: str = "light"
     fsync: bool = True
     sessions_root: str | None = None  # e.g. pi's ~/.pi/agent/sessions
+    pi_version: str = DEFAULT_PI_VERSION  # whose answers: "1.6.0" (today's pi) or "0.73.1"
     path: Path | None = None
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def profile(self) -> PiProfile:
+        """The pi-version profile ``piVersion`` names (files carry no version: this is a choice)."""
+        return profile_for(self.pi_version)
 
     @classmethod
     def load(cls, path: Path | None = None) -> Settings:
@@ -188,6 +195,11 @@ class Settings:
         self.theme = pick(raw, "theme", str, self.theme)
         self.fsync = pick(raw, "fsync", bool, self.fsync)
         self.sessions_root = pick(raw, "sessionsRoot", str, self.sessions_root)
+        version = pick(raw, "piVersion", str, self.pi_version)
+        if version in PROFILES:
+            self.pi_version = version
+        else:
+            self.warnings.append(f"Ignored setting 'piVersion': {version!r} is not one of {', '.join(PROFILES)}")
 
     def _names(self, obj: Any, key: str, current: tuple[str, ...], *, known: bool) -> tuple[str, ...]:
         """A list of strings (tool names when ``known``); anything else is reported and ignored."""

@@ -97,3 +97,15 @@ def test_tool_settings_load_and_bad_values_are_reported(tmp_path: Path) -> None:
     assert any("'enabled'" in w for w in s.warnings) and any("allowOutsideFolder" in w for w in s.warnings)
     path.write_text('{"tools": {"enabled": []}}')
     assert Settings.load(path).tools.enabled == ()
+
+
+def test_pi_version_chooses_the_profile(tmp_path: Path) -> None:
+    from desktop_app.session.profile import PI_0_73_1, PI_1_6_0
+
+    assert Settings.load(tmp_path / "missing.json").profile is PI_1_6_0  # today's pi by default
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"piVersion": "0.73.1"}))
+    assert Settings.load(path).profile is PI_0_73_1
+    path.write_text(json.dumps({"piVersion": "9.9"}))
+    s = Settings.load(path)
+    assert s.profile is PI_1_6_0 and "piVersion" in s.warnings[0] and "0.73.1, 1.6.0" in s.warnings[0]

@@ -55,12 +55,12 @@ async def _ask(
     for warning in settings.warnings:
         print(f"arbor: {warning}", file=sys.stderr)
     if session:
-        manager = SessionManager.open(session, fsync=settings.fsync)
+        manager = SessionManager.open(session, fsync=settings.fsync, profile=settings.profile)
         if manager.read_only:
             print(f"arbor ask: {manager.report.error}", file=sys.stderr)
             return 1
     else:
-        manager = SessionManager.create(os.getcwd(), fsync=settings.fsync)
+        manager = SessionManager.create(os.getcwd(), fsync=settings.fsync, profile=settings.profile)
     if leaf:
         manager.branch(leaf)
     provider = make_provider(settings, base_url=base_url, model_id=model)

@@ -655,7 +655,7 @@ class AgentSession:
         try:
             if message.get("stopReason") == "error":
                 messages = session.build_session_context().messages
-                estimate = estimate_context_tokens(messages)
+                estimate = estimate_context_tokens(messages, session.profile)
                 if estimate.last_usage_index is None or stale(messages[estimate.last_usage_index]):
                     return False
                 tokens = estimate.tokens
@@ -743,6 +743,7 @@ class AgentSession:
         if target is None:
             raise KeyError(f"Entry {target_id} not found")
         summary_text: str | None = None
+        summary_usage: dict[str, Any] | None = None
         details: dict[str, Any] | None = None
         if summarize:
             collected = collect_entries_for_branch_summary(session, old_leaf, target_id)
@@ -755,6 +756,8 @@ class AgentSession:
                         custom_instructions=custom,
                         replace_instructions=replace,
                         reserve_tokens=self.settings.branch_summary.reserve_tokens,
+                        profile=session.profile,
+                        thinking_level=self.thinking_level,
                     )
                 except asyncio.CancelledError:
                     self._emit(BranchSummaryFinished(aborted=True))
@@ -767,7 +770,7 @@ class AgentSession:
                 if result.error:
                     self._emit(BranchSummaryFinished(aborted=False, error=result.error))
                     raise RuntimeError(result.error)
-                summary_text = result.summary
+                summary_text, summary_usage = result.summary, result.usage
                 details = result.details()
         editor_text: str | None = None
         new_leaf: str | None
@@ -782,7 +785,7 @@ class AgentSession:
             new_leaf = target_id
         summary_id: str | None = None
         if summary_text is not None:
-            summary_id = session.branch_with_summary(new_leaf, summary_text, details, False)
+            summary_id = session.branch_with_summary(new_leaf, summary_text, details, False, summary_usage)
             self._emit(BranchSummaryFinished(aborted=False, entry_id=summary_id))
             if label:
                 session.append_label_change(summary_id, label)
@@ -820,15 +823,17 @@ class AgentSession:
         if new_leaf is None:
             directory = Path(current_file).parent if current_file else None
             manager = (
-                SessionManager.create(self.session.cwd, directory, fsync=self.settings.fsync)
+                SessionManager.create(
+                    self.session.cwd, directory, fsync=self.settings.fsync, profile=self.session.profile
+                )
                 if self.session.persist
-                else SessionManager.in_memory(self.session.cwd)
+                else SessionManager.in_memory(self.session.cwd, profile=self.session.profile)
             )
             manager.new_session(parent_session=current_file)
             self._switch(manager)
             return ForkResult(manager.session_file, editor_text)
         if self.session.persist and current_file:
-            manager = SessionManager.open(current_file, fsync=self.settings.fsync)
+            manager = SessionManager.open(current_file, fsync=self.settings.fsync, profile=self.session.profile)
         else:
             manager = self.session
         path = manager.create_branched_session(new_leaf)
@@ -872,7 +877,7 @@ class AgentSession:
         if self.busy:
             raise SessionOpenError("Stop the running reply before opening another session")
         try:
-            manager = SessionManager.open(path, fsync=self.settings.fsync)
+            manager = SessionManager.open(path, fsync=self.settings.fsync, profile=self.settings.profile)
         except (OSError, SessionError, SessionFileError, ValueError) as exc:
             raise SessionOpenError(f"Cannot open {path}: {exc}") from exc
         self._switch(manager)
@@ -892,9 +897,11 @@ class AgentSession:
         """pi's ``/new``: an empty session in the current session directory."""
         directory = self.session.session_dir
         manager = (
-            SessionManager.create(cwd or self.session.cwd, directory, fsync=self.settings.fsync)
+            SessionManager.create(
+                cwd or self.session.cwd, directory, fsync=self.settings.fsync, profile=self.session.profile
+            )
             if self.session.persist
-            else SessionManager.in_memory(cwd or self.session.cwd)
+            else SessionManager.in_memory(cwd or self.session.cwd, profile=self.session.profile)
         )
         self._switch(manager)
         return manager.session_file
@@ -948,12 +955,13 @@ class AgentSession:
         last_compaction = max((i for i, e in enumerate(branch) if e.get("type") == "compaction"), default=-1)
         try:
             if last_compaction >= 0:
-                usages = (get_assistant_usage(e.get("message")) for e in branch[last_compaction + 1 :])
+                profile = self.session.profile
+                usages = (get_assistant_usage(e.get("message"), profile) for e in branch[last_compaction + 1 :])
                 if not any(u is not None and calculate_context_tokens(u) > 0 for u in usages):
                     return ContextUsage(None, model.context_window, reserve)
             if messages is None:
                 messages = self.session.build_session_context().messages
-            tokens = estimate_context_tokens(messages).tokens
+            tokens = estimate_context_tokens(messages, self.session.profile).tokens
         except TypeError:  # a malformed message (pi would throw): show "?" rather than fail
             return ContextUsage(None, model.context_window, reserve)
         return ContextUsage(int(tokens) if tokens == tokens else None, model.context_window, reserve)

@@ -27,18 +27,18 @@ SAMPLE_CWD = "/home/you/trips"
 def initial_session(path: str | None, settings: Settings) -> SessionManager:
     """The session to show: the given file, else the newest of Arbor's, else the sample, else a new one."""
     if path:
-        return SessionManager.open(path, fsync=settings.fsync)
+        return SessionManager.open(path, fsync=settings.fsync, profile=settings.profile)
     root = Path(settings.sessions_root) if settings.sessions_root else arbor_sessions_root()
     catalog = SessionCatalog(root)
     newest = [p for d in (root.iterdir() if root.is_dir() else ()) if d.is_dir() and (p := catalog.most_recent("", d))]
     if newest:
         latest = max(newest, key=lambda p: p.stat().st_mtime_ns)
-        return SessionManager.open(latest, fsync=settings.fsync)
+        return SessionManager.open(latest, fsync=settings.fsync, profile=settings.profile)
     if SAMPLE_SESSION.exists():
         target_dir = root / encode_cwd(SAMPLE_CWD)
         target_dir.mkdir(parents=True, exist_ok=True)
         target = target_dir / SAMPLE_SESSION.name
         shutil.copyfile(SAMPLE_SESSION, target)
         target.chmod(0o600)
-        return SessionManager.open(target, fsync=settings.fsync)
-    return SessionManager.create(os.getcwd(), fsync=settings.fsync)
+        return SessionManager.open(target, fsync=settings.fsync, profile=settings.profile)
+    return SessionManager.create(os.getcwd(), fsync=settings.fsync, profile=settings.profile)

@@ -11,8 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from desktop_app.session.context import message_from_entry
+from desktop_app.session.context import (
+    compaction_summary_message,
+    edit_key,
+    edited_messages,
+    latest_edits,
+    message_from_entry,
+)
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.tree import SessionIndex, key_of
 
 from .file_ops import FileOperations, extract_file_ops
@@ -97,13 +104,33 @@ class BranchPreparation:
     total_tokens: int | float = 0
 
 
-def prepare_branch_entries(entries: list[Entry], token_budget: int | float = 0) -> BranchPreparation:
+def _projected_branch_message(entry: Entry, edits: dict[Any, Entry]) -> Message | None:
+    """pi 1.6.0: the message after the entry's latest edit (``None`` when omitted); a compaction is
+    its summary only (not its system checkpoint); system messages count like any other."""
+    if entry.get("type") == "compaction":
+        return compaction_summary_message(entry)
+    message = branch_message_from_entry(entry)
+    if message is None:
+        return None
+    edit = edits.get(edit_key(entry.get("id"))) if edits else None
+    if edit is not None:
+        edited = edited_messages([message], edit)
+        return edited[0] if edited else None
+    return message
+
+
+def prepare_branch_entries(
+    entries: list[Entry], token_budget: int | float = 0, profile: PiProfile = PI_1_6_0
+) -> BranchPreparation:
     """Keep the newest messages that fit ``token_budget`` (0 = no limit).
 
     File operations are gathered from every entry, even those that do not fit, so the summary's file
     lists stay complete. A summary entry (compaction or branch summary) that overflows the budget is
     still taken while less than 90% of it is used: summaries are dense, and losing one loses a lot.
+    With pi 1.6.0's rules the latest context edit among ``entries`` applies (an omitted entry adds
+    nothing and does not stop the walk).
     """
+    edits = latest_edits(entries) if profile.branch_entries_projected else {}
     prep = BranchPreparation()
     ops = prep.file_ops
     for entry in entries:
@@ -116,11 +143,14 @@ def prepare_branch_entries(entries: list[Entry], token_budget: int | float = 0) 
     newest_first: list[Message] = []
     total: int | float = 0
     for entry in reversed(entries):
-        message = branch_message_from_entry(entry)
+        if profile.branch_entries_projected:
+            message = _projected_branch_message(entry, edits)
+        else:
+            message = branch_message_from_entry(entry)
         if message is None:
             continue
-        extract_file_ops(message, ops)
-        tokens = estimate_tokens(message)
+        extract_file_ops(message, ops, profile)
+        tokens = estimate_tokens(message, profile)
         if token_budget > 0 and total + tokens > token_budget:
             if entry.get("type") in ("compaction", "branch_summary") and total < token_budget * 0.9:
                 newest_first.append(message)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_app.llm.protocol import (
     LLMRequest,
@@ -23,6 +24,7 @@ from desktop_app.llm.protocol import (
 )
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import Entry
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .branch_entries import (
     BranchEntries,
@@ -35,9 +37,10 @@ from .prompts import (
     ADDITIONAL_FOCUS,
     BRANCH_SUMMARY_PREAMBLE,
     BRANCH_SUMMARY_PROMPT,
-    SUMMARIZATION_SYSTEM_PROMPT,
+    summarization_system_prompt,
 )
 from .serialize import serialize_conversation
+from .summarize import reasoning_option, summary_failure
 
 __all__ = [
     "BRANCH_SUMMARY_MAX_TOKENS",
@@ -69,6 +72,8 @@ class BranchSummaryResult:
     modified_files: list[str] = field(default_factory=list)
     aborted: bool = False
     error: str | None = None
+    usage: dict[str, Any] | None = None
+    """The summarizer's usage (pi 1.6.0 records it in the entry)."""
 
     def details(self) -> dict[str, list[str]]:
         """What ``branch_summary.details`` records (``SessionManager`` adds ``abandonedLeafId``)."""
@@ -84,15 +89,22 @@ def branch_summary_instructions(custom_instructions: str | None, replace_instruc
     return BRANCH_SUMMARY_PROMPT
 
 
-def branch_summary_request(prep: BranchPreparation, instructions: str) -> LLMRequest:
-    """Fixed ``max_tokens`` 2048 and no reasoning option (pi does not use the thinking level here)."""
-    conversation = serialize_conversation(convert_to_llm(prep.messages))
+def branch_summary_request(
+    prep: BranchPreparation,
+    instructions: str,
+    profile: PiProfile = PI_1_6_0,
+    reasoning: str | None = None,
+) -> LLMRequest:
+    """pi 0.73.1: fixed ``max_tokens`` 2048 and no reasoning option (it ignores the thinking level here);
+    pi 1.6.0: no cap and the session's thinking level (``reasoning``)."""
+    conversation = serialize_conversation(convert_to_llm(prep.messages), profile)
     text = "<conversation>\n" + conversation + "\n</conversation>\n\n" + instructions
+    strict = profile.turn_prefix_markdown
     return LLMRequest(
-        system_prompt=SUMMARIZATION_SYSTEM_PROMPT,
+        system_prompt=summarization_system_prompt(profile.summarizer_says_coding),
         messages=[user_text_message(text)],
-        max_tokens=BRANCH_SUMMARY_MAX_TOKENS,
-        reasoning=None,
+        max_tokens=None if strict else BRANCH_SUMMARY_MAX_TOKENS,
+        reasoning=reasoning if strict else None,
         purpose=Purpose.BRANCH_SUMMARY,
     )
 
@@ -105,6 +117,8 @@ async def generate_branch_summary(
     replace_instructions: bool = False,
     reserve_tokens: int = DEFAULT_BRANCH_RESERVE_TOKENS,
     on_progress: ProgressCallback | None = None,
+    profile: PiProfile = PI_1_6_0,
+    thinking_level: str | None = None,
 ) -> BranchSummaryResult:
     """Summarize the abandoned ``entries`` within the model's window minus ``reserve_tokens``.
 
@@ -113,12 +127,15 @@ async def generate_branch_summary(
     result, not raised, as pi does; task cancellation raises ``CancelledError``.
     """
     budget = (provider.model.context_window or DEFAULT_CONTEXT_WINDOW) - reserve_tokens
-    prep = prepare_branch_entries(entries, budget)
+    prep = prepare_branch_entries(entries, budget, profile)
     if not prep.messages:
         return BranchSummaryResult(summary=NO_CONTENT_SUMMARY)
     lists = compute_file_lists(prep.file_ops)
     request = branch_summary_request(
-        prep, branch_summary_instructions(custom_instructions, replace_instructions)
+        prep,
+        branch_summary_instructions(custom_instructions, replace_instructions),
+        profile,
+        reasoning_option(provider, thinking_level),
     )
     response = await complete(provider, request, on_progress)
     stop = response.get("stopReason")
@@ -128,10 +145,14 @@ async def generate_branch_summary(
         return BranchSummaryResult(aborted=True)
     if stop == "error":
         return BranchSummaryResult(error=response.get("errorMessage") or "Summarization failed")
+    problem = summary_failure(response, "Branch summarization failed", strict=profile.turn_prefix_markdown)
+    if problem is not None:
+        return BranchSummaryResult(error=problem)
     summary = BRANCH_SUMMARY_PREAMBLE + message_text(response, "\n")
     summary += format_file_operations(lists.read_files, lists.modified_files)
     return BranchSummaryResult(
         summary=summary or NO_SUMMARY_GENERATED,
         read_files=lists.read_files,
         modified_files=lists.modified_files,
+        usage=response.get("usage") if profile.turn_prefix_markdown else None,
     )

@@ -11,14 +11,24 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.session.entries import Entry
+from desktop_app.session.context import entry_context_messages
+from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .tokens import estimate_tokens
 
-__all__ = ["CutPointResult", "find_valid_cut_points", "find_turn_start_index", "find_cut_point"]
+__all__ = [
+    "CutPointResult",
+    "find_valid_cut_points",
+    "find_turn_start_index",
+    "find_cut_point",
+    "cut_on_messages",
+    "OmissionRule",
+]
 
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
 _TURN_START_ROLES = frozenset({"user", "bashExecution"})
+_TURN_START_ROLES_1_6 = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
 _MESSAGE_LIKE_TYPES = frozenset({"branch_summary", "custom_message"})
 
 
@@ -27,8 +37,12 @@ def _role(entry: Entry) -> Any:
     return message.get("role") if isinstance(message, dict) else None
 
 
-def find_valid_cut_points(entries: list[Entry], start: int, end: int) -> list[int]:
+def find_valid_cut_points(
+    entries: list[Entry], start: int, end: int, profile: PiProfile = PI_1_6_0
+) -> list[int]:
     """Indices in ``[start, end)`` a kept range may begin at: messages except tool results."""
+    if profile.cut_rules_1_6:
+        return _cut_points_of(entries, [entry_context_messages(e) for e in entries], start, end)
     points: list[int] = []
     for i in range(start, end):
         entry = entries[i]
@@ -41,8 +55,13 @@ def find_valid_cut_points(entries: list[Entry], start: int, end: int) -> list[in
     return points
 
 
-def find_turn_start_index(entries: list[Entry], entry_index: int, start: int) -> int:
+def find_turn_start_index(
+    entries: list[Entry], entry_index: int, start: int, profile: PiProfile = PI_1_6_0
+) -> int:
     """The nearest index ≤ ``entry_index`` (and ≥ ``start``) that begins a turn, or -1."""
+    if profile.cut_rules_1_6:
+        messages = [entry_context_messages(e) for e in entries[: entry_index + 1]] if entry_index >= 0 else []
+        return _turn_start_of(entries, messages, entry_index, start)
     for i in range(entry_index, start - 1, -1):
         entry = entries[i]
         entry_type = entry.get("type")
@@ -70,15 +89,23 @@ class CutPointResult:
 
 
 def find_cut_point(
-    entries: list[Entry], start: int, end: int, keep_recent_tokens: int | float
+    entries: list[Entry],
+    start: int,
+    end: int,
+    keep_recent_tokens: int | float,
+    profile: PiProfile = PI_1_6_0,
 ) -> CutPointResult:
     """Keep at least ``keep_recent_tokens`` (estimated) of the newest messages of ``[start, end)``.
 
-    Walks back from ``end`` summing estimates of ``message`` entries only; once the budget is met the cut
-    moves forward to the nearest valid cut point, then back over bookkeeping entries (model/thinking
-    changes, labels, ...) so settings that precede the kept range stay with it.
+    Walks back from ``end`` summing estimates (0.73.1: of ``message`` entries only; 1.6.0: of every
+    entry's messages); once the budget is met the cut moves forward to the nearest valid cut point,
+    then back over bookkeeping entries (model/thinking changes, labels, ...) so settings that precede
+    the kept range stay with it.
     """
-    points = find_valid_cut_points(entries, start, end)
+    if profile.cut_rules_1_6:
+        messages = [entry_context_messages(e) for e in entries]
+        return cut_on_messages(entries, messages, start, end, keep_recent_tokens, profile)
+    points = find_valid_cut_points(entries, start, end, profile)
     if not points:
         return CutPointResult(start, -1, False)
     cut = points[0]
@@ -87,7 +114,7 @@ def find_cut_point(
         entry = entries[i]
         if entry.get("type") != "message":
             continue
-        accumulated += estimate_tokens(entry["message"])
+        accumulated += estimate_tokens(entry["message"], profile)
         if accumulated >= keep_recent_tokens:
             at = bisect_left(points, i)
             if at < len(points):
@@ -96,5 +123,114 @@ def find_cut_point(
     while cut > start and entries[cut - 1].get("type") not in ("message", "compaction"):
         cut -= 1
     is_user = entries[cut].get("type") == "message" and _role(entries[cut]) == "user"
-    turn_start = -1 if is_user else find_turn_start_index(entries, cut, start)
+    turn_start = -1 if is_user else find_turn_start_index(entries, cut, start, profile)
     return CutPointResult(cut, turn_start, not is_user and turn_start != -1)
+
+
+# ----------------------------------------------------------------------------------------- pi 1.6.0
+#
+# pi 1.6.0 decides on what each entry gives the context (``sessionEntryToContextMessages``), so the same
+# rules run on raw entries (``findCutPoint``) and on the edited projection (``prepareCompaction``): the
+# caller passes the messages of every entry. A compaction is never a cut point or a turn start.
+
+
+def _has_role(entry: Entry, messages: list[Message], roles: frozenset[str]) -> bool:
+    return entry.get("type") != "compaction" and any(m.get("role") in roles for m in messages)
+
+
+def _cut_points_of(entries: list[Entry], messages: list[list[Message]], start: int, end: int) -> list[int]:
+    return [i for i in range(start, end) if _has_role(entries[i], messages[i], _CUT_ROLES)]
+
+
+def _turn_start_of(entries: list[Entry], messages: list[list[Message]], entry_index: int, start: int) -> int:
+    for i in range(entry_index, start - 1, -1):
+        if _has_role(entries[i], messages[i], _TURN_START_ROLES_1_6):
+            return i
+    return -1
+
+
+class OmissionRule:
+    """pi 1.6.0's recovery-omission rule (pi16-delta.md §5.7 step 5) for a cut on the projection.
+
+    When everything after the cut is a failed turn that was omitted by context edits (an omitted
+    assistant message, its omitted tool results, the edits themselves), keeping it would keep nothing
+    the model sees, so the cut moves one past the cut point.
+    """
+
+    def __init__(self, raw_messages: list[list[Message]]) -> None:
+        self.raw_messages = raw_messages
+
+    def advance(self, entries: list[Entry], messages: list[list[Message]], cut: int, end: int) -> bool:
+        omitted_ids: set[Any] = set()
+        omitted_assistant = False
+        for i in range(cut + 1, end):
+            entry = entries[i]
+            entry_type = entry.get("type")
+            if entry_type == "compaction":
+                return False
+            visible = entry_type != "context_edit" and bool(self.raw_messages[i])
+            if not visible:
+                continue
+            if messages[i]:
+                return False
+            try:
+                omitted_ids.add(entry.get("id"))
+            except TypeError:
+                return False
+            if entry_type == "message" and _role(entry) == "assistant":
+                omitted_assistant = True
+        if not omitted_assistant:
+            return False
+        for i in range(cut + 1, end):
+            entry = entries[i]
+            if entry.get("type") == "context_edit" and entry.get("replacement") is not None:
+                try:
+                    if entry.get("targetId") not in omitted_ids:
+                        return False
+                except TypeError:
+                    return False
+        return True
+
+
+def cut_on_messages(
+    entries: list[Entry],
+    messages: list[list[Message]],
+    start: int,
+    end: int,
+    keep_recent_tokens: int | float,
+    profile: PiProfile = PI_1_6_0,
+    omission: OmissionRule | None = None,
+) -> CutPointResult:
+    """pi 1.6.0's ``findCutPoint`` over ``entries`` whose context messages are ``messages`` (§5.6).
+
+    Every entry's tokens count; once the budget is met the cut is the nearest cut point at or after
+    it (the last one if there is none), then moves back over entries that give no message; a cut on
+    a turn start (user, bash, custom, summary) is never a split turn.
+    """
+    points = _cut_points_of(entries, messages, start, end)
+    if not points:
+        return CutPointResult(start, -1, False)
+    cut = points[0]
+    accumulated: int | float = 0
+    exceeded = False
+    for i in range(end - 1, start - 1, -1):
+        tokens: int | float = 0
+        for message in messages[i]:
+            tokens += estimate_tokens(message, profile)
+        if tokens == 0:
+            continue
+        accumulated += tokens
+        if accumulated >= keep_recent_tokens:
+            at = bisect_left(points, i)
+            cut = points[at] if at < len(points) else points[-1]
+            exceeded = True
+            break
+    if exceeded and omission is not None and omission.advance(entries, messages, cut, end):
+        cut += 1
+    while cut > start and entries[cut - 1].get("type") != "compaction" and not messages[cut - 1]:
+        cut -= 1
+    if cut >= len(entries):
+        return CutPointResult(cut, -1, False)
+    starts_turn = _has_role(entries[cut], messages[cut], _TURN_START_ROLES_1_6)
+    turn_start = -1 if starts_turn else _turn_start_of(entries, messages, cut, start)
+    return CutPointResult(cut, turn_start, not starts_turn and turn_start != -1)

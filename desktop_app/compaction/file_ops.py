@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop_app.session.entries import Message
 from desktop_app.session.jsjson import js_join, js_string
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = [
     "FileOperations",
@@ -68,31 +69,49 @@ class FileOperations:
         return {"read": order(self.read), "written": order(self.written), "edited": order(self.edited)}
 
 
-def extract_file_ops(message: Message, ops: FileOperations | None = None) -> FileOperations:
-    """Add the file operations of an assistant message's tool calls to ``ops`` (a new one if omitted)."""
+def _add_call(ops: FileOperations, name: Any, arguments: Any) -> None:
+    if not isinstance(arguments, dict):
+        return
+    path = arguments.get("path")
+    if not isinstance(path, str) or not path:
+        return
+    if name == "read":
+        ops.read[path] = None
+    elif name == "write":
+        ops.written[path] = None
+    elif name == "edit":
+        ops.edited[path] = None
+
+
+def extract_file_ops(
+    message: Message, ops: FileOperations | None = None, profile: PiProfile = PI_1_6_0
+) -> FileOperations:
+    """Add the file operations of an assistant message's tool calls to ``ops`` (a new one if omitted).
+
+    With the profile's ``nested_call_file_ops`` a tool result's ``nestedCalls`` (calls a codemode
+    script made) count too, whatever their status; a call whose arguments were too big to keep
+    (``argumentsBytes`` only) has no path.
+    """
     if ops is None:
         ops = FileOperations()
-    if not isinstance(message, dict) or message.get("role") != "assistant":
+    if not isinstance(message, dict):
+        return ops
+    role = message.get("role")
+    if role == "toolResult" and profile.nested_call_file_ops:
+        nested = message.get("nestedCalls")
+        calls = nested.get("calls") if isinstance(nested, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict):
+                _add_call(ops, call.get("name"), call.get("arguments"))
+        return ops
+    if role != "assistant":
         return ops
     content = message.get("content")
     if not isinstance(content, list):
         return ops
     for block in content:
-        if not isinstance(block, dict) or block.get("type") != "toolCall":
-            continue
-        arguments = block.get("arguments")
-        if not isinstance(arguments, dict):
-            continue
-        path = arguments.get("path")
-        if not isinstance(path, str) or not path:
-            continue
-        name = block.get("name")
-        if name == "read":
-            ops.read[path] = None
-        elif name == "write":
-            ops.written[path] = None
-        elif name == "edit":
-            ops.edited[path] = None
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            _add_call(ops, block.get("name"), block.get("arguments"))
     return ops
 
 

@@ -10,12 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from desktop_app.session.context import context_from_path, message_from_entry
+from desktop_app.session.context import (
+    ProjectedEntry,
+    context_from_path,
+    entry_context_messages,
+    message_from_entry,
+    project_path,
+)
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
-from .cut_points import find_cut_point
+from .cut_points import OmissionRule, cut_on_messages, find_cut_point
 from .file_ops import FileOperations, extract_file_ops
-from .tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings, estimate_context_tokens
+from .tokens import (
+    DEFAULT_COMPACTION_SETTINGS,
+    CompactionSettings,
+    estimate_context_tokens,
+    estimate_projected_context_tokens,
+)
 
 __all__ = [
     "CompactionBoundaries",
@@ -79,22 +91,31 @@ class CompactionPreparation:
     prev_compaction_index: int = -1
     first_kept_entry_index: int = 0
     turn_start_index: int = -1
+    projected: list[ProjectedEntry] | None = None
+    """pi 1.6.0: the projection the indices above refer to (``None``: they index the path)."""
 
 
 def prepare_compaction(
-    path_entries: list[Entry], settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS
+    path_entries: list[Entry],
+    settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
+    profile: PiProfile = PI_1_6_0,
 ) -> CompactionPreparation | None:
     """Plan a compaction of ``path_entries`` (root → leaf); ``None`` if the path already ends compacted.
 
-    Never refuses because there is little to summarize: a small session still yields a preparation
-    with nothing to summarize, exactly as pi (which then still asks the model for a summary).
+    With 0.73.1's rules it never refuses because there is little to summarize: a small session still
+    yields a preparation with nothing to summarize, exactly as pi 0.73.1 (which then still asks the
+    model for a summary). pi 1.6.0 plans on the context projection instead and returns ``None`` when
+    there is nothing to summarize.
     """
     if path_entries and path_entries[-1].get("type") == "compaction":
         return None
+    if profile.projected_compaction:
+        return _prepare_projected(path_entries, settings, profile)
     bounds = compaction_boundaries(path_entries)
-    tokens_before = estimate_context_tokens(context_from_path(path_entries).messages).tokens
+    context = context_from_path(path_entries, empty_for_null=profile.empty_content_for_null)
+    tokens_before = estimate_context_tokens(context.messages, profile).tokens
 
-    cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens)
+    cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens, profile)
     if cut.first_kept_entry_index >= len(path_entries):
         return None
     first_kept_id = path_entries[cut.first_kept_entry_index].get("id")
@@ -119,10 +140,10 @@ def prepare_compaction(
             if isinstance(details.get("modifiedFiles"), list):
                 ops.add_edited(details["modifiedFiles"])
     for message in to_summarize:
-        extract_file_ops(message, ops)
+        extract_file_ops(message, ops, profile)
     if cut.is_split_turn:
         for message in turn_prefix:
-            extract_file_ops(message, ops)
+            extract_file_ops(message, ops, profile)
 
     return CompactionPreparation(
         first_kept_entry_id=first_kept_id,
@@ -148,3 +169,85 @@ def _messages(path_entries: list[Entry], start: int, end: int) -> list[Message]:
         if message is not None:
             out.append(message)
     return out
+
+
+def _prepare_projected(
+    path_entries: list[Entry], settings: CompactionSettings, profile: PiProfile
+) -> CompactionPreparation | None:
+    """pi 1.6.0's ``prepareCompaction`` on the projection (pi16-delta.md §5.7).
+
+    The range starts right after the newest compaction: its kept range is part of the projection, so
+    it is summarized again only if the cut falls after it. Edited messages are what is summarized (an
+    omitted failed attempt is not), and the replayed system prompt is never part of a summary.
+    """
+    projected = project_path(path_entries, empty_for_null=profile.empty_content_for_null)
+    entries = [p.source for p in projected]
+    messages = [p.messages for p in projected]
+    has_compaction = bool(entries) and entries[0].get("type") == "compaction"
+    start, end = (1 if has_compaction else 0), len(entries)
+    tokens_before = estimate_projected_context_tokens(projected, path_entries, profile).tokens
+    raw = [entry_context_messages(e, empty_for_null=profile.empty_content_for_null) for e in entries]
+    cut = cut_on_messages(entries, messages, start, end, settings.keep_recent_tokens, profile, OmissionRule(raw))
+    first_kept = cut.first_kept_entry_index
+    if first_kept >= len(entries):
+        return None
+    first_kept_id = entries[first_kept].get("id")
+    if not first_kept_id:
+        return None
+    history_end = cut.turn_start_index if cut.is_split_turn else first_kept
+    to_summarize = _projected_messages(projected[start:history_end])
+    turn_prefix = _projected_messages(projected[cut.turn_start_index : first_kept]) if cut.is_split_turn else []
+    if not to_summarize and not turn_prefix:
+        return None
+
+    previous_summary: str | None = None
+    ops = FileOperations()
+    if has_compaction:
+        previous = entries[0]
+        previous_summary = previous.get("summary")
+        details = previous.get("details")
+        if not previous.get("fromHook") and isinstance(details, dict):
+            if isinstance(details.get("readFiles"), list):
+                ops.add_read(details["readFiles"])
+            if isinstance(details.get("modifiedFiles"), list):
+                ops.add_edited(details["modifiedFiles"])
+    for message in to_summarize:
+        extract_file_ops(message, ops, profile)
+    if cut.is_split_turn:
+        for message in turn_prefix:
+            extract_file_ops(message, ops, profile)
+    prev_index = _last_compaction_index(path_entries)
+    return CompactionPreparation(
+        first_kept_entry_id=first_kept_id,
+        messages_to_summarize=to_summarize,
+        turn_prefix_messages=turn_prefix,
+        is_split_turn=cut.is_split_turn,
+        tokens_before=tokens_before,
+        previous_summary=previous_summary,
+        file_ops=ops,
+        settings=settings,
+        boundary_start=start,
+        boundary_end=end,
+        prev_compaction_index=prev_index,
+        first_kept_entry_index=first_kept,
+        turn_start_index=cut.turn_start_index,
+        projected=projected,
+    )
+
+
+def _last_compaction_index(path_entries: list[Entry]) -> int:
+    for i in range(len(path_entries) - 1, -1, -1):
+        if path_entries[i].get("type") == "compaction":
+            return i
+    return -1
+
+
+def _projected_messages(projected: list[ProjectedEntry]) -> list[Message]:
+    """A summary's input: projected messages except system messages; compactions give none."""
+    return [
+        m
+        for p in projected
+        if p.source.get("type") != "compaction"
+        for m in p.messages
+        if m.get("role") != "system"
+    ]

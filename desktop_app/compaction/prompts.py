@@ -3,13 +3,19 @@
 pi's texts (``SUMMARIZATION_PROMPT``, ``UPDATE_SUMMARIZATION_PROMPT``, ``BRANCH_SUMMARY_PROMPT``) are
 data a summary depends on, so they are kept to the character (from ``shared/seed/``, checked identical
 to pi 0.73.1). ``BRANCH_SUMMARY_PREAMBLE`` lands in session files as the start of every branch summary;
-it is pi-spec §5.9's exact string, trailing blank line included. The system prompt and the split-turn
-prompt are Arbor's own wording with pi's purpose: summarize, never continue the conversation.
+it is pi-spec §5.9's exact string, trailing blank line included. The system prompt and 0.73.1's
+split-turn prompt are Arbor's own wording with pi's purpose: summarize, never continue the conversation.
+pi 1.6.0 rewrote the split-turn prompt and its layout (pi16-delta.md §5.8 gives both verbatim) and
+changed one phrase of its system prompt; :func:`summarization_system_prompt` and
+:func:`turn_prefix_text` give the text of a profile.
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "summarization_system_prompt",
+    "turn_prefix_text",
+    "TURN_PREFIX_PROMPT_1_6",
     "SUMMARIZATION_SYSTEM_PROMPT",
     "SUMMARIZATION_PROMPT",
     "UPDATE_SUMMARIZATION_PROMPT",
@@ -159,3 +165,44 @@ NO_PRIOR_HISTORY = "No prior history."
 
 ADDITIONAL_FOCUS = "\n\nAdditional focus: "
 """Joins custom instructions to a built-in prompt."""
+
+
+TURN_PREFIX_PROMPT_1_6 = """The messages above are earlier context from an ongoing conversation. Later messages are \
+stored separately and do not need to be reconstructed.
+
+Create a concise checkpoint of the user's request and the progress shown above. This checkpoint will be placed \
+before the later messages so the conversation can continue with the necessary context.
+
+## Original Request
+[What did the user ask for?]
+
+## Progress So Far
+- [Key decisions and work completed in these messages]
+
+## Context Needed to Continue
+- [Information from these messages needed to understand the later work]
+
+Only summarize information explicitly present above. Do not infer or recreate later messages."""
+"""pi 1.6.0's turn-prefix prompt (pi16-delta.md §5.8, verbatim)."""
+
+
+def summarization_system_prompt(says_coding: bool) -> str:
+    """The summarizer's system prompt; pi 1.6.0 speaks of "an AI assistant", 0.73.1 of "an AI coding
+    assistant" (the profile's ``summarizer_says_coding``)."""
+    if says_coding:
+        return SUMMARIZATION_SYSTEM_PROMPT
+    return SUMMARIZATION_SYSTEM_PROMPT.replace("an AI coding assistant", "an AI assistant")
+
+
+def turn_prefix_text(conversation: str, markdown: bool, custom_instructions: str | None = None) -> str:
+    """The turn-prefix request's text around the serialized ``conversation``.
+
+    0.73.1: ``<conversation>`` tags and Arbor's prompt. 1.6.0 (``markdown``): ``# Conversation`` and
+    ``# Instructions`` headings around pi's rewritten prompt, plus the custom instructions.
+    """
+    if not markdown:
+        return "<conversation>\n" + conversation + "\n</conversation>\n\n" + TURN_PREFIX_SUMMARIZATION_PROMPT
+    text = "# Conversation\n" + conversation + "\n\n# Instructions\n" + TURN_PREFIX_PROMPT_1_6
+    if custom_instructions:
+        text += ADDITIONAL_FOCUS + custom_instructions
+    return text

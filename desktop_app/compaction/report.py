@@ -18,6 +18,7 @@ from desktop_app.session.context import context_from_path, convert_to_llm
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.jsjson import js_string
 from desktop_app.session.manager import SessionManager
+from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
 
 from .branch_entries import collect_entries_for_branch_summary, prepare_branch_entries
@@ -63,13 +64,13 @@ def _guarded(compute: Callable[[], Any]) -> Any:
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def _serialize_as_pi(messages: list[Message]) -> str:
+def _serialize_as_pi(messages: list[Message], profile: PiProfile) -> str:
     """``serializeConversation`` including where pi throws: a user or tool result whose content is
     ``null`` (``content.filter``). The app's serializer skips such a message instead."""
     for message in messages:
         if message.get("role") in ("user", "toolResult") and message.get("content", "") is None:
             raise TypeError("Cannot read properties of null (reading 'filter')")
-    return serialize_conversation(messages)
+    return serialize_conversation(messages, profile)
 
 
 def text_digest(text: str) -> dict[str, Any]:
@@ -79,23 +80,31 @@ def text_digest(text: str) -> dict[str, Any]:
 
 
 def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str, Any]:
-    """``entry_file_ops``, ``leaf_stats``, ``compaction``, ``branch_summary``, ``serialize``."""
+    """``entry_file_ops``, ``leaf_stats``, ``compaction``, ``branch_summary``, ``serialize``, with the
+    answers of the manager's pi-version profile."""
     index = manager.index
     open_leaf = manager.leaf_id
-    contexts = {leaf: context_from_path(index.get_branch(leaf)).messages for leaf in leaves}
+    profile = manager.profile
+    empty_for_null = profile.empty_content_for_null
+    contexts = {
+        leaf: context_from_path(index.get_branch(leaf), empty_for_null=empty_for_null).messages for leaf in leaves
+    }
     return {
-        "entry_file_ops": entry_file_ops(index.entries),
-        "leaf_stats": {leaf: _guarded(functools.partial(leaf_stats, index, leaf, contexts[leaf])) for leaf in leaves},
+        "entry_file_ops": entry_file_ops(index.entries, profile),
+        "leaf_stats": {
+            leaf: _guarded(functools.partial(leaf_stats, index, leaf, contexts[leaf], profile)) for leaf in leaves
+        },
         "compaction": [
-            compaction_target_report(index, t.target, t.why)
+            compaction_target_report(index, t.target, t.why, profile)
             for t in compaction_targets(index, leaves, open_leaf)
         ],
         "branch_summary": [
-            branch_pair_report(index, p.old_leaf_id, p.target_id, p.why)
+            branch_pair_report(index, p.old_leaf_id, p.target_id, p.why, profile)
             for p in branch_summary_pairs(index, leaves, open_leaf)
         ],
         "serialize": {
-            leaf: _guarded(functools.partial(serialize_report, contexts[leaf], leaf == open_leaf)) for leaf in leaves
+            leaf: _guarded(functools.partial(serialize_report, contexts[leaf], leaf == open_leaf, profile))
+            for leaf in leaves
         },
     }
 
@@ -103,7 +112,7 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
 # ----------------------------------------------------------------------------------------- sections
 
 
-def entry_file_ops(entries: list[Entry]) -> dict[str, Any]:
+def entry_file_ops(entries: list[Entry], profile: PiProfile) -> dict[str, Any]:
     """File operations of every assistant message that has any, in ``Set`` insertion order."""
     out: dict[str, Any] = {}
     for entry in entries:
@@ -112,16 +121,16 @@ def entry_file_ops(entries: list[Entry]) -> dict[str, Any]:
         message = entry.get("message")
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
-        ops = extract_file_ops(message)
+        ops = extract_file_ops(message, None, profile)
         if not ops.is_empty():
             out[js_string(entry.get("id"))] = ops.to_json()  # a JS object key is String(id)
     return out
 
 
-def leaf_stats(index: SessionIndex, leaf: str, messages: list[Message]) -> dict[str, Any]:
+def leaf_stats(index: SessionIndex, leaf: str, messages: list[Message], profile: PiProfile) -> dict[str, Any]:
     path = index.get_branch(leaf)
-    estimate = estimate_context_tokens(messages)
-    usage = get_last_assistant_usage(path)
+    estimate = estimate_context_tokens(messages, profile)
+    usage = get_last_assistant_usage(path, profile)
     tokens = estimate.tokens
     enabled = CompactionSettings()
     disabled = CompactionSettings(enabled=False)
@@ -152,9 +161,9 @@ def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
     }
 
 
-def _prepare_json(path: list[Entry], keep: int) -> dict[str, Any] | None:
+def _prepare_json(path: list[Entry], keep: int, profile: PiProfile) -> dict[str, Any] | None:
     settings = CompactionSettings(enabled=True, reserve_tokens=RESERVE_TOKENS, keep_recent_tokens=keep)
-    prep = prepare_compaction(path, settings)
+    prep = prepare_compaction(path, settings, profile)
     if prep is None:
         return None
     out: dict[str, Any] = {
@@ -167,19 +176,19 @@ def _prepare_json(path: list[Entry], keep: int) -> dict[str, Any] | None:
     }
     out.update(_file_ops_json(prep.file_ops))
     to_summarize, turn_prefix = prep.messages_to_summarize, prep.turn_prefix_messages
-    out["summarize_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(to_summarize))))
-    out["turn_prefix_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(turn_prefix))))
+    out["summarize_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(to_summarize), profile)))
+    out["turn_prefix_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(turn_prefix), profile)))
     out["settings"] = settings.to_json()
     return out
 
 
-def compaction_target_report(index: SessionIndex, target: str, why: str) -> dict[str, Any]:
+def compaction_target_report(index: SessionIndex, target: str, why: str, profile: PiProfile) -> dict[str, Any]:
     """Boundaries, turn starts, cut points at several budgets, and ``prepareCompaction`` for one path."""
     path = index.get_branch(target)
     bounds = compaction_boundaries(path)
     start, end = bounds.start, bounds.end
     turn_starts: list[int | None] = [
-        None if i < start else find_turn_start_index(path, i, start) for i in range(len(path))
+        None if i < start else find_turn_start_index(path, i, start, profile) for i in range(len(path))
     ]
     report: dict[str, Any] = {
         "target": target,
@@ -189,24 +198,24 @@ def compaction_target_report(index: SessionIndex, target: str, why: str) -> dict
         "boundaryStart": start,
         "boundaryEnd": end,
         "turnStartIndex": turn_starts,
-        "cut": {str(k): _cut_json(path, find_cut_point(path, start, end, k), True) for k in KEEP_BUDGETS},
-        "prepare": {str(k): _guarded(functools.partial(_prepare_json, path, k)) for k in KEEP_BUDGETS},
+        "cut": {str(k): _cut_json(path, find_cut_point(path, start, end, k, profile), True) for k in KEEP_BUDGETS},
+        "prepare": {str(k): _guarded(functools.partial(_prepare_json, path, k, profile)) for k in KEEP_BUDGETS},
     }
     if start != 0:
         report["cut_from_0"] = {
-            str(k): _cut_json(path, find_cut_point(path, 0, len(path), k), False) for k in KEEP_BUDGETS
+            str(k): _cut_json(path, find_cut_point(path, 0, len(path), k, profile), False) for k in KEEP_BUDGETS
         }
     return report
 
 
 def branch_pair_report(
-    index: SessionIndex, old_leaf_id: str | None, target_id: str, why: str
+    index: SessionIndex, old_leaf_id: str | None, target_id: str, why: str, profile: PiProfile
 ) -> dict[str, Any]:
     """Entries a navigation would summarize and what ``prepareBranchEntries`` keeps at three budgets."""
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}
     def prepared_at(budget: int) -> dict[str, Any]:
-        prep = prepare_branch_entries(collected.entries, budget)
+        prep = prepare_branch_entries(collected.entries, budget, profile)
         return {
             "messages": MessageList(prep.messages),
             "fileOps": prep.file_ops.to_json(sort=True),
@@ -226,9 +235,9 @@ def branch_pair_report(
     }
 
 
-def serialize_report(messages: list[Message], with_text: bool) -> dict[str, Any]:
+def serialize_report(messages: list[Message], with_text: bool, profile: PiProfile) -> dict[str, Any]:
     llm = convert_to_llm(messages)
-    text = _serialize_as_pi(llm)
+    text = _serialize_as_pi(llm, profile)
     out: dict[str, Any] = {"llm_messages": MessageList(llm)}
     out.update(text_digest(text))
     if with_text:

@@ -12,18 +12,28 @@ from typing import Any
 
 from desktop_app.session.entries import Message
 from desktop_app.session.jsjson import js_join, js_string, js_stringify, utf16_len, utf16_slice
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
 
 TOOL_RESULT_MAX_CHARS = 2000
 
 
-def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS) -> str:
-    """Keep the first ``max_chars`` UTF-16 units and say how many were dropped."""
+def truncate_for_summary(text: str, max_chars: int = TOOL_RESULT_MAX_CHARS, whole_pairs: bool = True) -> str:
+    """Keep the first ``max_chars`` UTF-16 units and say how many were dropped.
+
+    ``whole_pairs`` (pi 1.6.0's ``sliceHead``): a surrogate pair the limit would split is left out
+    whole; the count in the note is not adjusted for it, as pi's is not.
+    """
     length = utf16_len(text)
     if length <= max_chars:
         return text
-    return utf16_slice(text, 0, max_chars) + f"\n\n[... {length - max_chars} more characters truncated]"
+    head = utf16_slice(text, 0, max_chars)
+    if whole_pairs and head and 0xD800 <= ord(head[-1]) <= 0xDBFF:
+        following = utf16_slice(text, max_chars, max_chars + 1)
+        if following and 0xDC00 <= ord(following) <= 0xDFFF:
+            head = head[:-1]
+    return head + f"\n\n[... {length - max_chars} more characters truncated]"
 
 
 def _text_blocks(content: Any) -> str:
@@ -53,7 +63,7 @@ def _is_array_index(key: str) -> bool:
     return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
-def _assistant_parts(message: Message) -> list[str]:
+def _assistant_parts(message: Message, with_thinking: bool) -> list[str]:
     texts: list[Any] = []
     thinkings: list[Any] = []
     calls: list[str] = []
@@ -70,7 +80,7 @@ def _assistant_parts(message: Message) -> list[str]:
             name = js_string(block["name"]) if "name" in block else "undefined"
             calls.append(f"{name}({_arguments_text(block.get('arguments'))})")
     parts: list[str] = []
-    if thinkings:
+    if thinkings and with_thinking:
         parts.append("[Assistant thinking]: " + js_join(thinkings, "\n"))
     if texts:
         parts.append("[Assistant]: " + js_join(texts, "\n"))
@@ -79,8 +89,13 @@ def _assistant_parts(message: Message) -> list[str]:
     return parts
 
 
-def serialize_conversation(messages: list[Message]) -> str:
-    """LLM messages (after ``convert_to_llm``) as ``[User]:`` / ``[Assistant]:`` / ``[Tool result]:`` text."""
+def serialize_conversation(messages: list[Message], profile: PiProfile = PI_1_6_0) -> str:
+    """LLM messages (after ``convert_to_llm``) as ``[User]:`` / ``[Assistant]:`` / ``[Tool result]:`` text.
+
+    Thinking is written only where the profile says so (pi 1.6.0 leaves it out); system messages
+    give nothing.
+    """
+    whole_pairs = not profile.serialize_thinking
     parts: list[str] = []
     for message in messages:
         role = message.get("role")
@@ -89,9 +104,9 @@ def serialize_conversation(messages: list[Message]) -> str:
             if text:
                 parts.append("[User]: " + text)
         elif role == "assistant":
-            parts.extend(_assistant_parts(message))
+            parts.extend(_assistant_parts(message, profile.serialize_thinking))
         elif role == "toolResult":
             text = _text_blocks(message.get("content"))
             if text:
-                parts.append("[Tool result]: " + truncate_for_summary(text))
+                parts.append("[Tool result]: " + truncate_for_summary(text, whole_pairs=whole_pairs))
     return "\n\n".join(parts)

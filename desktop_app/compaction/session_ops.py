@@ -40,9 +40,11 @@ async def compact_session(
     thinking_level: str | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> CompactionOutcome:
-    """Compact the current branch and append the compaction entry (it becomes the leaf)."""
+    """Compact the current branch and append the compaction entry (it becomes the leaf), with the rules
+    of the session's pi-version profile."""
     path = manager.get_branch()
-    preparation = prepare_compaction(path, settings)
+    profile = manager.profile
+    preparation = prepare_compaction(path, settings, profile)
     if preparation is None:
         last = path[-1] if path else None
         if last is not None and last.get("type") == "compaction":
@@ -54,8 +56,9 @@ async def compact_session(
         custom_instructions=custom_instructions,
         thinking_level=thinking_level,
         on_progress=on_progress,
+        profile=profile,
     )
     entry_id = manager.append_compaction(
-        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, False
+        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, False, result.usage
     )
     return CompactionOutcome(entry_id, result)

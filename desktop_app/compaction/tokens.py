@@ -18,7 +18,10 @@ from desktop_app.llm.estimate import IMAGE_CHARS, NAN, estimate_tokens, estimate
 from desktop_app.llm.estimate import MISSING as _MISSING
 from desktop_app.llm.estimate import js_number as _number
 from desktop_app.llm.estimate import js_truthy as _truthy
+from desktop_app.session.context import ProjectedEntry
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PI_1_6_0, PiProfile
+from desktop_app.session.system_prompt import current_system_message
 
 __all__ = [
     "CompactionSettings",
@@ -30,6 +33,7 @@ __all__ = [
     "get_assistant_usage",
     "get_last_assistant_usage",
     "estimate_context_tokens",
+    "estimate_projected_context_tokens",
     "should_compact",
     "is_context_overflow",
     "nan_to_none",
@@ -83,21 +87,26 @@ def calculate_context_tokens(usage: dict[str, Any]) -> int | float:
     return result
 
 
-def get_assistant_usage(message: Any) -> dict[str, Any] | None:
-    """The usage of an assistant that finished normally (aborted and error stops don't count)."""
+def get_assistant_usage(message: Any, profile: PiProfile = PI_1_6_0) -> dict[str, Any] | None:
+    """The usage of an assistant that finished normally (aborted and error stops don't count; with
+    the profile's ``skip_zero_usage`` neither does a usage that says the context was empty)."""
     if not isinstance(message, dict) or message.get("role") != "assistant" or "usage" not in message:
         return None
     if message.get("stopReason") in ("aborted", "error"):
         return None
-    usage = message.get("usage")
-    return usage if _truthy(usage) else None
+    usage: Any = message.get("usage")
+    if not _truthy(usage):
+        return None
+    if profile.skip_zero_usage and not calculate_context_tokens(usage) > 0:  # NaN fails too
+        return None
+    return usage  # type: ignore[no-any-return]
 
 
-def get_last_assistant_usage(entries: list[Entry]) -> dict[str, Any] | None:
+def get_last_assistant_usage(entries: list[Entry], profile: PiProfile = PI_1_6_0) -> dict[str, Any] | None:
     """Usage of the last valid assistant message among ``entries`` (file/path order)."""
     for entry in reversed(entries):
         if entry.get("type") == "message":
-            usage = get_assistant_usage(entry.get("message"))
+            usage = get_assistant_usage(entry.get("message"), profile)
             if usage is not None:
                 return usage
     return None
@@ -121,24 +130,24 @@ class ContextEstimate:
         }
 
 
-def estimate_context_tokens(messages: list[Message]) -> ContextEstimate:
+def estimate_context_tokens(messages: list[Message], profile: PiProfile = PI_1_6_0) -> ContextEstimate:
     """Context size: the last valid usage, plus ``estimate_tokens`` of every later message (§5.3)."""
     last_index: int | None = None
     usage: dict[str, Any] | None = None
     for i in range(len(messages) - 1, -1, -1):
-        usage = get_assistant_usage(messages[i])
+        usage = get_assistant_usage(messages[i], profile)
         if usage is not None:
             last_index = i
             break
     if last_index is None or usage is None:
         total: int | float = 0
         for message in messages:
-            total += estimate_tokens(message)
+            total += estimate_tokens(message, profile)
         return ContextEstimate(total, 0, total, None)
     usage_tokens = calculate_context_tokens(usage)
     trailing: int | float = 0
     for message in messages[last_index + 1 :]:
-        trailing += estimate_tokens(message)
+        trailing += estimate_tokens(message, profile)
     return ContextEstimate(usage_tokens + trailing, usage_tokens, trailing, last_index)
 
 
@@ -217,3 +226,46 @@ def is_context_overflow(message: Message, context_window: int | float | None = N
             if used >= 0.99 * context_window:
                 return True
     return False
+
+
+# ------------------------------------------------------------------------------------ pi 1.6.0
+
+
+def estimate_projected_context_tokens(
+    projected: list[ProjectedEntry], path_entries: list[Entry], profile: PiProfile = PI_1_6_0
+) -> ContextEstimate:
+    """pi 1.6.0's ``estimateProjectedContextTokens`` (pi16-delta.md §5.3): a compaction's ``tokensBefore``.
+
+    The last usage says how big the context was when that reply came, which is only true now if no
+    compaction or context edit has changed the context since. Otherwise the usage is stale and the
+    whole projected context is estimated: the replayed system prompt plus every other message.
+    """
+    messages = [m for p in projected for m in p.messages]
+    estimate = estimate_context_tokens(messages, profile)
+    if estimate.last_usage_index is not None:
+        holder = _holder(projected, estimate.last_usage_index)
+        position = {id(e): i for i, e in enumerate(path_entries)}
+        usage_at = position.get(id(holder), -1) if holder is not None else -1
+        last_change = -1
+        for i in range(len(path_entries) - 1, -1, -1):
+            if path_entries[i].get("type") in ("context_edit", "compaction"):
+                last_change = i
+                break
+        if usage_at > last_change:
+            return estimate
+    system = current_system_message(messages)
+    tokens: int | float = estimate_tokens(system, profile) if system is not None else 0
+    for message in messages:
+        if message.get("role") != "system":
+            tokens += estimate_tokens(message, profile)
+    return ContextEstimate(tokens, 0, tokens, None)
+
+
+def _holder(projected: list[ProjectedEntry], message_index: int) -> Entry | None:
+    """The entry whose projected messages hold the ``message_index``-th message."""
+    seen = 0
+    for p in projected:
+        seen += len(p.messages)
+        if message_index < seen:
+            return p.source
+    return None

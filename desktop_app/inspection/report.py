@@ -24,6 +24,7 @@ from desktop_app.session.entries import is_header, parse_session_text, sequentia
 from desktop_app.session.jsjson import js_string, js_stringify
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.store import SessionFileError
 from desktop_app.session.tree import UNDEFINED, key_of
 
@@ -175,13 +176,15 @@ def _js_key(entry: dict[str, Any], key: str) -> str:
     return js_string(entry[key]) if key in entry else "undefined"
 
 
-def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, Any]:
-    """Every section for ``path``; raises ``OSError`` only when the file cannot be read at all."""
+def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiProfile = PI_1_6_0) -> dict[str, Any]:
+    """Every section for ``path`` as pi ``profile.version`` answers; raises ``OSError`` only when the
+    file cannot be read at all."""
     source = Path(path)
     data = source.read_bytes()
     text = data.decode("utf-8", errors="replace")
     doc: dict[str, Any] = {
         "schema": SCHEMA,
+        "pi_version": profile.version,
         "case": source.name.removesuffix(".jsonl"),
         "source": {**_digest(data), "newlines": data.count(b"\n")},
         "nondeterministic": [],
@@ -189,7 +192,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     parse, parsed_objects = _parse_section(text, sequential_ids_)
     doc["parse"] = parse
 
-    if any(o is None for o in parsed_objects):
+    if not profile.null_lines_skipped and any(o is None for o in parsed_objects):
         # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
         # file read-only, but the report gives pi's answer.
         parse["entries"] = parsed_objects
@@ -200,7 +203,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
         copy = Path(tmp) / source.name
         shutil.copyfile(source, copy)
         with sequential_ids() if sequential_ids_ else nullcontext():
-            manager = SessionManager.open(copy, fsync=False)
+            manager = SessionManager.open(copy, fsync=False, profile=profile)
         after = copy.read_bytes()
     rewrote = after != data
     doc["open"] = _open_section(manager, rewrote, after)
@@ -264,11 +267,12 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     else:
         manager.reset_leaf()
     sections["contexts"] = contexts
+    empty = profile.empty_content_for_null
     sections["context_special"] = {
         "open_leaf": _context_json(manager.build_session_context()),
-        "null_leaf": _context_json(build_session_context(entries, None, manager.index)),
-        "undefined_leaf": _context_json(build_session_context(entries, index=manager.index)),
-        "unknown_leaf": _context_json(build_session_context(entries, "no-such-id", manager.index)),
+        "null_leaf": _context_json(build_session_context(entries, None, manager.index, empty_for_null=empty)),
+        "undefined_leaf": _context_json(build_session_context(entries, index=manager.index, empty_for_null=empty)),
+        "unknown_leaf": _context_json(build_session_context(entries, "no-such-id", manager.index, empty_for_null=empty)),
     }
     sections["branches"] = branches
     leaves = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
@@ -285,7 +289,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False) -> dict[str, A
     doc["message_table"] = table.items
     def tokens(message: Any) -> Any:
         try:
-            return estimate_tokens(message)
+            return estimate_tokens(message, profile)
         except (TypeError, ValueError) as exc:
             return {"error": _js_error(exc)}
 
@@ -328,13 +332,13 @@ def render(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(path: str, sequential: bool) -> int:
+def run(path: str, sequential: bool, profile: PiProfile = PI_1_6_0) -> int:
     """CLI entry: print the document; a file that cannot be read gives one line on stderr, exit 2."""
 
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):
             raise SessionFileError("not a regular file")
-        doc = build_report(path, sequential)
+        doc = build_report(path, sequential, profile)
     except (OSError, SessionFileError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         print(f"arbor inspect: cannot read {path}: {reason}", file=sys.stderr)

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from desktop_app.session.jsjson import js_stringify, utf16_len
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = [
     "IMAGE_CHARS",
@@ -28,7 +29,8 @@ Message = dict[str, Any]
 
 NAN = float("nan")
 IMAGE_CHARS = 4800
-"""What one image block weighs in tool results and custom messages (≈1200 tokens); 0 in user messages."""
+"""What one image block weighs in tool results and custom messages (≈1200 tokens); in user messages
+it is the profile's ``user_image_chars`` (0 in pi 0.73.1)."""
 
 MISSING: Any = object()
 """JavaScript's ``undefined`` (a key that is absent)."""
@@ -104,11 +106,26 @@ def _text_and_images(content: Any, image_chars: int) -> int | float:
     return chars
 
 
-def estimate_tokens(message: Message) -> int | float:
-    """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2).
+def _system_chars(message: Message) -> int | float:
+    """pi 1.6.0's weight of a ``system`` message: its text, each truthy section and the added tools
+    as ``JSON.stringify`` prints them (removed tools are names only and count nothing)."""
+    chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS)
+    sections = message.get("sections")
+    if isinstance(sections, dict):
+        for value in sections.values():
+            if _truthy(value):
+                chars += _length(value)
+    if "toolsAdded" in message and message["toolsAdded"] is not None:
+        chars += utf16_len(js_stringify(message["toolsAdded"]))
+    return chars
 
-    User images count nothing (pi's choice), tool-result and custom images 4800 chars; a tool call is
-    its name plus its arguments as ``JSON.stringify`` prints them; unknown roles weigh 0. Where
+
+def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | float:
+    """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2, pi16-delta §5.2).
+
+    Tool-result and custom images weigh 4800 chars, user images the profile's ``user_image_chars``
+    (nothing in 0.73.1); a tool call is its name plus its arguments as ``JSON.stringify`` prints
+    them; a system message counts only where the profile says so; unknown roles weigh 0. Where
     JavaScript would throw (a ``null`` summary, say) this raises ``TypeError`` too, so reports can
     record pi's failure; the app uses :func:`estimate_tokens_lenient`.
     """
@@ -120,7 +137,7 @@ def estimate_tokens(message: Message) -> int | float:
     chars: int | float = 0
     if role == "user":
         content = message.get("content", MISSING)
-        chars = 0 if content is None else _text_and_images(content, 0)  # pi: null content weighs 0
+        chars = 0 if content is None else _text_and_images(content, profile.user_image_chars)  # null weighs 0
     elif role == "assistant":
         for block in _blocks(message.get("content", MISSING)):
             if not isinstance(block, dict):
@@ -141,15 +158,17 @@ def estimate_tokens(message: Message) -> int | float:
         chars = _length(message.get("command", MISSING)) + _length(message.get("output", MISSING))
     elif role in ("branchSummary", "compactionSummary"):
         chars = _length(message.get("summary", MISSING))
+    elif role == "system" and profile.count_system_messages:
+        chars = _system_chars(message)
     else:
         return 0
     return _ceil_quarter(chars)
 
 
-def estimate_tokens_lenient(message: Any) -> int:
+def estimate_tokens_lenient(message: Any, profile: PiProfile = PI_1_6_0) -> int:
     """:func:`estimate_tokens` for the app: a malformed message (where pi would throw) counts 0."""
     try:
-        tokens = estimate_tokens(message)
+        tokens = estimate_tokens(message, profile)
     except (TypeError, ValueError):
         return 0
     return int(tokens) if isinstance(tokens, int) or (isinstance(tokens, float) and math.isfinite(tokens)) else 0

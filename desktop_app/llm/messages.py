@@ -16,6 +16,7 @@ from .model import ModelInfo
 __all__ = [
     "ABORTED_MESSAGE",
     "Message",
+    "combine_usage",
     "empty_usage",
     "make_assistant_message",
     "message_text",
@@ -39,6 +40,26 @@ def empty_usage() -> dict[str, Any]:
         "totalTokens": 0,
         "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
     }
+
+
+def combine_usage(usages: list[Any]) -> dict[str, Any] | None:
+    """Several replies' usage added up (pi 1.6.0's ``combineUsage``): counts and costs key by key, in
+    the usage object's key order; ``None`` when no reply reported any."""
+    objects = [u for u in usages if isinstance(u, dict)]
+    if not objects:
+        return None
+    total = empty_usage()
+    for usage in objects:
+        for key in ("input", "output", "cacheRead", "cacheWrite", "totalTokens"):
+            value = usage.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total[key] += value
+        cost = usage.get("cost")
+        for key in total["cost"]:
+            value = cost.get(key) if isinstance(cost, dict) else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                total["cost"][key] += value
+    return total
 
 
 def usage_with_cost(

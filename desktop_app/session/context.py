@@ -119,31 +119,67 @@ def message_from_entry(entry: Entry) -> Message | None:
 
 # ------------------------------------------------------------------------------ build
 #
-# One core, three entry points. pi's ``buildSessionContext`` walks the root → leaf path; the rules it
-# applies per entry and the way it assembles the result live here once:
+# One core, three entry points. pi's ``buildSessionContext`` (1.6.0: ``buildSessionProjection``) walks
+# the root → leaf path; the rules it applies per entry and the way it assembles the result live here
+# once:
 #
 # * :func:`_contribution`: what one entry adds (its message, or none) and whether it is the model source;
-# * :class:`_Parts` / :meth:`_Parts.context`: latest compaction + kept range + tail + thinking level +
-#   model source → ``SessionContext``.
+# * :func:`compaction_messages`: what the newest compaction adds (its replayed system prompt, if it
+#   stored one, and its summary);
+# * :func:`edited_messages`: the latest ``context_edit`` of an entry applied to what it adds;
+# * :class:`_Parts` / :meth:`_Parts.context`: newest compaction + kept range + tail + edits + thinking
+#   level + model source → ``SessionContext``.
 #
 # The entry points differ only in which entries they visit: :func:`context_from_path` walks a path
-# root → leaf, :func:`build_session_context` walks leaf → root and stops once nothing further up can
-# matter, :func:`extend_context` adds one entry to an existing context. A Hypothesis property
+# root → leaf (through :func:`project_path`, which also tells which entry gave which message),
+# :func:`build_session_context` walks leaf → root and stops once nothing further up can matter,
+# :func:`extend_context` adds one entry to an existing context. A Hypothesis property
 # (tests/session/test_context_core.py) checks that the three agree.
+#
+# The projection is pi 1.6.0's (pi16-delta.md §4.1) for both profiles: a 0.73.1 file has no system
+# messages, edits or checkpoints, so it gets 0.73.1's context. The one rule that differs on such a file
+# (a message whose content is null gets ``[]``) is the profile's ``empty_content_for_null``.
+
+EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
+"""Roles whose ``content`` a ``context_edit`` replacement replaces."""
+_BLOCK_ROLES = frozenset({"assistant", "toolResult"})
+_EMPTY_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
-def _contribution(entry: Entry) -> tuple[Message | None, bool]:
+def _with_content(message: Message, content: Any) -> Message:
+    """``{...message, content}``: a new object, the key keeping its place (appended when absent)."""
+    out = dict(message)
+    out["content"] = content
+    return out
+
+
+def _projected_payload(entry: Entry, empty_for_null: bool) -> Message | None:
+    message = _message_payload(entry)
+    if message is None or not empty_for_null or message.get("content") is not None:
+        return message
+    role = message.get("role")
+    if role == "system":
+        return _with_content(message, "")
+    if role in _EMPTY_CONTENT_ROLES:
+        return _with_content(message, [])
+    return message
+
+
+def _contribution(entry: Entry, empty_for_null: bool = True) -> tuple[Message | None, bool]:
     """(the message ``entry`` adds to the context or ``None``, whether it is a model source).
 
     A model source is a ``model_change`` or an assistant message; thinking levels and compactions
-    are not messages and are recognised by their type where they matter.
+    are not messages and are recognised by their type where they matter. ``empty_for_null`` is the
+    profile's ``empty_content_for_null``.
     """
     entry_type = entry.get("type")
     if entry_type == "message":
-        message = _message_payload(entry)
+        message = _projected_payload(entry, empty_for_null)
         return message, message is not None and message.get("role") == "assistant"
     if entry_type == "model_change":
         return None, True
+    if entry_type == "custom_message" and empty_for_null and entry.get("content") is None:
+        return custom_message_from_entry({**entry, "content": []}), False
     return context_message(entry), False
 
 
@@ -160,32 +196,98 @@ def _model_from(source: Entry) -> dict[str, Any]:
     return model
 
 
+def is_system_entry(entry: Entry) -> bool:
+    """A ``message`` entry holding a ``system`` message (the prompt or a change to it)."""
+    message = entry.get("message")
+    return entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
+
+
+def compaction_messages(compaction: Entry) -> list[Message]:
+    """What the newest compaction adds: ``[systemMessage?, compactionSummary]`` (1.6.0's checkpoint)."""
+    checkpoint = compaction.get("systemMessage")
+    summary = compaction_summary_message(compaction)
+    return [checkpoint, summary] if isinstance(checkpoint, dict) else [summary]
+
+
+def edit_key(value: Any) -> Any:
+    """A ``targetId`` or entry id as a dict key (a fresh object for an unhashable id: it matches nothing)."""
+    try:
+        hash(value)
+    except TypeError:
+        return object()
+    return value
+
+
+def edited_messages(messages: list[Message], edit: Entry) -> list[Message]:
+    """The messages of an entry after its latest ``context_edit`` (pi16-delta.md §4.1c).
+
+    ``replacement: null`` omits the entry; ``{content}`` replaces the content of its user, assistant,
+    tool-result and custom messages, a string becoming one text block for assistant and tool results.
+    Every other field (usage, stop reason) stays. A replacement of another shape changes nothing.
+    """
+    replacement = edit.get("replacement")
+    if replacement is None:
+        return []
+    if not isinstance(replacement, dict):
+        return messages
+    content = replacement.get("content")
+    out: list[Message] = []
+    for message in messages:
+        role = message.get("role")
+        if role in EDITABLE_ROLES:
+            blocks = [{"type": "text", "text": content}] if isinstance(content, str) and role in _BLOCK_ROLES else content
+            message = _with_content(message, blocks)
+        out.append(message)
+    return out
+
+
 @dataclass
 class _Parts:
-    """What a context is made of, before assembly (messages in root → leaf order)."""
+    """What a context is made of, before assembly (root → leaf order; ``*_sources`` give each
+    message's entry, so that edits can find their targets)."""
 
     compaction: Entry | None = None
     kept: list[Message] = field(default_factory=list)  # the compaction's kept range
+    kept_sources: list[Entry] = field(default_factory=list)
     tail: list[Message] = field(default_factory=list)  # everything after the compaction (or all)
+    tail_sources: list[Entry] = field(default_factory=list)
+    edits: dict[Any, Entry] = field(default_factory=dict)  # targetId -> latest edit
     thinking_entry: Entry | None = None
     model_entry: Entry | None = None
+
+    def messages(self) -> list[Message]:
+        head = compaction_messages(self.compaction) if self.compaction is not None else []
+        if self.edits and self.compaction is not None:
+            edit = self.edits.get(edit_key(self.compaction.get("id")))
+            if edit is not None:
+                head = edited_messages(head, edit)
+        if not self.edits:
+            return [*head, *self.kept, *self.tail]
+        out = head
+        for messages, sources in ((self.kept, self.kept_sources), (self.tail, self.tail_sources)):
+            for message, source in zip(messages, sources, strict=True):
+                edit = self.edits.get(edit_key(source.get("id")))
+                out.extend([message] if edit is None else edited_messages([message], edit))
+        return out
 
     def context(self) -> SessionContext:
         thinking_level: Any = self.thinking_entry.get("thinkingLevel", _MISSING) if self.thinking_entry is not None else "off"
         model = _model_from(self.model_entry) if self.model_entry is not None else None
-        if self.compaction is None:
-            return SessionContext(self.tail, thinking_level, model)
-        messages = [compaction_summary_message(self.compaction), *self.kept, *self.tail]
-        return SessionContext(messages, thinking_level, model)
+        return SessionContext(self.messages(), thinking_level, model)
 
 
 def build_session_context(
-    entries: list[Entry], leaf_id: str | None = _UNSET, index: SessionIndex | None = None
+    entries: list[Entry],
+    leaf_id: str | None = _UNSET,
+    index: SessionIndex | None = None,
+    *,
+    empty_for_null: bool = True,
 ) -> SessionContext:
-    """Context of the path ending at ``leaf_id`` (pi-spec §4.1).
+    """Context of the path ending at ``leaf_id`` (pi-spec §4.1, pi16-delta.md §4.1).
 
     ``leaf_id=None`` means "no leaf" (empty context); omitted or unknown means the last entry.
-    ``index`` may be passed to reuse an existing id map (pi's ``byId``).
+    ``index`` may be passed to reuse an existing id map (pi's ``byId``). ``empty_for_null`` is the
+    profile's ``empty_content_for_null``.
     """
     if leaf_id is None or not entries:
         return SessionContext()
@@ -194,23 +296,31 @@ def build_session_context(
     leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET and leaf_id else None  # JS: `leafId ? ...`
     if leaf is None:
         leaf = entries[-1]
-    parts = _parts_walking_up(index, leaf)
-    return parts.context() if parts is not None else context_from_path(index.path_to(leaf))
+    parts = _parts_walking_up(index, leaf, empty_for_null)
+    if parts is not None:
+        return parts.context()
+    return context_from_path(index.path_to(leaf), empty_for_null=empty_for_null)
 
 
-def _parts_walking_up(index: SessionIndex, leaf: Entry) -> _Parts | None:
+def _parts_walking_up(index: SessionIndex, leaf: Entry, empty_for_null: bool) -> _Parts | None:
     """The parts of the context at ``leaf`` without building the path: walk towards the root and stop
     as soon as nothing further up can matter.
 
-    Only the latest compaction counts, so below it every message is collected; above it only the kept
-    range (up to ``firstKeptEntryId``) and the nearest thinking level and model source are needed. On
-    a long session that has been compacted this reads a few hundred entries instead of the whole
-    path. ``None`` (the caller walks the careful way) on a cycle or an id that cannot be a key.
+    Only the newest compaction counts, so below it every message is collected; above it only the kept
+    range (up to ``firstKeptEntryId``, system messages left out: the compaction's checkpoint holds
+    them) and the nearest thinking level and model source are needed. Walking up, the first edit seen
+    for a target is the latest. On a long session that has been compacted this reads a few hundred
+    entries instead of the whole path. ``None`` (the caller walks the careful way) on a cycle or an
+    id that cannot be a key.
     """
     by_id = index.by_id.get
     parts = _Parts()
     kept: list[Message] = []  # nearest first
+    kept_sources: list[Entry] = []
     tail: list[Message] = []  # leaf first
+    tail_sources: list[Entry] = []
+    edits = parts.edits  # from below the compaction (or the whole path)
+    kept_edits: dict[Any, Entry] = {}  # from the kept range; they count only if it is found
     first_kept: Any = None
     found_kept = False
     steps, limit = 0, len(index.entries)
@@ -227,15 +337,21 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry) -> _Parts | None:
             else:
                 if entry_type == "thinking_level_change" and parts.thinking_entry is None:
                     parts.thinking_entry = entry
-                message, is_model_source = _contribution(entry)
+                message, is_model_source = _contribution(entry, empty_for_null)
                 if is_model_source and parts.model_entry is None:
                     parts.model_entry = entry
                 if parts.compaction is None:
                     if message is not None:
                         tail.append(message)
+                        tail_sources.append(entry)
+                    elif entry_type == "context_edit":
+                        edits.setdefault(edit_key(entry.get("targetId")), entry)
                 elif not found_kept:
-                    if message is not None:
+                    if message is not None and message.get("role") != "system":
                         kept.append(message)
+                        kept_sources.append(entry)
+                    elif entry_type == "context_edit":
+                        kept_edits.setdefault(edit_key(entry.get("targetId")), entry)
                     found_kept = entry.get("id") == first_kept
                 if (
                     found_kept
@@ -249,53 +365,107 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry) -> _Parts | None:
         return None
     if found_kept:
         kept.reverse()
-        parts.kept = kept
+        kept_sources.reverse()
+        parts.kept, parts.kept_sources = kept, kept_sources
+        for target, edit in kept_edits.items():
+            edits.setdefault(target, edit)  # an edit below the compaction is later, so it wins
     tail.reverse()
-    parts.tail = tail
+    tail_sources.reverse()
+    parts.tail, parts.tail_sources = tail, tail_sources
     return parts
 
 
-def context_from_path(path: list[Entry]) -> SessionContext:
-    """The context for a root → leaf path (steps 3–6 of pi-spec §4.1)."""
-    parts = _Parts()
+@dataclass(frozen=True)
+class ProjectedEntry:
+    """One entry of pi 1.6.0's projection: the entry and the messages it gives after edits."""
+
+    source: Entry
+    messages: list[Message]
+
+
+def context_entries(path: list[Entry]) -> list[Entry]:
+    """pi 1.6.0's ``buildContextEntries`` (§4.1a): ``[C, kept range without system messages, after C]``
+    for the newest compaction ``C``, or the whole path when there is none."""
     compaction_at = -1
-    for i, entry in enumerate(path):
+    for i in range(len(path) - 1, -1, -1):
+        if path[i].get("type") == "compaction":
+            compaction_at = i
+            break
+    if compaction_at < 0:
+        return path
+    first_kept = path[compaction_at].get("firstKeptEntryId")
+    # Ids on a path are unique (it follows parentId through the id map), so searching back from the
+    # compaction finds pi's "first entry with that id", usually a few steps away.
+    kept_from = next(
+        (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
+    )
+    kept = [e for e in path[kept_from:compaction_at] if not is_system_entry(e)]
+    return [path[compaction_at], *kept, *path[compaction_at + 1 :]]
+
+
+def latest_edits(entries: list[Entry]) -> dict[Any, Entry]:
+    """The last ``context_edit`` per target among ``entries`` (later wins)."""
+    edits: dict[Any, Entry] = {}
+    for entry in entries:
+        if entry.get("type") == "context_edit":
+            edits[edit_key(entry.get("targetId"))] = entry
+    return edits
+
+
+def entry_context_messages(entry: Entry, *, empty_for_null: bool = True) -> list[Message]:
+    """pi 1.6.0's ``sessionEntryToContextMessages`` (§4.1b): what one entry gives before edits."""
+    if entry.get("type") == "compaction":
+        return compaction_messages(entry)
+    message = _contribution(entry, empty_for_null)[0]
+    return [] if message is None else [message]
+
+
+def project_path(path: list[Entry], *, empty_for_null: bool = True) -> list[ProjectedEntry]:
+    """pi 1.6.0's ``buildSessionProjection(...).entries`` for a root → leaf path (§4.1)."""
+    entries = context_entries(path)
+    edits = latest_edits(entries)
+    out: list[ProjectedEntry] = []
+    for i, entry in enumerate(entries):
+        if i > 0 and entry.get("type") == "compaction":
+            messages: list[Message] = []  # an older compaction inside the kept range
+        else:
+            messages = entry_context_messages(entry, empty_for_null=empty_for_null)
+        edit = edits.get(edit_key(entry.get("id"))) if edits else None
+        if edit is not None:
+            messages = edited_messages(messages, edit)
+        out.append(ProjectedEntry(entry, messages))
+    return out
+
+
+def context_from_path(path: list[Entry], *, empty_for_null: bool = True) -> SessionContext:
+    """The context for a root → leaf path (steps 3–6 of pi-spec §4.1; pi16-delta.md §4.1)."""
+    parts = _Parts()
+    for entry in path:
         entry_type = entry.get("type")
-        if entry_type == "compaction":
-            parts.compaction, compaction_at = entry, i
-            parts.tail = []
-            continue
         if entry_type == "thinking_level_change":
             parts.thinking_entry = entry
-        message, is_model_source = _contribution(entry)
-        if is_model_source:
+        elif entry_type == "model_change" or (entry_type == "message" and _contribution(entry)[1]):
             parts.model_entry = entry
-        if message is not None:
-            parts.tail.append(message)
-    if parts.compaction is not None:
-        first_kept = parts.compaction.get("firstKeptEntryId")
-        # Ids on a path are unique (it follows parentId through the id map), so searching back from
-        # the compaction finds pi's "first entry with that id", usually a few steps away.
-        kept_from = next(
-            (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
-        )
-        parts.kept = [m for m in (_contribution(e)[0] for e in path[kept_from:compaction_at]) if m is not None]
-    return parts.context()
+    thinking_level: Any = parts.thinking_entry.get("thinkingLevel", _MISSING) if parts.thinking_entry is not None else "off"
+    model = _model_from(parts.model_entry) if parts.model_entry is not None else None
+    messages = [m for projected in project_path(path, empty_for_null=empty_for_null) for m in projected.messages]
+    return SessionContext(messages, thinking_level, model)
 
 
-def extend_context(context: SessionContext, entry: Entry) -> SessionContext | None:
+def extend_context(context: SessionContext, entry: Entry, *, empty_for_null: bool = True) -> SessionContext | None:
     """The context one entry further down the path, or ``None`` when only a full rebuild can tell.
 
-    Compactions and branch summaries reshape the context; everything else adds at most one message
-    and may change the model or thinking level, exactly as one step of :func:`context_from_path`.
+    Compactions, branch summaries and context edits reshape the context; everything else adds at most
+    one message and may change the model or thinking level, exactly as one step of
+    :func:`context_from_path`.
     """
     entry_type = entry.get("type")
-    if entry_type in ("compaction", "branch_summary"):
+    if entry_type in ("compaction", "branch_summary", "context_edit"):
         return None
     thinking_level: Any = (
         entry.get("thinkingLevel", _MISSING) if entry_type == "thinking_level_change" else context.thinking_level
     )
-    message, is_model_source = _contribution(entry)
+    message, is_model_source = _contribution(entry, empty_for_null)
     model = _model_from(entry) if is_model_source else context.model
     messages = context.messages if message is None else [*context.messages, message]
     return SessionContext(messages, thinking_level, model)
@@ -323,9 +493,13 @@ def _user(text: str, timestamp: Any) -> Message:
 
 
 def convert_message_to_llm(message: Message) -> Message | None:
-    """One agent message in the LLM's vocabulary (user/assistant/toolResult), or ``None`` if dropped."""
+    """One agent message in the LLM's vocabulary (system/user/assistant/toolResult), or ``None`` if dropped.
+
+    ``system`` messages pass through as pi 1.6.0's ``convertToLlm`` passes them (a 0.73.1 file has
+    none); a provider decides how to send them and a summary's transcript leaves them out.
+    """
     role = message.get("role")
-    if role in ("user", "assistant", "toolResult"):
+    if role in ("system", "user", "assistant", "toolResult"):
         return message
     if role == "bashExecution":
         if message.get("excludeFromContext"):

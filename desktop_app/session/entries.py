@@ -326,13 +326,19 @@ def make_compaction_entry(
     tokens_before: int | float,
     details: Any = None,
     from_hook: bool | None = None,
+    usage: Any = None,
+    system_message: Message | None = None,
 ) -> Entry:
+    """A compaction in pi's key order; ``usage`` (the summarizer's) and ``systemMessage`` (the replayed
+    prompt, pi 1.6.0's checkpoint) only when given."""
     entry = _base("compaction", entry_id, parent_id, timestamp)
     entry["summary"] = summary
     _put(entry, "firstKeptEntryId", first_kept_entry_id)
     entry["tokensBefore"] = tokens_before
     _put(entry, "details", details)
+    _put(entry, "usage", usage)
     _put(entry, "fromHook", from_hook)
+    _put(entry, "systemMessage", system_message)
     return entry
 
 
@@ -344,11 +350,13 @@ def make_branch_summary_entry(
     summary: str,
     details: Any = None,
     from_hook: bool | None = None,
+    usage: Any = None,
 ) -> Entry:
     entry = _base("branch_summary", entry_id, parent_id, timestamp)
     entry["fromId"] = from_id
     entry["summary"] = summary
     _put(entry, "details", details)
+    _put(entry, "usage", usage)
     _put(entry, "fromHook", from_hook)
     return entry
 
@@ -384,6 +392,34 @@ def make_label_entry(
     entry["targetId"] = target_id
     if label:
         entry["label"] = label
+    return entry
+
+
+def make_context_edit_entry(
+    entry_id: str, parent_id: str | None, timestamp: str, target_id: str, replacement: dict[str, Any] | None
+) -> Entry:
+    """pi 1.6.0's ``context_edit``: ``replacement`` ``None`` omits the target, ``{content}`` replaces it."""
+    entry = _base("context_edit", entry_id, parent_id, timestamp)
+    entry["targetId"] = target_id
+    entry["replacement"] = replacement
+    return entry
+
+
+def make_usage_entry(
+    entry_id: str,
+    parent_id: str | None,
+    timestamp: str,
+    kind: str,
+    provider: str,
+    model: str,
+    usage: Any,
+    note: str | None = None,
+) -> Entry:
+    """pi 1.6.0's ``usage`` entry: usage outside the context (cache warming); ``note`` only when truthy."""
+    entry = _base("usage", entry_id, parent_id, timestamp)
+    entry.update(kind=kind, provider=provider, model=model, usage=usage)
+    if note:
+        entry["note"] = note
     return entry
 
 

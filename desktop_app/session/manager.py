@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import gc
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -26,8 +27,10 @@ from .entries import (
     is_header,
     is_valid_header,
     iso_now,
+    js_date_ms,
     make_branch_summary_entry,
     make_compaction_entry,
+    make_context_edit_entry,
     make_custom_entry,
     make_custom_message_entry,
     make_header,
@@ -36,6 +39,7 @@ from .entries import (
     make_model_change_entry,
     make_session_info_entry,
     make_thinking_level_entry,
+    make_usage_entry,
     new_entry_id,
     parse_session_text,
     serialize_line,
@@ -53,8 +57,13 @@ from .events import (
 from .jsjson import js_trim
 from .migrate import migrate_objects, needs_migration
 from .paths import default_session_dir, session_file_name
+from .profile import PI_1_6_0, PiProfile
 from .store import SessionFileError, SessionStore
+from .system_prompt import current_system_message
 from .tree import SessionIndex, TreeNode, key_of
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
+_EDITABLE = frozenset({"user", "assistant", "toolResult"})
 
 __all__ = ["UNSET", "SessionManager", "SessionEvent", "SessionError", "SessionReadOnlyError", "SessionFileError"]
 
@@ -99,8 +108,10 @@ class SessionManager:
         persist: bool,
         session_file: Path | str | None = None,
         fsync: bool = True,
+        profile: PiProfile = PI_1_6_0,
     ) -> None:
         self._cwd = cwd
+        self._profile = profile
         self.session_dir: Path | None = Path(session_dir) if session_dir else None
         self.persist = persist
         self.fsync = fsync
@@ -123,17 +134,19 @@ class SessionManager:
     # ================================================================================ constructors
 
     @classmethod
-    def create(cls, cwd: str, session_dir: Path | str | None = None, *, fsync: bool = True) -> SessionManager:
+    def create(
+        cls, cwd: str, session_dir: Path | str | None = None, *, fsync: bool = True, profile: PiProfile = PI_1_6_0
+    ) -> SessionManager:
         """A new session in ``session_dir`` (default: Arbor's per-project dir). Written on first append."""
         directory = Path(session_dir) if session_dir else default_session_dir(cwd)
-        manager = cls(cwd, directory, persist=True, fsync=fsync)
+        manager = cls(cwd, directory, persist=True, fsync=fsync, profile=profile)
         manager.new_session()
         return manager
 
     @classmethod
-    def in_memory(cls, cwd: str | None = None) -> SessionManager:
+    def in_memory(cls, cwd: str | None = None, *, profile: PiProfile = PI_1_6_0) -> SessionManager:
         """A session that never touches the disk."""
-        manager = cls(cwd if cwd is not None else os.getcwd(), None, persist=False)
+        manager = cls(cwd if cwd is not None else os.getcwd(), None, persist=False, profile=profile)
         manager.new_session()
         return manager
 
@@ -145,16 +158,19 @@ class SessionManager:
         cwd_override: str | None = None,
         *,
         fsync: bool = True,
+        profile: PiProfile = PI_1_6_0,
     ) -> SessionManager:
         """Open a session file (pi's ``SessionManager.open``); a missing file becomes a new session there."""
         file_path = Path(os.path.abspath(os.fspath(path)))
         directory = Path(session_dir) if session_dir else file_path.parent
-        manager = cls(cwd_override or os.getcwd(), directory, persist=True, session_file=file_path, fsync=fsync)
+        manager = cls(
+            cwd_override or os.getcwd(), directory, persist=True, session_file=file_path, fsync=fsync, profile=profile
+        )
         manager._load(file_path, cwd_override)
         return manager
 
     @classmethod
-    def open_snapshot(cls, path: str | Path) -> SessionManager:
+    def open_snapshot(cls, path: str | Path, *, profile: PiProfile = PI_1_6_0) -> SessionManager:
         """The session in ``path`` as it is now, read from a copy: never writes, locks or follows.
 
         A v1/v2 file is migrated in the copy only. The snapshot is read-only and names ``path`` as its
@@ -164,7 +180,7 @@ class SessionManager:
         with tempfile.TemporaryDirectory(prefix="arbor-snapshot-") as tmp:
             copy = Path(tmp) / source.name
             shutil.copyfile(source, copy)
-            manager = cls.open(copy, fsync=False)
+            manager = cls.open(copy, fsync=False, profile=profile)
         manager.read_only = True
         manager._session_file = source
         manager._store = None
@@ -172,7 +188,12 @@ class SessionManager:
 
     @classmethod
     def fork_from(
-        cls, source_path: str | Path, target_cwd: str, session_dir: Path | str | None = None
+        cls,
+        source_path: str | Path,
+        target_cwd: str,
+        session_dir: Path | str | None = None,
+        *,
+        profile: PiProfile = PI_1_6_0,
     ) -> SessionManager:
         """Copy a whole session (every entry, migrated first) into a new file of ``target_cwd``."""
         source = Path(os.path.abspath(os.fspath(source_path)))
@@ -192,7 +213,7 @@ class SessionManager:
         store = SessionStore(target)
         with store.locked():
             store.append("".join(lines))
-        return cls.open(target, directory)
+        return cls.open(target, directory, profile=profile)
 
     # ================================================================================ loading
 
@@ -366,7 +387,7 @@ class SessionManager:
         self._revision += 1
         self._leaf_id = entry["id"]
         if cached is not None and fresh_id and cached[0] == (entry.get("parentId"), before):
-            extended = extend_context(cached[1], entry)
+            extended = extend_context(cached[1], entry, empty_for_null=self._profile.empty_content_for_null)
             if extended is not None:  # one more entry under the leaf: no need to walk the whole path again
                 self._context_cache = ((self._leaf_id, self._revision), extended)
         self._emit(EntryAppended(entry, self._leaf_id))
@@ -520,12 +541,62 @@ class SessionManager:
         tokens_before: int | float,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: Any = None,
     ) -> str:
-        return self._append(
-            lambda i, p, t: make_compaction_entry(
-                i, p, t, summary, first_kept_entry_id, tokens_before, details, from_hook
+        """Append a compaction under the leaf, in the profile's way (pi16-delta.md §2.4).
+
+        pi 1.6.0 also records the prompt the model had (the replay of the path's ``system`` messages,
+        stamped with the compaction's time) as ``systemMessage``, since the compaction hides them;
+        and a compaction that keeps nothing names itself as ``firstKeptEntryId``.
+        """
+        profile = self._profile
+
+        def build(entry_id: str, parent_id: str | None, timestamp: str) -> Entry:
+            first_kept = first_kept_entry_id
+            if first_kept is None and profile.compaction_self_first_kept:
+                first_kept = entry_id
+            checkpoint = None
+            if profile.record_system_prompt:
+                checkpoint = current_system_message(self.build_session_context().messages)
+                if checkpoint is not None:
+                    checkpoint["timestamp"] = js_date_ms(timestamp)
+            return make_compaction_entry(
+                entry_id, parent_id, timestamp, summary, first_kept, tokens_before, details, from_hook, usage, checkpoint
             )
-        )
+
+        return self._append(build)
+
+    def append_context_edit(self, target_id: str, replacement: dict[str, Any] | None) -> str:
+        """Change what an earlier entry on the current branch gives the model (pi 1.6.0's ``context_edit``).
+
+        ``None`` omits the entry; ``{"content": ...}`` replaces its content (a string becomes one text
+        block for assistant and tool-result messages, as pi stores it). Raises ``SessionError`` where pi
+        throws: a malformed replacement, an unknown target, one off the current branch, or one that is
+        not a user/assistant/tool-result message or custom message.
+        """
+        if replacement is not None and (
+            not isinstance(replacement, dict) or not isinstance(replacement.get("content"), (str, list))
+        ):
+            raise SessionError("Context edit replacement must be null or {content: string | array}")
+        target = self._index.by_id.get(key_of(target_id))
+        if target is None:
+            raise SessionError(f"Entry {target_id} not found")
+        branch = self._index.get_branch(self._leaf_id) if self._leaf_id is not None else []
+        if not any(entry is target for entry in branch):
+            raise SessionError(f"Entry {target_id} is not on the current branch")
+        message = target.get("message")
+        role = message.get("role") if isinstance(message, dict) else None
+        if not (target.get("type") == "custom_message" or (target.get("type") == "message" and role in _EDITABLE)):
+            raise SessionError(f"Entry {target_id} cannot be edited")
+        if replacement is not None and isinstance(replacement["content"], str) and role in ("assistant", "toolResult"):
+            replacement = {"content": [{"type": "text", "text": replacement["content"]}]}
+        return self._append(lambda i, p, t: make_context_edit_entry(i, p, t, target_id, replacement))
+
+    def append_usage(
+        self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None
+    ) -> str:
+        """Record usage that is not part of the context (pi 1.6.0's ``usage`` entry, e.g. cache warming)."""
+        return self._append(lambda i, p, t: make_usage_entry(i, p, t, kind, provider, model, usage, note))
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         return self._append(lambda i, p, t: make_custom_entry(i, p, t, custom_type, data))
@@ -538,6 +609,9 @@ class SessionManager:
         )
 
     def append_session_info(self, name: str) -> str:
+        """Name the session; pi 1.6.0 turns line breaks into one space first (0.73.1 only trims)."""
+        if self._profile.collapse_name_newlines:
+            name = _LINE_BREAKS.sub(" ", name)
         trimmed = js_trim(name)
         return self._append(lambda i, p, t: make_session_info_entry(i, p, t, trimmed))
 
@@ -566,8 +640,12 @@ class SessionManager:
         summary: str,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: Any = None,
     ) -> str:
         """Move to ``branch_from_id`` and append a ``branch_summary`` there (pi-spec §3.6).
+
+        ``fromId`` is the entry branched from in pi 0.73.1, the abandoned leaf in pi 1.6.0 (``"root"``
+        when there is none); ``usage`` is the summarizer's.
 
         For summaries Arbor makes itself (``from_hook`` falsy, ``details`` a dict or absent) the
         abandoned leaf is kept in ``details.abandonedLeafId`` so the graph can show what was
@@ -579,9 +657,10 @@ class SessionManager:
         if not from_hook and abandoned is not None and (details is None or isinstance(details, dict)):
             details = {**(details or {}), "abandonedLeafId": abandoned}
         self._leaf_id = branch_from_id
-        from_id = branch_from_id if branch_from_id is not None else "root"
+        origin = abandoned if self._profile.branch_from_old_leaf else branch_from_id
+        from_id = origin if origin is not None else "root"
         return self._append(
-            lambda i, p, t: make_branch_summary_entry(i, p, t, from_id, summary, details, from_hook)
+            lambda i, p, t: make_branch_summary_entry(i, p, t, from_id, summary, details, from_hook, usage)
         )
 
     # ---------------------------------------------------------------------------- new files
@@ -645,6 +724,11 @@ class SessionManager:
     # ================================================================================ queries
 
     @property
+    def profile(self) -> PiProfile:
+        """Whose answers this session gives and whose way it writes (fixed when it was opened)."""
+        return self._profile
+
+    @property
     def leaf_id(self) -> str | None:
         return self._leaf_id
 
@@ -703,12 +787,14 @@ class SessionManager:
         the chat and the meter all ask for it around every turn, and on a long path each build walks
         thousands of entries. The returned context is shared: read it, don't change it.
         """
+        empty_for_null = self._profile.empty_content_for_null
         if leaf_id is not None and leaf_id != self._leaf_id:
-            return build_session_context(self._index.entries, leaf_id, self._index)
+            return build_session_context(self._index.entries, leaf_id, self._index, empty_for_null=empty_for_null)
         key = (self._leaf_id, self._revision)
         cached = self._context_cache
         if cached is None or cached[0] != key:
-            cached = self._context_cache = (key, build_session_context(self._index.entries, self._leaf_id, self._index))
+            context = build_session_context(self._index.entries, self._leaf_id, self._index, empty_for_null=empty_for_null)
+            cached = self._context_cache = (key, context)
         return cached[1]
 
     def has_unwritten_entries(self) -> bool:

@@ -30,6 +30,7 @@ from desktop_app.llm.anthropic import AnthropicProvider
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionManager
+from desktop_app.session.profile import PI_0_73_1
 from desktop_app.settings import Settings
 from tests.agent.conftest import OPEN_PROVIDERS
 from tests.fakes import FakeAnthropicServer
@@ -53,7 +54,7 @@ def anthropic(base_url: str, model_id: str = "claude-sonnet-4-5") -> AnthropicPr
 
 
 def make_agent(tmp_path: Path, server: FakeAnthropicServer, settings: Settings | None = None) -> AgentSession:
-    manager = SessionManager.create("/project", tmp_path, fsync=False)
+    manager = SessionManager.create("/project", tmp_path, fsync=False, profile=PI_0_73_1)  # pi 0.73.1's answers
     return AgentSession(manager, anthropic(server.base_url), settings or fast_settings())
 
 
@@ -238,9 +239,9 @@ async def test_abort_mid_stream_keeps_partial_reply(tmp_path: Path, fake_anthrop
 
 @pytest.mark.asyncio
 async def test_manual_compact_refusals_match_pi(tmp_path: Path) -> None:
-    agent = AgentSession(SessionManager.in_memory("/p"), OfflineProvider(), fast_settings())
+    agent = AgentSession(SessionManager.in_memory("/p", profile=PI_0_73_1), OfflineProvider(), fast_settings())
     await agent.prompt("hello")
-    entry_id = await agent.compact()
+    entry_id = await agent.compact()  # pi 0.73.1 compacts even this (1.6.0: nothing to summarize)
     assert agent.session.get_entry(entry_id)["type"] == "compaction"
     assert agent.context_usage().tokens is None  # "?" right after a compaction, as pi
     with pytest.raises(Exception, match="Already compacted"):
@@ -249,7 +250,7 @@ async def test_manual_compact_refusals_match_pi(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_navigate_tree_with_and_without_summary(tmp_path: Path) -> None:
-    manager = SessionManager.create("/p", tmp_path, fsync=False)
+    manager = SessionManager.create("/p", tmp_path, fsync=False, profile=PI_0_73_1)  # 0.73.1's fromId
     agent = AgentSession(manager, OfflineProvider(), fast_settings())
     await agent.prompt("first question")
     first_user = next(e for e in manager.get_entries() if e.get("message", {}).get("role") == "user")

@@ -35,6 +35,7 @@ from desktop_app.agent.tools import (
 )
 from desktop_app.inspection import build_report
 from desktop_app.session import SessionManager
+from desktop_app.session.profile import PI_0_73_1
 from desktop_app.settings import Settings
 from tests.agent.tools.test_batch import Card as Approver  # the scripted card: answers in order, keeps .seen
 from tests.fakes import FakeAnthropicServer
@@ -50,7 +51,7 @@ DENIED = "The user denied this write call, so it was not run."
 def make_agent(folder: Path, server: FakeAnthropicServer, settings: Settings | None = None) -> AgentSession:
     """An agent whose session folder (header cwd) is ``folder``; the file lives elsewhere."""
     folder.mkdir(parents=True, exist_ok=True)
-    manager = SessionManager.create(str(folder), folder.parent / "sessions", fsync=False)
+    manager = SessionManager.create(str(folder), folder.parent / "sessions", fsync=False, profile=PI_0_73_1)
     return AgentSession(manager, anthropic(server.base_url), settings or fast_settings())
 
 

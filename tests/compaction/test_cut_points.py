@@ -1,4 +1,7 @@
-"""Cut points, split turns and ``prepare_compaction`` (pi-spec §5.5–§5.7), on small hand-built paths."""
+"""Cut points, split turns and ``prepare_compaction`` (pi-spec §5.5–§5.7), on small hand-built paths.
+
+These are pi 0.73.1's rules, so every call passes that profile; pi 1.6.0's are in test_cut_points_16.py.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import pytest
 from desktop_app.compaction.cut_points import find_cut_point, find_turn_start_index, find_valid_cut_points
 from desktop_app.compaction.prepare import prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings
+from desktop_app.session.profile import PI_0_73_1 as OLD
 
 from .builders import assistant, chain, msg, sized, tool_call, tool_result, user
 
@@ -33,12 +37,12 @@ def test_valid_cut_points_never_include_tool_results_or_bookkeeping() -> None:
         msg("x", {"role": "bashExecution", "command": "ls", "output": ""}),
         ("l", "label", {"targetId": "u", "label": "L"}),
     )
-    assert find_valid_cut_points(path, 0, len(path)) == [0, 1, 4, 5, 7]
-    assert find_valid_cut_points(path, 2, 5) == [4]
-    assert find_turn_start_index(path, 3, 0) == 0
-    assert find_turn_start_index(path, 8, 0) == 7  # bashExecution starts a turn
-    assert find_turn_start_index(path, 6, 5) == 5  # a branch summary does too
-    assert find_turn_start_index(path, 3, 1) == -1
+    assert find_valid_cut_points(path, 0, len(path), profile=OLD) == [0, 1, 4, 5, 7]
+    assert find_valid_cut_points(path, 2, 5, profile=OLD) == [4]
+    assert find_turn_start_index(path, 3, 0, profile=OLD) == 0
+    assert find_turn_start_index(path, 8, 0, profile=OLD) == 7  # bashExecution starts a turn
+    assert find_turn_start_index(path, 6, 5, profile=OLD) == 5  # a branch summary does too
+    assert find_turn_start_index(path, 3, 1, profile=OLD) == -1
 
 
 def test_budget_met_mid_turn_splits_the_turn() -> None:
@@ -49,12 +53,12 @@ def test_budget_met_mid_turn_splits_the_turn() -> None:
         msg("a2", _big_assistant("a2")),
         msg("a3", _big_assistant("a3")),
     )
-    cut = find_cut_point(path, 0, len(path), 1500)
+    cut = find_cut_point(path, 0, len(path), 1500, profile=OLD)
     assert cut.to_json() == {"firstKeptEntryIndex": 3, "turnStartIndex": 2, "isSplitTurn": True}
-    cut = find_cut_point(path, 0, len(path), 2500)
+    cut = find_cut_point(path, 0, len(path), 2500, profile=OLD)
     assert cut.to_json() == {"firstKeptEntryIndex": 2, "turnStartIndex": -1, "isSplitTurn": False}
     # under budget: keep everything from the first cut point
-    assert find_cut_point(path, 0, len(path), 10**6).first_kept_entry_index == 0
+    assert find_cut_point(path, 0, len(path), 10**6, profile=OLD).first_kept_entry_index == 0
 
 
 def test_settings_entry_before_a_user_message_makes_a_spurious_split() -> None:
@@ -66,7 +70,7 @@ def test_settings_entry_before_a_user_message_makes_a_spurious_split() -> None:
         msg("u2", _big_user("u2")),
         msg("a2", _big_assistant("a2")),
     )
-    assert find_cut_point(path, 0, len(path), 1500).to_json() == {
+    assert find_cut_point(path, 0, len(path), 1500, profile=OLD).to_json() == {
         "firstKeptEntryIndex": 2,
         "turnStartIndex": 0,
         "isSplitTurn": True,
@@ -79,12 +83,12 @@ def test_huge_trailing_tool_result_keeps_everything() -> None:
         msg("a", assistant("", tool_calls=[tool_call("read", path="x")])),
         msg("t", tool_result("r" * 400_000)),
     )
-    assert find_cut_point(path, 0, len(path), 20_000).first_kept_entry_index == 0
+    assert find_cut_point(path, 0, len(path), 20_000, profile=OLD).first_kept_entry_index == 0
 
 
 def test_no_cut_points_in_range() -> None:
     path = chain(msg("t", tool_result("r")), ("m", "model_change", {"provider": "p", "modelId": "m"}))
-    assert find_cut_point(path, 0, 2, 0).to_json() == {
+    assert find_cut_point(path, 0, 2, 0, profile=OLD).to_json() == {
         "firstKeptEntryIndex": 0,
         "turnStartIndex": -1,
         "isSplitTurn": False,
@@ -128,7 +132,7 @@ def test_repeated_compaction_uses_0731_range(
 ) -> None:
     """pi-spec §5.7's table (issue #2608 fixed): the previous compaction's kept messages are summarized."""
     path = _repeated_compaction_path()
-    prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=keep))
+    prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=keep), profile=OLD)
     assert prep is not None
     assert (prep.boundary_start, prep.boundary_end, prep.prev_compaction_index) == (2, 9, 4)
     assert prep.first_kept_entry_id == first_kept
@@ -147,15 +151,15 @@ def test_tokens_before_may_come_from_a_kept_assistant_before_the_previous_compac
         ("C1", "compaction", {"summary": "S", "firstKeptEntryId": "u1", "tokensBefore": 50_010}),
         msg("u2", user("x" * 400)),
     )
-    prep = prepare_compaction(path, CompactionSettings())
+    prep = prepare_compaction(path, CompactionSettings(), profile=OLD)
     assert prep is not None and prep.tokens_before == 50_110
 
 
 def test_prepare_refuses_only_a_path_ending_in_a_compaction() -> None:
     path = _repeated_compaction_path()[:5]
-    assert prepare_compaction(path) is None
+    assert prepare_compaction(path, profile=OLD) is None
     small = chain(msg("u", user("hi")), msg("a", assistant("hello")))
-    prep = prepare_compaction(small)
+    prep = prepare_compaction(small, profile=OLD)
     assert prep is not None
     assert prep.first_kept_entry_id == "u" and prep.messages_to_summarize == []
 
@@ -183,16 +187,16 @@ def test_file_operations_are_seeded_from_a_pi_compaction_only() -> None:
         )
 
     details = {"readFiles": ["old.ts"], "modifiedFiles": ["gone.ts"]}
-    prep = prepare_compaction(path(details, False), CompactionSettings(keep_recent_tokens=1500))
+    prep = prepare_compaction(path(details, False), CompactionSettings(keep_recent_tokens=1500), profile=OLD)
     assert prep is not None
     assert prep.file_ops.to_json() == {
         "read": ["old.ts", "src/a.ts"],
         "written": ["src/b.ts"],
         "edited": ["gone.ts", "src/a.ts"],
     }
-    hooked = prepare_compaction(path(details, True), CompactionSettings(keep_recent_tokens=1500))
+    hooked = prepare_compaction(path(details, True), CompactionSettings(keep_recent_tokens=1500), profile=OLD)
     assert hooked is not None and "old.ts" not in hooked.file_ops.read
     malformed = prepare_compaction(
         path({"readFiles": "x"}, None), CompactionSettings(keep_recent_tokens=1500)
-    )
+    , profile=OLD)
     assert malformed is not None and list(malformed.file_ops.read) == ["src/a.ts"]

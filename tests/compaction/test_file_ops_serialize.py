@@ -11,6 +11,7 @@ from desktop_app.compaction.file_ops import (
 )
 from desktop_app.compaction.serialize import serialize_conversation, truncate_for_summary
 from desktop_app.session.jsjson import utf16_len
+from desktop_app.session.profile import PI_0_73_1 as OLD
 
 from .builders import assistant, tool_call, tool_result, user
 
@@ -57,9 +58,9 @@ def test_format_file_operations() -> None:
 
 
 def test_truncation_counts_utf16_units_and_may_split_a_surrogate_pair() -> None:
-    assert truncate_for_summary("x" * 2000) == "x" * 2000
+    assert truncate_for_summary("x" * 2000, whole_pairs=False) == "x" * 2000
     text = "x" * 1999 + "😀" + "tail"
-    out = truncate_for_summary(text)
+    out = truncate_for_summary(text, whole_pairs=False)
     assert out.startswith("x" * 1999 + "\ud83d\n\n")  # the high surrogate stays, alone
     assert out.endswith(f"[... {utf16_len(text) - 2000} more characters truncated]")
     assert utf16_len(text) - 2000 == 5
@@ -79,7 +80,7 @@ def test_serialize_conversation_parts_and_order() -> None:
         tool_result("result"),
         tool_result(""),
     ]
-    assert serialize_conversation(messages) == "\n\n".join(
+    assert serialize_conversation(messages, profile=OLD) == "\n\n".join(
         [
             "[User]: hello",
             "[User]: ab",
@@ -90,6 +91,6 @@ def test_serialize_conversation_parts_and_order() -> None:
             "[Tool result]: result",
         ]
     )
-    long = serialize_conversation([tool_result("y" * 2500)])
+    long = serialize_conversation([tool_result("y" * 2500)], profile=OLD)
     assert long == "[Tool result]: " + "y" * 2000 + "\n\n[... 500 more characters truncated]"
-    assert serialize_conversation([]) == ""
+    assert serialize_conversation([], profile=OLD) == ""

@@ -16,6 +16,7 @@ from desktop_app.compaction.tokens import (
     is_context_overflow,
     should_compact,
 )
+from desktop_app.session.profile import PI_0_73_1 as OLD
 
 from .builders import assistant, tool_call, tool_result, user
 
@@ -26,20 +27,20 @@ IMAGE = {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
 
 
 def test_user_text_counts_utf16_units() -> None:
-    assert estimate_tokens({"role": "user", "content": "abcd"}) == 1
-    assert estimate_tokens({"role": "user", "content": "abcde"}) == 2  # ceil
+    assert estimate_tokens({"role": "user", "content": "abcd"}, profile=OLD) == 1
+    assert estimate_tokens({"role": "user", "content": "abcde"}, profile=OLD) == 2  # ceil
     # one emoji is two UTF-16 units: 4 emoji = 8 units = 2 tokens (Python's len() would say 1)
-    assert estimate_tokens({"role": "user", "content": "😀😀😀😀"}) == 2
-    assert estimate_tokens({"role": "user", "content": "日本"}) == 1
+    assert estimate_tokens({"role": "user", "content": "😀😀😀😀"}, profile=OLD) == 2
+    assert estimate_tokens({"role": "user", "content": "日本"}, profile=OLD) == 1
 
 
 def test_user_images_count_nothing_but_tool_result_images_count_4800_chars() -> None:
-    assert estimate_tokens({"role": "user", "content": [IMAGE, {"type": "text", "text": "abcd"}]}) == 1
+    assert estimate_tokens({"role": "user", "content": [IMAGE, {"type": "text", "text": "abcd"}]}, profile=OLD) == 1
     result = tool_result("abcd")
     result["content"].append(IMAGE)
-    assert estimate_tokens(result) == math.ceil((4 + 4800) / 4)
+    assert estimate_tokens(result, profile=OLD) == math.ceil((4 + 4800) / 4)
     custom = {"role": "custom", "customType": "x", "content": [IMAGE, IMAGE], "display": True}
-    assert estimate_tokens(custom) == 2400
+    assert estimate_tokens(custom, profile=OLD) == 2400
 
 
 def test_only_truthy_text_blocks_count_for_tool_results() -> None:
@@ -47,34 +48,34 @@ def test_only_truthy_text_blocks_count_for_tool_results() -> None:
         "role": "toolResult",
         "content": [{"type": "text", "text": ""}, {"type": "text"}, {"type": "text", "text": "abcdefgh"}],
     }
-    assert estimate_tokens(message) == 2
-    assert estimate_tokens({"role": "custom", "content": "x" * 9}) == 3
+    assert estimate_tokens(message, profile=OLD) == 2
+    assert estimate_tokens({"role": "custom", "content": "x" * 9}, profile=OLD) == 3
 
 
 def test_tool_call_arguments_are_measured_as_javascript_json() -> None:
     call = tool_call("read", path="x.ts", offset=1.0, limit=1e21)
     js = '{"path":"x.ts","offset":1,"limit":1e+21}'  # JSON.stringify; Python would print 1.0 and 1e+21
-    assert estimate_tokens(assistant("", tool_calls=[call])) == math.ceil((len("read") + len(js)) / 4)
+    assert estimate_tokens(assistant("", tool_calls=[call]), profile=OLD) == math.ceil((len("read") + len(js)) / 4)
     tiny = {"type": "toolCall", "id": "t", "name": "g", "arguments": {"a": -0.0, "b": 1e-7, "c": "é😀"}}
     js = '{"a":0,"b":1e-7,"c":"é😀"}'  # -0 → 0, 1e-7 not 1e-07, non-ASCII raw (emoji = 2 units)
-    assert estimate_tokens(assistant("", tool_calls=[tiny])) == math.ceil((1 + len(js) + 1) / 4)
+    assert estimate_tokens(assistant("", tool_calls=[tiny]), profile=OLD) == math.ceil((1 + len(js) + 1) / 4)
     # {"a":1,"bb":"xxxxx"} is 20 units → (4 + 20) / 4 = 6; Python's json.dumps prints 1.0 (22 → 7)
     exact = tool_call("abcd", a=1.0, bb="x" * 5)
-    assert estimate_tokens(assistant("", tool_calls=[exact])) == 6
+    assert estimate_tokens(assistant("", tool_calls=[exact]), profile=OLD) == 6
 
 
 def test_assistant_counts_text_thinking_and_calls() -> None:
     message = assistant("abcd", thinking="efgh", tool_calls=[tool_call("ls")])
-    assert estimate_tokens(message) == math.ceil((4 + 4 + 2 + 2) / 4)
+    assert estimate_tokens(message, profile=OLD) == math.ceil((4 + 4 + 2 + 2) / 4)
     redacted = {"role": "assistant", "content": [{"type": "redacted_thinking", "data": "x" * 400}]}
-    assert estimate_tokens(redacted) == 0
+    assert estimate_tokens(redacted, profile=OLD) == 0
 
 
 def test_other_roles() -> None:
-    assert estimate_tokens({"role": "bashExecution", "command": "ls", "output": "ab"}) == 1
-    assert estimate_tokens({"role": "compactionSummary", "summary": "x" * 8, "tokensBefore": 1}) == 2
-    assert estimate_tokens({"role": "branchSummary", "summary": "x" * 9, "fromId": "a"}) == 3
-    assert estimate_tokens({"role": "somethingNew", "content": "x" * 100}) == 0
+    assert estimate_tokens({"role": "bashExecution", "command": "ls", "output": "ab"}, profile=OLD) == 1
+    assert estimate_tokens({"role": "compactionSummary", "summary": "x" * 8, "tokensBefore": 1}, profile=OLD) == 2
+    assert estimate_tokens({"role": "branchSummary", "summary": "x" * 9, "fromId": "a"}, profile=OLD) == 3
+    assert estimate_tokens({"role": "somethingNew", "content": "x" * 100}, profile=OLD) == 0
 
 
 # ----------------------------------------------------------------------------------- usage
@@ -103,20 +104,20 @@ def test_last_assistant_usage_skips_aborted_and_error() -> None:
         {"type": "message", "message": assistant("c", usage_total=300, stop="error")},
         {"type": "compaction", "summary": "s"},
     ]
-    assert get_last_assistant_usage(entries) is good["usage"]
-    assert get_last_assistant_usage([]) is None
+    assert get_last_assistant_usage(entries, profile=OLD) is good["usage"]
+    assert get_last_assistant_usage([], profile=OLD) is None
 
 
 def test_estimate_context_tokens_uses_last_usage_plus_trailing_estimates() -> None:
     messages = [user("x" * 40), assistant("y" * 8, usage_total=500), user("z" * 40), tool_result("w" * 8)]
-    estimate = estimate_context_tokens(messages)
+    estimate = estimate_context_tokens(messages, profile=OLD)
     assert (estimate.tokens, estimate.usage_tokens, estimate.trailing_tokens, estimate.last_usage_index) == (
         500 + 10 + 2,
         500,
         12,
         1,
     )
-    plain = estimate_context_tokens([user("x" * 40), assistant("y" * 8, stop="error")])
+    plain = estimate_context_tokens([user("x" * 40), assistant("y" * 8, stop="error")], profile=OLD)
     assert plain.to_json() == {"tokens": 12, "usageTokens": 0, "trailingTokens": 12, "lastUsageIndex": None}
 
 

@@ -1,5 +1,7 @@
 """Arbor's engine against pi 0.73.1's own answers for every corpus case (conformance/README.md).
 
+Run with profile 0.73.1 (the default profile is today's pi, 1.6.0: tests/conformance/test_conformance16.py).
+
 Each case is run once through ``arbor inspect``'s document builder (``--sequential-ids``, as pi's
 harness) and every section is compared with pi's after resolving message refs. Where DESIGN.md §2
 makes Arbor differ on purpose (a file without a valid header is never overwritten), the test
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 
 from desktop_app.inspection import build_report, render
+from desktop_app.session.profile import PI_0_73_1
 
 from .resolve import Resolved, load_expected, normalise
 
@@ -50,7 +53,7 @@ def test_corpus_is_complete() -> None:
 @functools.cache
 def _pair(case: str) -> tuple[Resolved, Resolved]:
     expected = load_expected((PATHS[case] / f"{case}.expected.json").read_text(encoding="utf-8"))
-    actual = build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True)
+    actual = build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True, profile=PI_0_73_1)
     return Resolved(normalise(expected)), Resolved(normalise(actual))
 
 
@@ -96,5 +99,5 @@ def test_section_matches_pi(case: str, section: str) -> None:
 @pytest.mark.parametrize("case", sorted(c for c in CASES if PATHS[c] == ADVERSARIAL))
 def test_rendered_document_is_valid_json(case: str) -> None:
     """Odd ids (numbers, booleans, missing) must not make ``arbor inspect`` print invalid JSON."""
-    text = render(build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True))
+    text = render(build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True, profile=PI_0_73_1))
     assert json.loads(text)["case"] == case

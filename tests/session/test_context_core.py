@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from desktop_app.session import SessionManager
+from desktop_app.session import SessionError, SessionManager
 from desktop_app.session.context import (
     SessionContext,
     build_session_context,
@@ -39,6 +39,13 @@ KINDS = (
     "custom_message",
     "custom",
     "label",
+    # pi 1.6.0's additions
+    "system",
+    "edit_omit",
+    "edit_text",
+    "usage",
+    "user_null",
+    "compaction_checkpoint",
 )
 
 SPECS = st.lists(
@@ -65,6 +72,21 @@ def _entry(n: int, parent: str | None, kind: str, pick: int, ids: list[str], fla
         entry.update(type="thinking_level_change")
     elif kind == "model":
         entry.update(type="model_change", provider=f"p{flavour}", modelId=f"m{n}")
+    elif kind == "system":
+        entry.update(type="message", message={"role": "system", "content": f"rule {n}", "timestamp": n})
+    elif kind in ("edit_omit", "edit_text"):  # targets any earlier entry, on the path or not, editable or not
+        replacement = None if kind == "edit_omit" else {"content": f"edited {n}"}
+        entry.update(type="context_edit", targetId=ids[pick % len(ids)] if ids else "missing", replacement=replacement)
+    elif kind == "usage":
+        entry.update(type="usage", kind="cache_warm", provider="p", model="m", usage={"input": n})
+    elif kind == "user_null":
+        entry.update(type="message", message={"role": "user", "content": None, "timestamp": n})
+    elif kind == "compaction_checkpoint":
+        first_kept = ids[pick % len(ids)] if ids else "missing"
+        checkpoint = {"role": "system", "content": f"prompt {n}", "timestamp": n}
+        entry.update(
+            type="compaction", summary=f"s{n}", firstKeptEntryId=first_kept, tokensBefore=n, systemMessage=checkpoint
+        )
     elif kind == "compaction":
         # the first kept entry: one of the existing ids (maybe off the path) or one that does not exist
         first_kept = ids[pick % len(ids)] if ids and flavour else "missing"
@@ -146,6 +168,13 @@ def _append_like(manager: SessionManager, entry: dict[str, Any], ours: dict[str,
     if kind == "compaction":
         first_kept = ours.get(entry["firstKeptEntryId"], "missing")
         return manager.append_compaction(entry["summary"], first_kept, entry["tokensBefore"])
+    if kind == "context_edit" and entry["targetId"] in ours:
+        try:
+            return manager.append_context_edit(ours[entry["targetId"]], entry["replacement"])
+        except SessionError:  # pi refuses this target too (off the branch, not editable)
+            pass
+    if kind == "usage":
+        return manager.append_usage("cache_warm", "p", "m", entry["usage"])
     if kind == "branch_summary":
         return manager.branch_with_summary(manager.leaf_id, entry["summary"])
     if kind == "custom_message":

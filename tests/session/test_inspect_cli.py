@@ -81,3 +81,23 @@ def test_deeply_nested_json_is_reported_not_a_recursion_error(tmp_path: Path, de
         assert isinstance(written, list) and len(written) == 1
         written = written[0]
     assert written == []
+
+
+def _tokens(result: subprocess.CompletedProcess[str]) -> list[object]:
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    return [doc["pi_version"], doc["message_tokens"]]
+
+
+def test_pi_option_and_setting_choose_whose_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gen-0002 has user images: pi 1.6.0 weighs them (1200 tokens each), 0.73.1 does not."""
+    monkeypatch.setenv("ARBOR_HOME", str(tmp_path))
+    case = str(FIXTURES / "gen-0002.jsonl")
+    default, old, new = _tokens(run(case)), _tokens(run("--pi", "0.73.1", case)), _tokens(run("--pi", "1.6.0", case))
+    assert default == new and new[0] == "1.6.0" and old[0] == "0.73.1"
+    assert sum(t for t in new[1] if isinstance(t, int)) > sum(t for t in old[1] if isinstance(t, int)) + 1000
+    (tmp_path / "settings.json").write_text(json.dumps({"piVersion": "0.73.1"}))
+    assert _tokens(run(case)) == old  # the setting chooses ...
+    assert _tokens(run("--pi", "1.6.0", case)) == new  # ... and --pi overrides it for one run
+    refused = run("--pi", "2.0", case)
+    assert refused.returncode == 2 and "0.73.1" in refused.stderr
