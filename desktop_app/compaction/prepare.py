@@ -128,22 +128,9 @@ def prepare_compaction(
         _messages(path_entries, cut.turn_start_index, cut.first_kept_entry_index) if cut.is_split_turn else []
     )
 
-    previous_summary: str | None = None
-    ops = FileOperations()
-    if bounds.prev_compaction_index >= 0:
-        previous = path_entries[bounds.prev_compaction_index]
-        previous_summary = previous.get("summary")
-        details = previous.get("details")
-        if not previous.get("fromHook") and isinstance(details, dict):
-            if isinstance(details.get("readFiles"), list):
-                ops.add_read(details["readFiles"])
-            if isinstance(details.get("modifiedFiles"), list):
-                ops.add_edited(details["modifiedFiles"])
-    for message in to_summarize:
-        extract_file_ops(message, ops, profile)
-    if cut.is_split_turn:
-        for message in turn_prefix:
-            extract_file_ops(message, ops, profile)
+    previous = path_entries[bounds.prev_compaction_index] if bounds.prev_compaction_index >= 0 else None
+    previous_summary = previous.get("summary") if previous is not None else None
+    ops = _file_ops(previous, to_summarize, turn_prefix, profile)
 
     return CompactionPreparation(
         first_kept_entry_id=first_kept_id,
@@ -200,22 +187,9 @@ def _prepare_projected(
     if not to_summarize and not turn_prefix:
         return None
 
-    previous_summary: str | None = None
-    ops = FileOperations()
-    if has_compaction:
-        previous = entries[0]
-        previous_summary = previous.get("summary")
-        details = previous.get("details")
-        if not previous.get("fromHook") and isinstance(details, dict):
-            if isinstance(details.get("readFiles"), list):
-                ops.add_read(details["readFiles"])
-            if isinstance(details.get("modifiedFiles"), list):
-                ops.add_edited(details["modifiedFiles"])
-    for message in to_summarize:
-        extract_file_ops(message, ops, profile)
-    if cut.is_split_turn:
-        for message in turn_prefix:
-            extract_file_ops(message, ops, profile)
+    previous = entries[0] if has_compaction else None
+    previous_summary = previous.get("summary") if previous is not None else None
+    ops = _file_ops(previous, to_summarize, turn_prefix, profile)
     prev_index = _last_compaction_index(path_entries)
     return CompactionPreparation(
         first_kept_entry_id=first_kept_id,
@@ -233,6 +207,23 @@ def _prepare_projected(
         turn_start_index=cut.turn_start_index,
         projected=projected,
     )
+
+
+def _file_ops(
+    previous: Entry | None, to_summarize: list[Message], turn_prefix: list[Message], profile: PiProfile
+) -> FileOperations:
+    """The files of a compaction: the previous compaction's lists (unless an extension made it), then
+    every file operation of what is summarized (``turn_prefix`` is empty unless the turn is split)."""
+    ops = FileOperations()
+    details = previous.get("details") if previous is not None else None
+    if previous is not None and not previous.get("fromHook") and isinstance(details, dict):
+        if isinstance(details.get("readFiles"), list):
+            ops.add_read(details["readFiles"])
+        if isinstance(details.get("modifiedFiles"), list):
+            ops.add_edited(details["modifiedFiles"])
+    for message in [*to_summarize, *turn_prefix]:
+        extract_file_ops(message, ops, profile)
+    return ops
 
 
 def _last_compaction_index(path_entries: list[Entry]) -> int:

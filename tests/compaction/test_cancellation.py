@@ -13,14 +13,15 @@ from desktop_app.compaction.session_ops import NothingToCompactError, compact_se
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.llm.testing import RecordingProvider, Reply
 from desktop_app.session.manager import SessionManager
+from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
 
 from .builders import assistant, sized, tool_call, tool_result, user
 
 pytestmark = pytest.mark.asyncio
 
 
-def _session(tmp_path: Path) -> SessionManager:
-    manager = SessionManager.create(str(tmp_path), tmp_path)
+def _session(tmp_path: Path, profile: PiProfile = PI_1_6_0) -> SessionManager:
+    manager = SessionManager.create(str(tmp_path), tmp_path, profile=profile)
     manager.append_message(user(sized("first request", 1000)))
     manager.append_message(assistant(sized("reading", 1000), tool_calls=[tool_call("read", path="src/a.ts")]))
     manager.append_message(tool_result("contents"))
@@ -64,7 +65,7 @@ async def test_cancelled_compaction_leaves_the_file_unchanged(tmp_path: Path) ->
 
 
 async def test_cancelled_split_turn_compaction_cancels_both_calls(tmp_path: Path) -> None:
-    manager = _session(tmp_path)
+    manager = _session(tmp_path, PI_0_73_1)  # pi 0.73.1 makes both calls at once
     before = _snapshot(manager)
     gate = asyncio.Event()
     history, prefix = Reply("H" * 50, gate=gate), Reply("P" * 50, gate=gate)
@@ -73,6 +74,20 @@ async def test_cancelled_split_turn_compaction_cancels_both_calls(tmp_path: Path
     task = asyncio.create_task(compact_session(manager, provider, settings=settings))
     await _cancel_midway(task, history, prefix)
     assert provider.cancelled == 2
+    assert _snapshot(manager) == before
+    manager.close()
+
+
+async def test_pi_1_6_0_makes_the_split_turn_calls_one_after_the_other(tmp_path: Path) -> None:
+    manager = _session(tmp_path)
+    before = _snapshot(manager)
+    gate = asyncio.Event()
+    history, prefix = Reply("H" * 50, gate=gate), Reply("P" * 50, gate=gate)
+    provider = RecordingProvider([history, prefix])
+    settings = CompactionSettings(keep_recent_tokens=500)
+    task = asyncio.create_task(compact_session(manager, provider, settings=settings))
+    await _cancel_midway(task, history)
+    assert provider.cancelled == 1 and not prefix.started.is_set()  # the second call never began
     assert _snapshot(manager) == before
     manager.close()
 

@@ -1,7 +1,8 @@
 """What Arbor sends to the model for summaries, and what it does with the answers (pi-spec §5.8, §5.9).
 
 A recording provider captures every request: system prompt, the exact user text (conversation block,
-previous summary, prompt, additional focus), ``max_tokens`` and the reasoning option.
+previous summary, prompt, additional focus), ``max_tokens`` and the reasoning option. These are pi
+0.73.1's requests (every call passes that profile); pi 1.6.0's are in test_summarize_requests_16.py.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from desktop_app.compaction.summarize import SummarizationError, compact, genera
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.llm.protocol import ModelInfo
 from desktop_app.llm.testing import RecordingProvider, Reply
+from desktop_app.session.profile import PI_0_73_1 as OLD
 
 from .builders import assistant, chain, msg, sized, tool_call, tool_result, user
 
@@ -73,7 +75,7 @@ async def test_first_time_summary_request() -> None:
         user("fix the bug in src/a.ts"),
         assistant("done", tool_calls=[tool_call("edit", path="src/a.ts")]),
     ]
-    text = await generate_summary(messages, provider, 16384, thinking_level="low")
+    text = await generate_summary(messages, provider, 16384, thinking_level="low", profile=OLD)
     assert text == "## Goal\nfix it"
     (request,) = provider.requests
     assert request.system_prompt == SUMMARIZATION_SYSTEM_PROMPT
@@ -99,7 +101,7 @@ async def test_reasoning_option_only_for_reasoning_models(
     model: ModelInfo | None, level: str | None, expected: str | None
 ) -> None:
     provider = RecordingProvider(["s"]) if model is None else RecordingProvider(["s"], model=model)
-    await generate_summary([user("q")], provider, 16384, thinking_level=level)
+    await generate_summary([user("q")], provider, 16384, thinking_level=level, profile=OLD)
     assert provider.requests[0].reasoning == expected
 
 
@@ -111,6 +113,7 @@ async def test_update_summary_request_with_previous_summary_and_focus() -> None:
         10000,
         custom_instructions="keep the API notes",
         previous_summary="## Goal\nold goal",
+        profile=OLD,
     )
     assert provider.user_texts() == [
         conversation("[User]: next step")
@@ -123,11 +126,11 @@ async def test_update_summary_request_with_previous_summary_and_focus() -> None:
 
 async def test_compact_plain_cut_appends_file_lists() -> None:
     path = _path()
-    prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=1500))
+    prep = prepare_compaction(path, CompactionSettings(keep_recent_tokens=1500), profile=OLD)
     assert prep is not None and not prep.is_split_turn
     provider = RecordingProvider(["SUMMARY"])
     progress: list[int] = []
-    result = await compact(prep, provider, custom_instructions="focus", on_progress=progress.append)
+    result = await compact(prep, provider, custom_instructions="focus", on_progress=progress.append, profile=OLD)
     assert len(provider.requests) == 1
     text = provider.user_texts()[0]
     assert text.startswith("<conversation>\n[User]: " + sized("u2", 1000) + "\n\n[Assistant]: ")
@@ -146,13 +149,13 @@ async def test_compact_plain_cut_appends_file_lists() -> None:
 
 
 async def test_compact_split_turn_runs_both_calls_concurrently() -> None:
-    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=2500, reserve_tokens=16384))
+    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=2500, reserve_tokens=16384), profile=OLD)
     assert prep is not None and prep.is_split_turn
     gate = asyncio.Event()
     history = Reply("HISTORY", gate=gate, pause_after_chunks=0)
     prefix = Reply("PREFIX", gate=gate, pause_after_chunks=0)
     provider = RecordingProvider([history, prefix])
-    task = asyncio.create_task(compact(prep, provider, thinking_level="medium"))
+    task = asyncio.create_task(compact(prep, provider, thinking_level="medium", profile=OLD))
     await asyncio.wait_for(asyncio.gather(history.started.wait(), prefix.started.wait()), 5)
     assert len(provider.requests) == 2  # both requests are in flight before either answers
     gate.set()
@@ -170,10 +173,10 @@ async def test_compact_split_turn_runs_both_calls_concurrently() -> None:
 
 
 async def test_split_turn_without_history_uses_no_prior_history_and_drops_previous_summary() -> None:
-    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=4500))
+    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=4500), profile=OLD)
     assert prep is not None and prep.is_split_turn and not prep.messages_to_summarize
     provider = RecordingProvider(["PREFIX"])
-    result = await compact(prep, provider)
+    result = await compact(prep, provider, profile=OLD)
     assert len(provider.requests) == 1  # only the turn prefix is summarized
     assert "previous-summary" not in provider.user_texts()[0]
     assert result.summary.startswith("No prior history." + SPLIT + "PREFIX")
@@ -184,19 +187,20 @@ async def test_split_turn_without_history_uses_no_prior_history_and_drops_previo
 async def test_summary_errors_raise_and_cancel_the_sibling_call() -> None:
     with pytest.raises(SummarizationError, match="^Summarization failed: boom$"):
         await generate_summary(
-            [user("q")], RecordingProvider([Reply(stop_reason="error", error_message="boom")]), 100
+            [user("q")], RecordingProvider([Reply(stop_reason="error", error_message="boom")]), 100,
+            profile=OLD,
         )
     with pytest.raises(SummarizationError, match="^Summarization failed: Unknown error$"):
-        await generate_summary([user("q")], RecordingProvider([Reply(stop_reason="error")]), 100)
+        await generate_summary([user("q")], RecordingProvider([Reply(stop_reason="error")]), 100, profile=OLD)
 
-    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=2500))
+    prep = prepare_compaction(_path(), CompactionSettings(keep_recent_tokens=2500), profile=OLD)
     assert prep is not None
     gate = asyncio.Event()
     provider = RecordingProvider(
         [Reply("HISTORY", gate=gate, pause_after_chunks=0), Reply(stop_reason="error", error_message="bad")]
     )
     with pytest.raises(SummarizationError, match="^Turn prefix summarization failed: bad$"):
-        await compact(prep, provider)
+        await compact(prep, provider, profile=OLD)
     assert provider.cancelled == 1  # the history call was not left running
 
 
@@ -221,7 +225,7 @@ def _branch_entries() -> list[dict[str, Any]]:
 
 async def test_branch_summary_request_and_result() -> None:
     provider = RecordingProvider(["## Goal\nA"])
-    result = await generate_branch_summary(_branch_entries(), provider)
+    result = await generate_branch_summary(_branch_entries(), provider, profile=OLD)
     (request,) = provider.requests
     assert request.system_prompt == SUMMARIZATION_SYSTEM_PROMPT
     assert request.max_tokens == BRANCH_SUMMARY_MAX_TOKENS == 2048
@@ -248,9 +252,10 @@ async def test_branch_summary_request_and_result() -> None:
 
 async def test_branch_summary_instructions_appended_or_replacing() -> None:
     provider = RecordingProvider(["x", "y"])
-    await generate_branch_summary(_branch_entries(), provider, custom_instructions="only the tests")
+    await generate_branch_summary(_branch_entries(), provider, custom_instructions="only the tests", profile=OLD)
     await generate_branch_summary(
-        _branch_entries(), provider, custom_instructions="Just list files.", replace_instructions=True
+        _branch_entries(), provider, custom_instructions="Just list files.", replace_instructions=True,
+        profile=OLD,
     )
     appended, replaced = provider.user_texts()
     assert appended.endswith(
@@ -263,7 +268,7 @@ async def test_branch_summary_budget_is_window_minus_reserve_newest_first() -> N
     small = ModelInfo(id="small", provider="test", api="test-api", context_window=16384 + 10)
     provider = RecordingProvider(["s"], model=small)
     entries = chain(msg("u1", user("x" * 400)), msg("a1", assistant("y" * 20)), msg("u2", user("z" * 16)))
-    await generate_branch_summary(entries, provider)
+    await generate_branch_summary(entries, provider, profile=OLD)
     # budget 10 tokens: u2 (4) + a1 (5) fit, u1 (100) does not
     assert provider.user_texts()[0].startswith(
         conversation("[Assistant]: " + "y" * 20, "[User]: " + "z" * 16)
@@ -273,19 +278,21 @@ async def test_branch_summary_budget_is_window_minus_reserve_newest_first() -> N
 async def test_branch_summary_no_content_aborted_and_error() -> None:
     provider = RecordingProvider([], default=None)
     only_tools = chain(msg("t", tool_result("r")), ("m", "model_change", {"provider": "p", "modelId": "m"}))
-    result = await generate_branch_summary(only_tools, provider)
+    result = await generate_branch_summary(only_tools, provider, profile=OLD)
     assert result.summary == "No content to summarize" and provider.requests == []
     assert result.details() == {"readFiles": [], "modifiedFiles": []}
 
     aborted = await generate_branch_summary(
-        _branch_entries(), RecordingProvider([Reply(stop_reason="aborted")])
+        _branch_entries(), RecordingProvider([Reply(stop_reason="aborted")]),
+        profile=OLD,
     )
     assert aborted.aborted and aborted.summary is None
     failed = await generate_branch_summary(
-        _branch_entries(), RecordingProvider([Reply(stop_reason="error", error_message="429 overloaded")])
+        _branch_entries(), RecordingProvider([Reply(stop_reason="error", error_message="429 overloaded")]),
+        profile=OLD,
     )
     assert failed.error == "429 overloaded"
-    failed = await generate_branch_summary(_branch_entries(), RecordingProvider([Reply(stop_reason="error")]))
+    failed = await generate_branch_summary(_branch_entries(), RecordingProvider([Reply(stop_reason="error")]), profile=OLD)
     assert failed.error == "Summarization failed"
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from desktop_app.inspection import build_report
 from desktop_app.session.profile import PI_1_6_0
 
 from .resolve import Resolved, load_expected, normalise
-from .test_conformance import COMPACTION_SECTIONS, SESSION_SECTIONS, _compare_open
+from .test_conformance import COMPACTION_SECTIONS, SESSION_SECTIONS, compare_section
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance16"
 PATHS = {
@@ -45,25 +44,11 @@ def _pair(case: str) -> tuple[Resolved, Resolved]:
     return Resolved(normalise(expected)), Resolved(normalise(actual))
 
 
-def _regenerated_header(expected: Resolved) -> bool:
-    return any(n["what"] == "new session header" for n in expected.doc.get("nondeterministic", []))
-
-
 @pytest.mark.parametrize("section", SESSION_SECTIONS + COMPACTION_SECTIONS)
 @pytest.mark.parametrize("case", CASES)
 def test_section_matches_pi_1_6_0(case: str, section: str) -> None:
     expected, actual = _pair(case)
-    want: Any = expected.section(section)
-    got: Any = actual.section(section)
-    if section == "open":
-        # edge-empty-file: pi writes a fresh header; Arbor never writes on open (DESIGN.md §2).
-        _compare_open(case, want, got, _regenerated_header(expected))
-    elif section == "parse" and _regenerated_header(expected):
-        assert {k: v for k, v in got.items() if k != "same_as_open"} == {
-            k: v for k, v in want.items() if k != "same_as_open"
-        }
-    else:
-        assert got == want
+    compare_section(case, section, expected, actual)
 
 
 def _loading_pair(case: str) -> tuple[Resolved, Resolved]:
