@@ -60,6 +60,10 @@ _SUMMARY_PREFIXES = (
 _MAX_ITEM = 200
 
 
+_MD_CONVERSATION = "# Conversation\n"
+_MD_INSTRUCTIONS = "\n\n# Instructions\n"
+
+
 @dataclass
 class ParsedRequest:
     """The pieces of a summarization request's user text."""
@@ -71,8 +75,15 @@ class ParsedRequest:
 
 
 def parse_summary_request(text: str) -> ParsedRequest:
-    """Split ``<conversation>…</conversation>``, ``<previous-summary>…</previous-summary>`` and the rest."""
+    """Split ``<conversation>…</conversation>``, ``<previous-summary>…</previous-summary>`` and the rest
+    (or pi 1.6.0's turn-prefix layout, ``# Conversation\n…\n\n# Instructions\n…``)."""
     parsed = ParsedRequest(instructions=text)
+    if text.startswith(_MD_CONVERSATION) and _MD_INSTRUCTIONS in text:
+        end = text.rfind(_MD_INSTRUCTIONS)
+        parsed.conversation = text[len(_MD_CONVERSATION) : end]
+        parsed.instructions = text[end + len(_MD_INSTRUCTIONS) :]
+        parsed.parts = split_parts(parsed.conversation)
+        return parsed
     start = text.find("<conversation>\n")
     end = text.rfind("\n</conversation>")
     if start != -1 and end >= start:

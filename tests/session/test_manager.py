@@ -10,6 +10,7 @@ import pytest
 
 from desktop_app.session import EntryAppended, LeafMoved, SessionError, SessionEvent, SessionManager
 from desktop_app.session.paths import encode_cwd
+from desktop_app.session.profile import PI_0_73_1
 
 from .helpers import assistant, user
 
@@ -44,7 +45,7 @@ def test_default_session_dir_uses_pi_cwd_encoding(tmp_path: Path, monkeypatch: p
 
 
 def test_every_append_advances_leaf_and_returns_id(tmp_path: Path) -> None:
-    m = SessionManager.create("/p", tmp_path)
+    m = SessionManager.create("/p", tmp_path, profile=PI_0_73_1)  # 1.6.0's shapes: tests/session/test_pi16_reader.py
     ids = [
         m.append_model_change("anthropic", "claude-x"),
         m.append_thinking_level_change("high"),
@@ -97,7 +98,7 @@ def test_empty_session_name_clears_name() -> None:
 
 
 def test_branch_reset_and_branch_with_summary() -> None:
-    m = SessionManager.in_memory("/p")
+    m = SessionManager.in_memory("/p", profile=PI_0_73_1)  # 0.73.1: fromId is the entry branched from
     u1 = m.append_message(user("1"))
     a1 = m.append_message(assistant("1"))
     m.append_message(user("2"))
