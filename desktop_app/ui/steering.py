@@ -380,6 +380,7 @@ class Steering(QObject):
         """Over the chat, not the graph: the bands the question is about stay in sight."""
         chat = self.window.chat
         dialog.adjustSize()
+        dialog.resize(max(dialog.width(), min(560, chat.width() - 16)), dialog.height())
         dialog.move(chat.mapToGlobal(QPoint(max(0, (chat.width() - dialog.width()) // 2), 48)))
 
     def on_agent_event(self, event: AgentEvent) -> None:

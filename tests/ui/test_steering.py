@@ -441,3 +441,29 @@ def test_automatic_compaction_shows_the_same_progress(window: MainWindow) -> Non
     assert "1,234 characters" in dialog.progress.text()
     window.agent._emit(CompactionFinished("threshold", "x", False, 100))
     assert wait_until(lambda: window.steering.compaction_dialog is None)
+
+
+def test_summarize_with_focus_passes_the_focus_and_cancel_moves_nothing(
+    asking_window: MainWindow, sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = asking_window
+    before = sample.read_bytes()
+    _drag_pin_to(window, CASCAIS_A)
+    assert wait_until(lambda: window.steering.summary_question is not None)
+    window.steering.summary_question.choose("cancel")  # type: ignore[union-attr]
+    pump(100)
+    assert window.session.leaf_id == LEAF and sample.read_bytes() == before
+    asked: list[tuple[str, bool, str | None]] = []
+    original = window.agent.navigate_tree
+
+    async def spy(target_id: str, summarize: bool = False, custom_instructions: str | None = None, **kw: Any) -> Any:
+        asked.append((target_id, summarize, custom_instructions))
+        return await original(target_id, summarize=summarize, custom_instructions=custom_instructions, **kw)
+
+    monkeypatch.setattr(window.agent, "navigate_tree", spy)
+    _drag_pin_to(window, CASCAIS_A)
+    assert wait_until(lambda: window.steering.summary_question is not None)
+    window.steering.summary_question.choose("focus", "the beaches")  # type: ignore[union-attr]
+    assert wait_until(lambda: window.session.get_entry(window.session.leaf_id or "") is not None
+                      and window.session.get_entry(window.session.leaf_id or "")["type"] == "branch_summary")  # type: ignore[index]
+    assert asked == [(CASCAIS_A, True, "the beaches")]
