@@ -1,7 +1,7 @@
 """A dry run of manual compaction: what ``/compact`` would summarize and keep, before anything is sent.
 
-Computed by :func:`~desktop_app.compaction.prepare.prepare_compaction` itself — the very plan
-``compact_session`` hands to the model — so the bands drawn on the graph are exactly the ranges the
+Computed by :func:`~desktop_app.compaction.prepare.prepare_compaction` itself, with the session's
+pi-version profile — the very plan ``compact_session`` hands to the model — so the bands drawn on the graph are exactly the ranges the
 compaction will use: the summarized band ``[boundary_start, first_kept)``, the kept band
 ``[first_kept, end)``, the cut line between them, whether a turn is split, the tokens before. When
 nothing would be summarized it says so plainly, and there is nothing to run (issue 9, Found item 9).
@@ -12,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop_app.compaction.audit import CompactionAudit
-from desktop_app.compaction.prepare import prepare_compaction
+from desktop_app.compaction.prepare import CompactionPreparation, prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings, estimate_tokens
 from desktop_app.session import SessionView
+from desktop_app.session.entries import Entry
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .context_meter import format_tokens
 
-__all__ = ["PREVIEW_ID", "CompactionPreview", "bands_audit", "preview_compaction"]
+__all__ = ["PREVIEW_ID", "CompactionPreview", "bands_audit", "planned_ids", "preview_compaction"]
 
 PREVIEW_ID = "(compaction preview)"  #: the ``compaction_id`` of the preview drawn as an audit
 
@@ -106,26 +108,33 @@ def _nothing(reason: str, tokens: int = 0) -> CompactionPreview:
     return CompactionPreview(reason, (), (), None, None, False, tokens, 0, None)
 
 
-def preview_compaction(view: SessionView, settings: CompactionSettings) -> CompactionPreview:
-    """What compacting the active path now would do (``prepare_compaction`` on it, nothing written)."""
+def planned_ids(preparation: CompactionPreparation, path: list[Entry]) -> list[str]:
+    """The entry ids the preparation's indices refer to: pi 1.6.0 plans on the context projection
+    (``preparation.projected``), pi 0.73.1 on the path itself."""
+    entries = [p.source for p in preparation.projected] if preparation.projected is not None else path
+    return [str(e.get("id")) for e in entries]
+
+
+def preview_compaction(
+    view: SessionView, settings: CompactionSettings, profile: PiProfile = PI_1_6_0
+) -> CompactionPreview:
+    """What compacting the active path now would do: ``prepare_compaction`` on it with the session's
+    pi-version ``profile`` (the plan ``compact_session`` will use), nothing written."""
     path = view.get_branch()
     if not path:
         return _nothing("the session is empty")
-    preparation = prepare_compaction(path, settings)
+    if path[-1].get("type") == "compaction":
+        return _nothing("the branch ends in a compaction already")
+    keep = format_tokens(settings.keep_recent_tokens)
+    preparation = prepare_compaction(path, settings, profile)
     if preparation is None:
-        if path[-1].get("type") == "compaction":
-            return _nothing("the branch ends in a compaction already")
-        return _nothing("the session is too small")
-    ids = [str(e.get("id")) for e in path]
+        return _nothing(f"everything since the last compaction fits in the {keep} tokens kept verbatim")
+    ids = planned_ids(preparation, path)
     start, cut, end = preparation.boundary_start, preparation.first_kept_entry_index, preparation.boundary_end
     messages = preparation.messages_to_summarize + preparation.turn_prefix_messages
     tokens_before = int(preparation.tokens_before) if preparation.tokens_before == preparation.tokens_before else 0
     if not messages:
-        return _nothing(
-            f"everything since the last compaction fits in the {format_tokens(settings.keep_recent_tokens)} "
-            "tokens kept verbatim",
-            tokens_before,
-        )
+        return _nothing(f"everything since the last compaction fits in the {keep} tokens kept verbatim", tokens_before)
     prev = preparation.prev_compaction_index
     return CompactionPreview(
         nothing_reason=None,
@@ -136,5 +145,5 @@ def preview_compaction(view: SessionView, settings: CompactionSettings) -> Compa
         is_split_turn=preparation.is_split_turn,
         tokens_before=tokens_before,
         summarized_tokens=int(sum(estimate_tokens(m) for m in messages)),
-        previous_compaction_id=ids[prev] if prev >= 0 else None,
+        previous_compaction_id=str(path[prev].get("id")) if 0 <= prev < len(path) else None,
     )

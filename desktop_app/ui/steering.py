@@ -345,7 +345,7 @@ class Steering(QObject):
         if self.compaction_dialog is not None:
             self.compaction_dialog.raise_()
             return self.compaction_dialog
-        preview = preview_compaction(self._view, self.window.settings.compaction)
+        preview = preview_compaction(self._view, self.window.settings.compaction, self.window.agent.session.profile)
         dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
         if preview.runnable and preview.first_kept_entry_id is not None:
             self.window.graph.reveal(preview.first_kept_entry_id)  # the cut line in view

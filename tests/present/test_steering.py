@@ -10,7 +10,7 @@ import pytest
 from desktop_app.compaction.prepare import prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.present.branch_preview import preview_branch_summary
-from desktop_app.present.compaction_preview import preview_compaction
+from desktop_app.present.compaction_preview import planned_ids, preview_compaction
 from desktop_app.present.context_meter import ContextMeterState
 from desktop_app.present.drafts import Drafts, draft_key
 from desktop_app.present.leaf_history import LeafHistory
@@ -20,6 +20,7 @@ from desktop_app.present.rubber_band import band_selection, nodes_in_rect
 from desktop_app.present.siblings import sibling_switches
 from desktop_app.present.viewgraph import ViewGraph, ViewNode
 from desktop_app.session import SessionManager
+from desktop_app.session.profile import PI_0_73_1
 
 
 def _user(text: str) -> dict[str, Any]:
@@ -133,10 +134,15 @@ def test_compaction_preview_is_prepare_compactions_plan(tree: Any) -> None:
     path = m.get_branch()
     prep = prepare_compaction(path, settings)
     assert prep is not None and preview.runnable
-    path_ids = [e["id"] for e in path]
-    assert preview.summarized_ids == tuple(path_ids[prep.boundary_start : prep.first_kept_entry_index])
-    assert preview.kept_ids == tuple(path_ids[prep.first_kept_entry_index : prep.boundary_end])
-    assert preview.first_kept_entry_id == prep.first_kept_entry_id
+    planned = planned_ids(prep, path)
+    assert preview.summarized_ids == tuple(planned[prep.boundary_start : prep.first_kept_entry_index])
+    assert preview.kept_ids == tuple(planned[prep.first_kept_entry_index : prep.boundary_end])
+    assert preview.first_kept_entry_id == prep.first_kept_entry_id == preview.kept_ids[0]
+    assert preview.summarized_ids and set(preview.summarized_ids) <= {e["id"] for e in path}
+    old_rules = preview_compaction(m, settings, PI_0_73_1)  # 0.73.1 plans on the path itself
+    prep_old = prepare_compaction(path, settings, PI_0_73_1)
+    assert prep_old is not None and prep_old.projected is None
+    assert old_rules.kept_ids[0] == prep_old.first_kept_entry_id
     audit = preview.as_audit()
     assert audit.summarized_ids == preview.summarized_ids and audit.cut_before_id == preview.first_kept_entry_id
     assert "would be replaced by a summary" in preview.describe()

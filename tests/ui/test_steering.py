@@ -18,6 +18,7 @@ from PySide6.QtTest import QTest
 
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.compaction.prepare import prepare_compaction
+from desktop_app.present.compaction_preview import planned_ids
 from desktop_app.present.node_menu import MenuAction
 from desktop_app.settings import Settings
 from desktop_app.ui.chat.render import render_message
@@ -187,11 +188,12 @@ def test_compaction_preview_bands_are_prepare_compactions_and_running_it_cuts_th
         dialog = window.steering.compaction_dialog
         assert dialog is not None and dialog.compact_button.isEnabled()
         path = window.session.get_branch()
-        prep = prepare_compaction(path, window.settings.compaction)
+        prep = prepare_compaction(path, window.settings.compaction, window.agent.session.profile)
         assert prep is not None
-        ids = [e["id"] for e in path]
+        ids = planned_ids(prep, path)
         summarized = ids[prep.boundary_start : prep.first_kept_entry_index]
         kept = ids[prep.first_kept_entry_index : prep.boundary_end]
+        assert summarized and kept[0] == prep.first_kept_entry_id
         bands = window.graph.graph_scene().bands
         assert bands is not None
         assert list(bands.audit.summarized_ids) == summarized and list(bands.audit.kept_ids) == kept
