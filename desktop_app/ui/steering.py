@@ -95,6 +95,7 @@ class Steering(QObject):
         self.interaction.menu_requested.connect(self.open_menu)
         self.interaction.band_selected.connect(self._on_band)
         self.interaction.node_dropped.connect(self.fork_or_clone)
+        self.interaction.drag_over.connect(self._highlight_fork_button)
         self.interaction.history_step.connect(lambda step: self.undo() if step < 0 else self.redo())
         self.reader.continue_requested.connect(self.continue_from)
         self.reader.crumb_activated.connect(self._read_crumb)
@@ -309,6 +310,11 @@ class Steering(QObject):
         entry = self._view.get_entry(entry_id)
         if entry is not None:
             self.fork(entry_id, "before" if entry_kind(entry) == "user" else "at")
+
+    def _highlight_fork_button(self, over: bool) -> None:
+        button = self.window.fork_button()
+        if button is not None:
+            button.setDown(over)
 
     def _over_fork_button(self, global_pos: QPoint) -> bool:
         button = self.window.fork_button()

@@ -304,8 +304,11 @@ def test_a_node_dragged_onto_fork_forks_or_clones(window: MainWindow) -> None:
     drop = viewport.mapFromGlobal(button.mapToGlobal(button.rect().center()))
     QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
     QTest.mouseMove(viewport, start + QPoint(30, 30))
+    assert not button.isDown()
     QTest.mouseMove(viewport, drop)
+    assert button.isDown()  # the drop target lights up under the carried node
     QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, drop)
+    assert not button.isDown()
     assert wait_until(lambda: not str(window.session.session_file).endswith("sample.jsonl"))
     assert CASCAIS_A in [e["id"] for e in window.session.get_branch()]  # an assistant: cloned up to it
 

@@ -42,6 +42,8 @@ class GraphInteraction(QObject):
     menu_requested = Signal(str, QPoint)
     band_selected = Signal(object)
     node_dropped = Signal(str)
+    #: A carried node is over the drop target (``True``) or left it (``False``): highlight it.
+    drag_over = Signal(bool)
     #: Undo (-1) or redo (+1) of a leaf move asked for on the canvas (when the window's shortcut
     #: did not take the keys first).
     history_step = Signal(int)
@@ -60,6 +62,7 @@ class GraphInteraction(QObject):
         self._press_node: Node | None = None
         self._press_pos = QPoint()
         self._dragging_node = False
+        self._over_target = False
         self._viewport = view.viewport()  # kept: the view may be half-destroyed when late events come
         view.installEventFilter(self)
         self._viewport.installEventFilter(self)
@@ -162,7 +165,13 @@ class GraphInteraction(QObject):
                 return True
             self._dragging_node = True
             self._viewport.setCursor(Qt.CursorShape.DragMoveCursor)
+        self._set_over(self._drop_target is not None and self._drop_target(self._viewport.mapToGlobal(pos)))
         return True  # a node is carried: the canvas does not pan
+
+    def _set_over(self, over: bool) -> None:
+        if over != self._over_target:
+            self._over_target = over
+            self.drag_over.emit(over)
 
     def _release(self, event: QMouseEvent) -> bool:
         if event.button() != Qt.MouseButton.LeftButton:
@@ -175,6 +184,7 @@ class GraphInteraction(QObject):
         self._press_node, self._dragging_node = None, False
         if dragging:
             self._viewport.unsetCursor()
+            self._set_over(False)
             entry_id = self._view.graph().entry_of(node)
             target = self._drop_target
             if entry_id is not None and target is not None and target(self._viewport.mapToGlobal(pos)):
