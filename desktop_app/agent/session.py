@@ -364,7 +364,9 @@ class AgentSession:
 
     def _request(self, session: SessionManager, parent_id: str) -> LLMRequest:
         """The request for a reply under ``parent_id``: the context the model sees at that entry."""
-        messages = convert_to_llm(session.build_session_context(parent_id).messages)
+        # The request carries the system prompt itself; recorded system messages (pi 1.6.0) are history.
+        context = session.build_session_context(parent_id).messages
+        messages = [m for m in convert_to_llm(context) if m.get("role") != "system"]
         model = self.provider.model
         reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
         active = self.active_tools

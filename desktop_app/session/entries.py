@@ -296,6 +296,22 @@ def _base(entry_type: str, entry_id: str, parent_id: str | None, timestamp: str)
     return {"type": entry_type, "id": entry_id, "parentId": parent_id, "timestamp": timestamp}
 
 
+ASSISTANT_KEY_ORDER_1_6 = (
+    "role", "content", "api", "provider", "model", "responseId", "responseModel", "thinkingLevel",
+    "providerThinkingLevel", "usage", "stopReason", "deferred", "errorMessage", "timestamp", "durationMs",
+)
+"""The order pi 1.6.0 writes an assistant message's keys in (keys it does not know follow)."""
+
+
+def in_1_6_key_order(message: Message) -> Message:
+    """An assistant message with its keys in pi 1.6.0's order (a copy; other messages as they are)."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return message
+    ordered = {key: message[key] for key in ASSISTANT_KEY_ORDER_1_6 if key in message}
+    ordered.update((key, value) for key, value in message.items() if key not in ordered)
+    return ordered
+
+
 def make_message_entry(entry_id: str, parent_id: str | None, timestamp: str, message: Message) -> Entry:
     entry = _base("message", entry_id, parent_id, timestamp)
     entry["message"] = message

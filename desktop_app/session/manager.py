@@ -24,6 +24,7 @@ from .context import SessionContext, build_session_context, extend_context
 from .entries import (
     Entry,
     Message,
+    in_1_6_key_order,
     is_header,
     is_valid_header,
     iso_now,
@@ -524,8 +525,11 @@ class SessionManager:
 
         With ``parent_id`` the entry's ``parentId`` is that id even if another writer extended the
         file since the caller last looked (their entries are still read into the tree); ``None``
-        makes a new root. The leaf becomes the new entry either way.
+        makes a new root. The leaf becomes the new entry either way. With pi 1.6.0's profile an assistant
+        message is stored with its keys in 1.6.0's order (equal as a dict, so callers see no difference).
         """
+        if self._profile.response_fields_first:
+            message = in_1_6_key_order(message)
         return self._append(lambda i, p, t: make_message_entry(i, p, t, message), parent_id)
 
     def append_thinking_level_change(self, thinking_level: str) -> str:

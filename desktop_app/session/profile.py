@@ -59,6 +59,9 @@ class PiProfile:
     record_system_prompt: bool
     """The system prompt and tool set are recorded as ``system`` messages when they change, and a
     compaction stores the replayed prompt as ``systemMessage``."""
+    response_fields_first: bool
+    """An assistant message's ``responseId``/``responseModel`` are written after ``model`` (1.6.0);
+    0.73.1 added them after ``timestamp``."""
     null_lines_skipped: bool
     """pi skips a ``null`` line when it opens a file (1.6.0); 0.73.1 throws. Arbor always skips it;
     only ``arbor inspect`` reports 0.73.1's failure, as that pi would."""
@@ -82,6 +85,7 @@ PI_0_73_1 = PiProfile(
     collapse_name_newlines=False,
     compaction_self_first_kept=False,
     record_system_prompt=False,
+    response_fields_first=False,
     null_lines_skipped=False,
 )
 
@@ -103,6 +107,7 @@ PI_1_6_0 = PiProfile(
     collapse_name_newlines=True,
     compaction_self_first_kept=True,
     record_system_prompt=True,
+    response_fields_first=True,
     null_lines_skipped=True,
 )
 

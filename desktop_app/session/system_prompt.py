@@ -14,7 +14,7 @@ from typing import Any
 from .entries import Message
 from .jsjson import js_join
 
-__all__ = ["current_system_message", "content_text"]
+__all__ = ["current_system_message", "content_text", "system_prompt_update"]
 
 
 def content_text(content: Any) -> str:
@@ -81,3 +81,35 @@ def _set(tools: dict[Any, Any], name: Any, tool: Any) -> None:
         tools[name] = tool
     except TypeError:
         pass
+
+
+def system_prompt_update(
+    current: Message | None, sections: dict[str, str], tools: list[dict[str, Any]], timestamp: int
+) -> Message | None:
+    """The ``system`` message pi 1.6.0 would append so that the replayed prompt becomes ``sections``
+    and ``tools``, or ``None`` when the replay ``current`` already says that.
+
+    The first record is the whole prompt (``content: ""``, the sections, every tool declaration);
+    later ones carry only what changed: changed sections, ``null`` for a section that is gone, the
+    declarations of added or changed tools and the names of removed ones.
+    """
+    old_sections = current.get("sections") if current is not None else None
+    old_sections = old_sections if isinstance(old_sections, dict) else {}
+    old_tools = current.get("toolsAdded") if current is not None else None
+    by_name = {t.get("name"): t for t in old_tools if isinstance(t, dict)} if isinstance(old_tools, list) else {}
+    changed: dict[str, Any] = {name: text for name, text in sections.items() if old_sections.get(name) != text}
+    changed.update({name: None for name in old_sections if name not in sections})
+    names = {t.get("name") for t in tools}
+    added = [t for t in tools if by_name.get(t.get("name")) != t]
+    removed = [{"name": name} for name in by_name if name not in names]
+    if current is not None and not changed and not added and not removed:
+        return None
+    update: Message = {"role": "system", "content": ""}
+    if changed:
+        update["sections"] = changed
+    if added:
+        update["toolsAdded"] = added
+    if removed:
+        update["toolsRemoved"] = removed
+    update["timestamp"] = timestamp
+    return update

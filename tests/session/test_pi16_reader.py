@@ -213,3 +213,20 @@ def test_context_edits_are_refused_where_pi_refuses() -> None:
     assert profile_for("1.6.0") is PI_1_6_0
     with pytest.raises(ValueError, match="0.73.1"):
         profile_for("0.74")
+
+
+def test_a_prompt_change_is_recorded_as_the_difference() -> None:
+    from desktop_app.session.system_prompt import system_prompt_update
+
+    read = {"name": "read", "description": "r", "parameters": {}}
+    bash = {"name": "bash", "description": "b", "parameters": {}}
+    first = system_prompt_update(None, {"preamble": "P", "tools": "T"}, [read, bash], 7)
+    assert first == {"role": "system", "content": "", "sections": {"preamble": "P", "tools": "T"},
+                     "toolsAdded": [read, bash], "timestamp": 7}
+    replay = current_system_message([first])
+    assert system_prompt_update(replay, {"preamble": "P", "tools": "T"}, [read, bash], 8) is None
+    changed = system_prompt_update(replay, {"preamble": "P2"}, [read], 9)
+    assert changed == {"role": "system", "content": "", "sections": {"preamble": "P2", "tools": None},
+                       "toolsRemoved": [{"name": "bash"}], "timestamp": 9}
+    after = current_system_message([first, changed])
+    assert after is not None and after["sections"] == {"preamble": "P2"} and after["toolsAdded"] == [read]
