@@ -15,8 +15,11 @@ Two modes, side by side in one run, the same code and process:
   kept for re-use, so a streaming reply is laid out whole on every re-render, as it was);
 * **after** — the sliced render (``ui/chat/sliced.py``): bounded slices, one per event-loop turn.
 
-Each case and mode runs in a fresh process, ``--runs`` times (default 5) with every cache cleared
-between runs (a fresh panel, the markdown caches emptied); the median is reported, and the worst.
+Each case and mode runs in a fresh process (after one short warm-up message, as in a window that
+has shown messages before), ``--runs`` times (default 5) with every cache cleared between runs (a
+fresh panel, the markdown caches emptied); the median is reported, and the worst. The same runs
+also report the longest single slice of render work and the idle noise floor (the longest gap
+while nothing happens), since on a busy machine the heartbeat itself stalls.
 
 ``.venv/bin/python benchmarks/bench_render.py [--quick] [--runs N] [--json FILE]``
 """
@@ -60,6 +63,7 @@ from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from desktop_app.ui import markdown as md
 from desktop_app.ui.chat import ChatPanel
+from desktop_app.ui.chat.sliced import SliceScheduler
 from benchmarks.bench_render import _PARA as PARA, _UNIT as UNIT
 
 expr, streamed, mode, runs = sys.argv[1], sys.argv[2] == "1", sys.argv[3], int(sys.argv[4])
@@ -70,10 +74,31 @@ def spin(ms):
     QTimer.singleShot(ms, loop.quit)
     loop.exec()
 
+slice_ms = []
+_run = SliceScheduler._run
+def timed_run(self, job):
+    began = time.perf_counter()
+    _run(self, job)
+    slice_ms.append((time.perf_counter() - began) * 1000)
+SliceScheduler._run = timed_run
+
+def longest_gap(beats, start, end):
+    points = [start] + [b for b in beats if start < b <= end] + [end]
+    return max(b - a for a, b in zip(points, points[1:])) * 1000 - HEARTBEAT_MS
+
 def reply(body):
     return {"role": "assistant", "content": [{"type": "text", "text": body}], "stopReason": "stop", "model": "m"}
 
-stalls = []
+# Warm-up, as in a window that has shown messages before: Qt's markdown parser, the fonts and the
+# highlighter's regexes are initialised once per process, not per message.
+warm = ChatPanel()
+warm.resize(700, 900)
+warm.show()
+warm.set_context([reply(UNIT)])
+spin(200)
+warm.deleteLater()
+
+results = []
 for run in range(runs):
     md.markdown_to_html.cache_clear()
     md._prose_html_cached.cache_clear()
@@ -91,6 +116,10 @@ for run in range(runs):
     beat.timeout.connect(lambda: beats.append(time.perf_counter()))
     beat.start()
     spin(50)
+    idle_start = time.perf_counter()
+    spin(500)  # nothing happening: the machine's own noise floor
+    idle = longest_gap(beats, idle_start, time.perf_counter())
+    slice_ms.clear()
     start = time.perf_counter()
     user = {"role": "user", "content": "show me"}
     if streamed:
@@ -112,22 +141,22 @@ for run in range(runs):
     spin(30)
     end = time.perf_counter()
     beat.stop()
-    points = [start] + [b for b in beats if start < b <= end] + [end]
-    stalls.append(max(b - a for a, b in zip(points, points[1:])) * 1000 - HEARTBEAT_MS)
+    results.append({"stall": longest_gap(beats, start, end), "idle": idle, "slice": max(slice_ms),
+                    "slices": len(slice_ms)})
     panel.deleteLater()
     spin(20)
-print(json.dumps(stalls))
+print(json.dumps(results))
 """.replace("HEARTBEAT_MS", str(HEARTBEAT_MS))
 
 
-def _child(expr: str, streamed: bool, mode: str, runs: int) -> list[float]:
+def _child(expr: str, streamed: bool, mode: str, runs: int) -> list[dict[str, float]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="offscreen")
     done = subprocess.run(
         [sys.executable, "-c", _CHILD, expr, "1" if streamed else "0", mode, str(runs)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=True,
     )
-    stalls: list[float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return stalls
+    results: list[dict[str, float]] = json.loads(done.stdout.strip().splitlines()[-1])
+    return results
 
 
 def run(quick: bool = False, runs: int | None = None) -> list[dict[str, Any]]:
@@ -136,26 +165,36 @@ def run(quick: bool = False, runs: int | None = None) -> list[dict[str, Any]]:
     rows = []
     for name, (expr, streamed) in CASES.items():
         row: dict[str, Any] = {"case": name, "runs": runs}
+        idle: list[float] = []
         for mode in ("before", "after"):
-            stalls = _child(expr, streamed, mode, runs)
+            results = _child(expr, streamed, mode, runs)
+            stalls = [r["stall"] for r in results]
             row[f"{mode}_median_ms"] = round(statistics.median(stalls), 1)
             row[f"{mode}_max_ms"] = round(max(stalls), 1)
+            row[f"{mode}_slice_ms"] = round(statistics.median(r["slice"] for r in results), 1)
+            row[f"{mode}_slices"] = round(statistics.median(r["slices"] for r in results))
+            idle += [r["idle"] for r in results]
+        row["idle_ms"] = round(statistics.median(idle), 1)
         rows.append(row)
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
-        f"Longest UI-thread stall (heartbeat gap − {HEARTBEAT_MS} ms), median of {rows[0]['runs'] if rows else 0} "
-        "runs (worst in brackets); before = the row rendered synchronously, after = sliced.",
+        f"Medians of {rows[0]['runs'] if rows else 0} runs. *Stall*: longest heartbeat gap − {HEARTBEAT_MS} ms "
+        "(worst run in brackets). *Longest slice*: the longest single piece of render work the UI thread ran "
+        "(scheduler slices; before: the one synchronous render), and how many there were. *Idle*: the "
+        "longest gap with nothing to do (the machine's own noise floor), same runs.",
         "",
-        "| reply shown | before: one synchronous render | after: sliced render |",
-        "|---|---:|---:|",
+        "| reply shown | stall before | stall after | longest slice before | longest slice after (slices) | idle |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
             f"| {row['case']} | {row['before_median_ms']:,.1f} ms ({row['before_max_ms']:,.1f}) "
-            f"| {row['after_median_ms']:,.1f} ms ({row['after_max_ms']:,.1f}) |"
+            f"| {row['after_median_ms']:,.1f} ms ({row['after_max_ms']:,.1f}) "
+            f"| {row['before_slice_ms']:,.1f} ms | {row['after_slice_ms']:,.1f} ms ({row['after_slices']}) "
+            f"| {row['idle_ms']:,.1f} ms |"
         )
     return "\n".join(lines)
 

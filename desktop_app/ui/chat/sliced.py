@@ -44,10 +44,10 @@ __all__ = [
 ]
 
 #: HTML characters per segment document: its ``setHtml`` and layout take a few milliseconds.
-SEGMENT_CHARS = 12_000
+SEGMENT_CHARS = 8_000
 #: Work per slice, in HTML characters produced or laid out (a unit is never split, so a slice is
 #: at most this plus one unit).
-SLICE_CHARS = 40_000
+SLICE_CHARS = 16_000
 #: Plain-text characters a row shows while its rich text is being built.
 PREVIEW_CHARS = 2_000
 
