@@ -1335,6 +1335,79 @@ def markdown_figures(roots: list[Path], timeout: float = 120.0) -> dict[str, dic
     return results
 
 
+# ====================================================================================== vs pi
+
+
+PI_SCRIPT = Path(__file__).resolve().with_name("pi_side_by_side.mjs")
+
+
+def _wall(command: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """Wall time (ms) of one process from spawn to exit, and its stdout."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    took = (time.perf_counter() - start) * 1000
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[:3]} exited with {done.returncode}: {done.stderr[-1500:]}")
+    return took, done.stdout
+
+
+def vs_pi(sizes: list[int], runs: int = 3, pi_dir: str | None = None) -> list[dict[str, Any]]:
+    """Issue 10 item 8, in one run with pi: for each session size, interleaved fresh processes of
+    (a) ``arbor FILE`` until the graph's first painted layout (the ``open`` child: spawn → first
+    paint, offline model), (b) ``arbor screenshot FILE`` (spawn → PNG written, process exited) and
+    (c) a node process that only opens the file with pi 0.73.1 and builds its context
+    (``pi_side_by_side.mjs --rss``: spawn → exit). Medians side by side; pi's peak RSS too."""
+    from benchmarks.generate import cached_session, describe
+
+    pi = pi_dir or os.environ.get("PI_DIR", "/tmp/pi0731")
+    rows: list[dict[str, Any]] = []
+    for n in sizes:
+        file, stats = cached_session(n)
+        print(f"session {n:,}: {describe(stats)}", file=sys.stderr, flush=True)
+        samples: dict[str, list[float]] = {"open": [], "open_rss": [], "screenshot": [], "pi": [], "pi_rss": []}
+        with tempfile.TemporaryDirectory(prefix="arbor-bench-vs-pi-") as tmp:
+            env = _child_env(Path(tmp) / "home", anthropic=False)
+            shot = [sys.executable, "-m", "desktop_app", "screenshot", str(file), "--out", str(Path(tmp) / "shot.png")]
+            node = ["node", str(PI_SCRIPT), "--pi", pi, "--rss", str(file)]
+            _wall(shot, env)  # untimed: fills the bytecode cache
+            _wall(node, env)
+            for i in range(runs):
+                print(f"  run {i + 1}/{runs}: arbor FILE, arbor screenshot, pi open ...", file=sys.stderr, flush=True)
+                opened = _spawn("open", {"file": str(file)})
+                if "first_paint_end" in opened:
+                    samples["open"].append(opened["first_paint_end"])
+                if opened.get("peak_rss"):
+                    samples["open_rss"].append(opened["peak_rss"])
+                samples["screenshot"].append(_wall(shot, env)[0])
+                took, out = _wall(node, env)
+                samples["pi"].append(took)
+                peak = json.loads(out.strip().splitlines()[-1]).get("peakKiB")
+                if peak:
+                    samples["pi_rss"].append(peak * 1024)
+        medians = {k: _median(v) for k, v in samples.items()}
+        rows.append({"entries": n, "bytes": stats.bytes, "runs": runs, "samples": samples, "medians": medians})
+    return rows
+
+
+def vs_pi_markdown(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "| entries (file) | `arbor FILE` → first painted graph | `arbor screenshot` → PNG, exited | pi: node opens the file, exits | arbor FILE / pi | screenshot / pi | peak RSS arbor FILE | peak RSS pi |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    def ratio(m: dict[str, Any], key: str) -> str:
+        return f"{m[key] / m['pi']:.2f}×" if m.get(key) and m.get("pi") else "–"
+
+    for r in rows:
+        m = r["medians"]
+        lines.append(
+            f"| {r['entries']:,} ({r['bytes'] / 1e6:,.0f} MB) | {_fmt_ms(m['open'])} | {_fmt_ms(m['screenshot'])} | "
+            f"{_fmt_ms(m['pi'])} | {ratio(m, 'open')} | {ratio(m, 'screenshot')} | {_fmt_bytes(m['open_rss'])} | "
+            f"{_fmt_bytes(m['pi_rss'])} |"
+        )
+    return "\n".join(lines)
+
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--markdown":
@@ -1348,6 +1421,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv and argv[0] == "--child":
         return _child_main(*argv[1:5])
+    if argv and argv[0] == "--vs-pi":  # --vs-pi N [N ...] [--runs R]: arbor vs pi wall times (issue 10)
+        rest = argv[1:]
+        runs = 3
+        if "--runs" in rest:
+            at = rest.index("--runs")
+            runs = int(rest[at + 1])
+            rest = rest[:at] + rest[at + 2 :]
+        rows = vs_pi([int(a.replace("_", "")) for a in rest] or [10_000, 100_000], runs)
+        print(json.dumps(rows, default=str), file=sys.stderr)
+        print(vs_pi_markdown(rows))
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
         "--quick", action="store_true", help=f"{QUICK_ENTRIES:,} entries, {QUICK_TOKENS} deltas, 2 runs"

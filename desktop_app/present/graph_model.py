@@ -142,6 +142,13 @@ def _info(entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cach
     return found
 
 
+def _kind(entry_id: str, by_id: Mapping[str, Entry], cache: _Info) -> str:
+    """The entry's kind without computing its text: folding needs the kinds of all entries, the
+    texts only of the entries that get a node of their own (a run's first)."""
+    found = cache.get(entry_id)
+    return found[0] if found is not None else entry_kind(by_id[entry_id])
+
+
 def _entry_node(
     entry_id: str, kind: str, text: str, label: str | None, on_path: bool, is_leaf: bool
 ) -> ViewNode:
@@ -215,7 +222,7 @@ def build_view_graph(
         n: len(vchildren[n]) <= 1
         and n != leaf_rep
         and n not in labels
-        and _info(n, by_id, tool_calls, cache)[0] not in NEVER_FOLD_KINDS
+        and _kind(n, by_id, cache) not in NEVER_FOLD_KINDS
         for n in order
     }
     runs, run_of = foldable_runs(order, vparent, vchildren, can_fold)
@@ -234,7 +241,7 @@ def build_view_graph(
             ids = runs[first]
             kinds: dict[str, int] = {}
             for member in ids:
-                kind = _info(member, by_id, tool_calls, cache)[0]
+                kind = _kind(member, by_id, cache)
                 kinds[kind] = kinds.get(kind, 0) + 1
             nodes[key] = ViewNode(
                 "segment",

@@ -324,7 +324,9 @@ def place_labels(
             (sx - reach - width, top + line_height),
         ):
             rect = Rect(x, y, width, line_height)
-            if viewport.contains(rect) and not grid.hits(rect) and not shapes.hits(rect):
+            # the active leaf's label may cover other markers: it is the one thing always labelled
+            blocked = shapes.hits(rect) and mark.role != "active-leaf"
+            if viewport.contains(rect) and not grid.hits(rect) and not blocked:
                 grid.add(rect)
                 placed.append(Placed(mark, text, rect, False))
                 break

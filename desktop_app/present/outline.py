@@ -8,11 +8,11 @@ stands for its last entry: that is the leaf the user wants to see.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .lod import LANDMARK_ROLES, node_marks
+from .lod import LANDMARK_ROLES, Mark, node_marks
 from .viewgraph import Node, ViewGraph
 
 __all__ = ["OUTLINE_GROUPS", "OutlineItem", "outline", "outline_counts"]
@@ -40,10 +40,17 @@ class OutlineItem:
     on_active_path: bool
 
 
-def outline(graph: ViewGraph, session_name: str | None = None, roles: Iterable[str] = LANDMARK_ROLES) -> list[OutlineItem]:
-    """The landmarks of ``graph`` with a role in ``roles``, in list order."""
+def outline(
+    graph: ViewGraph,
+    session_name: str | None = None,
+    roles: Iterable[str] = LANDMARK_ROLES,
+    marks: Mapping[Node, Mark] | None = None,
+) -> list[OutlineItem]:
+    """The landmarks of ``graph`` with a role in ``roles``, in list order (``marks``: the graph's
+    :func:`~.lod.node_marks` when the caller has them already)."""
     wanted = frozenset(roles)
-    marks = node_marks(graph, session_name)
+    if marks is None:
+        marks = node_marks(graph, session_name)
     items = []
     for node, view in graph.nodes.items():  # pre-order
         mark = marks[node]

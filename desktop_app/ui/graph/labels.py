@@ -22,7 +22,7 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from desktop_app.present.lod import Detail, Mark, Placed, Rect, detail_for, node_marks, place_labels
+from desktop_app.present.lod import Detail, Mark, Placed, Rect, detail_for, place_labels
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .style import GraphStyle
@@ -49,7 +49,6 @@ class LabelPainter:
         self._metrics = QFontMetricsF(self.font)
         self._widths: dict[str, float] = {}
         self._graph: ViewGraph | None = None
-        self._session_name: str | None = None
         self._marks: list[Mark] = []
         self._landmarks: list[Mark] = []
         self._key: tuple[object, ...] | None = None
@@ -67,11 +66,9 @@ class LabelPainter:
             width = self._widths[text] = self._metrics.horizontalAdvance(text)
         return width
 
-    def set_graph(self, graph: ViewGraph, session_name: str | None) -> None:
-        """The graph changed (or its flags did): recompute what every node says."""
+    def set_graph(self, graph: ViewGraph, marks: Mapping[Node, Mark]) -> None:
+        """The graph changed (or its flags did): what every node says (:func:`node_marks`)."""
         self._graph = graph
-        self._session_name = session_name
-        marks = node_marks(graph, session_name)
         self._marks = list(marks.values())
         self._landmarks = [m for m in self._marks if m.is_landmark]
         self._key = None

@@ -105,8 +105,12 @@ class LensPanel(QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(200)
         self._timer.timeout.connect(self.refresh)
-        graph.layout_applied.connect(lambda _kind: self._timer.start())
+        graph.layout_applied.connect(self._on_layout)
         graph.node_selected.connect(self._on_selected)
+
+    def _on_layout(self, _kind: str) -> None:
+        if self.isVisible():  # a hidden lens is rebuilt when it is shown (showEvent)
+            self._timer.start()
 
     # ------------------------------------------------------------------------------- target
 

@@ -148,17 +148,16 @@ class OutlinePanel(QWidget):
         self.setMinimumWidth(180)
 
     def _on_layout(self, _kind: str) -> None:
-        if self.items or self.list.count():
-            self._timer.start()  # debounced: a streaming turn lays out often
-        else:
-            self.refresh()  # the first picture of a session: the outline comes with it
+        # debounced: a streaming turn lays out often; the first fill waits only for the graph's
+        # first paint (the next event-loop turn), so the picture is never late for the list
+        self._timer.start(150 if self.items or self.list.count() else 0)
 
     def refresh(self) -> None:
         """Re-read the graph (debounced after every layout)."""
         graph = self._graph.graph()
         session = self._graph.session
         name = session.get_session_name() if session is not None else None
-        everything = outline(graph, name)
+        everything = outline(graph, name, marks=self._graph.node_marks())
         self.counts.setText(outline_counts(everything) or "No landmarks yet")
         roles = OUTLINE_GROUPS[self.filter.currentText()]
         self.items = [item for item in everything if item.role in roles]

@@ -43,7 +43,7 @@ from desktop_app.present.graph_controller import (
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lens import heat
-from desktop_app.present.lod import GROUPS_SCALE, Detail, Placed, Rect, detail_for
+from desktop_app.present.lod import GROUPS_SCALE, Detail, Mark, Placed, Rect, detail_for, node_marks
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
@@ -158,6 +158,8 @@ class GraphView(QGraphicsView):
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
         self._labels_version = -1
+        self._marks: dict[Node, Mark] = {}
+        self._marks_version = -1
         self._last_seen = QRectF()
         self._heat: dict[str, int] | None = None  #: context lens tokens per entry, while it shows
         self._heat_nodes: dict[Node, int] = {}
@@ -510,6 +512,13 @@ class GraphView(QGraphicsView):
         if not self._scene.positions or rect.isEmpty():
             return
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        viewport = self.viewport().rect()
+        if viewport.height() > 120 and viewport.width() > 120:
+            # far out the scene's margin is a pixel or two: keep ~20 px of screen round the graph
+            # so the markers at its edges (the root, the leaf) have room for their labels
+            shrink = min((viewport.height() - 40) / viewport.height(), (viewport.width() - 40) / viewport.width())
+            super().scale(shrink, shrink)
+            self.centerOn(rect.center())
         self._apply_lod()
         if self.zoom() > 1.0:
             self.resetTransform()
@@ -813,8 +822,7 @@ class GraphView(QGraphicsView):
         scene = self._scene
         if self._labels_version != scene.version:
             self._labels_version = scene.version
-            name = self._session.get_session_name() if self._session is not None else None
-            self._labels.set_graph(scene.graph, name)
+            self._labels.set_graph(scene.graph, self.node_marks())
         obstacles = self._caption_rects()
         minimap = self._minimap.widget
         if minimap.isVisible():
@@ -828,6 +836,16 @@ class GraphView(QGraphicsView):
             (spec.node_width / 2, spec.node_height / 2),
             obstacles,
         )
+
+    def node_marks(self) -> dict[Node, Mark]:
+        """What every node says when labelled, most important first (cached until the picture
+        changes; the screen labels and the outline share it)."""
+        version = self._scene.version
+        if self._marks_version != version:
+            name = self._session.get_session_name() if self._session is not None else None
+            self._marks = node_marks(self._scene.graph, name)
+            self._marks_version = version
+        return self._marks
 
     def _caption_rects(self) -> list[Rect]:
         """Viewport rectangles of the audit's screen-size captions: labels keep clear of them."""
