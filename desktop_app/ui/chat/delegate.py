@@ -500,6 +500,9 @@ class MessageDelegate(QStyledItemDelegate):
         # draws every block inside the clip it is given.
         top = box.top() + PAD_Y
         context.clip = clip.intersected(QRectF(self._view.viewport().rect()).translated(-text_left, -top))
+        if doc.placeholder and top < 0:  # a tall row scrolled into: show the preview where one looks
+            painter.translate(0, -top)
+            context.clip = context.clip.translated(0, top)
         doc.draw(painter, context)
         painter.restore()
 

@@ -204,3 +204,19 @@ def test_a_long_row_is_laid_out_again_in_slices_when_the_width_changes(qtbot: An
     narrow, _ = panel.delegate.laid_out_document(panel.model, 0, panel.delegate.row_width - 200)
     assert narrow is not wide and narrow.textWidth() == width - 200
     assert _visible_lines(narrow.toPlainText()) == _visible_lines(wide.toPlainText())
+
+
+def test_the_preview_of_a_tall_row_is_drawn_where_the_view_looks(qtbot: Any, panel: ChatPanel) -> None:
+    panel.set_context([{"role": "user", "content": "hi"}, _reply(UNIT * 60)])  # pinned to the bottom
+    assert panel.delegate.document(panel.model, 1).placeholder  # the view lays its rows out (a slice or two may run; the render takes many)
+    assert panel.view.visualRect(panel.model.index(1)).top() < 0  # a tall row, scrolled into
+    image = panel.grab().toImage()  # the panel: grabbing the viewport alone paints no rows
+    assert panel.delegate.scheduler.busy  # still the preview on screen
+    background = image.pixelColor(image.width() // 2, image.height() // 2)
+    inked = sum(
+        1
+        for y in range(0, image.height() // 3, 3)
+        for x in range(20, image.width() - 20, 3)
+        if image.pixelColor(x, y).lightness() < background.lightness() - 80
+    )
+    assert inked > 100  # text near the top of the viewport, not an empty bubble
