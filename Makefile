@@ -3,6 +3,8 @@
 #   make test   the whole suite, headless               (PYTEST_ARGS="..." passes arguments to pytest)
 #   make bench  benchmarks/run_all.py                   (BENCH_ARGS="...")
 #   make lint   ruff + mypy --strict on the package + import-linter layer contracts
+#   make package        PyInstaller one-folder bundle dist/arbor/ (launcher dist/arbor/arbor)
+#   make test-package   build the bundle and check it runs with a clean environment (slow tests)
 #   make clean  remove .venv and caches
 
 PYTHON ?= python3
@@ -14,13 +16,15 @@ PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help setup system-deps run test bench lint soak clean
+.PHONY: help setup system-deps run test test-package package bench lint soak clean
 
 help:
 	@echo "make run     install (first time) and start Arbor; ARGS='...' is passed to arbor"
 	@echo "make test    run the test suite headless (QT_QPA_PLATFORM=offscreen); PYTEST_ARGS='...'"
 	@echo "make bench   run the benchmarks (benchmarks/run_all.py); BENCH_ARGS='...'"
 	@echo "make lint    ruff check, mypy --strict desktop_app, lint-imports (layer contracts)"
+	@echo "make package       build the self-contained bundle dist/arbor/ (PyInstaller, one folder)"
+	@echo "make test-package  build the bundle and run its screenshot with env -i (slow; not in make test)"
 	@echo "make soak    two Arbor writers and a pi-style writer on one file for 60 s (tools/soak.py)"
 	@echo "make setup   system libraries for Qt + $(VENV) with the project and dev tools"
 	@echo "make clean   remove $(VENV) and caches"
@@ -49,7 +53,17 @@ run: setup
 	fi
 
 test: setup
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+# The bundle: Python, Qt and its plugins, tiktoken data, pygraphviz's Graphviz, the sample session, the
+# icon and packaging/arbor.desktop, in dist/arbor/. Runs from any folder with a clean environment.
+package: setup
+	$(VENV)/bin/pyinstaller --noconfirm --clean --log-level WARN --distpath dist --workpath build/pyinstaller packaging/arbor.spec
+	@du -sh dist/arbor
+
+# Builds the bundle (the slow-marked tests do it) and runs it under `env -i`.
+test-package: setup
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -m slow tests/packaging $(PYTEST_ARGS)
 
 bench: setup
 	$(VENV)/bin/python benchmarks/run_all.py $(BENCH_ARGS)

@@ -10,6 +10,16 @@ import sys
 COMMANDS = ("inspect", "ask", "screenshot")
 
 
+def _version() -> str:
+    """The installed package's version (the bundle carries the package metadata too)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("arbor")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
@@ -17,6 +27,7 @@ def _parser() -> argparse.ArgumentParser:
         description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
         "Without a command, opens the window (with FILE.jsonl if given).",
     )
+    parser.add_argument("--version", action="version", version=f"arbor {_version()}")
     sub = parser.add_subparsers(dest="command")
     inspect = sub.add_parser(
         "inspect",
@@ -49,6 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     shot.add_argument("--leaf", help="show the context of this entry")
     shot.add_argument("--select", help="select this node (e.g. a compaction, to show its audit)")
     shot.add_argument("--size", default="1600x1000", help="WIDTHxHEIGHT in pixels (default 1600x1000)")
+    shot.add_argument(
+        "--sessions", action="store_true",
+        help="show the sessions panel (hidden by default: a screenshot for a bug report should not list your other sessions)",
+    )
     return parser
 
 
@@ -97,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from .ui.screenshot import run as run_screenshot
 
-        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size)
+        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions)
     parser.print_help()
     return 0
 

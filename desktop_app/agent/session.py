@@ -51,6 +51,7 @@ from desktop_app.session import SessionView
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, now_ms, parse_date_ms
 from desktop_app.session.manager import SessionError, SessionManager
+from desktop_app.session.paths import default_session_dir
 from desktop_app.session.store import SessionFileError
 from desktop_app.settings import Settings
 
@@ -896,8 +897,12 @@ class AgentSession:
         return self.provider.is_offline
 
     def new_session(self, cwd: str | None = None) -> str | None:
-        """pi's ``/new``: an empty session in the current session directory."""
+        """pi's ``/new``: an empty session in the current session directory, or, for another working
+        folder, in that folder's directory under the sessions root (pi's layout)."""
         directory = self.session.session_dir
+        if cwd is not None and cwd != self.session.cwd:
+            root = self.settings.sessions_root
+            directory = default_session_dir(cwd, Path(root) if root else None)
         manager = (
             SessionManager.create(
                 cwd or self.session.cwd, directory, fsync=self.settings.fsync, profile=self.session.profile
@@ -907,6 +912,24 @@ class AgentSession:
         )
         self._switch(manager)
         return manager.session_file
+
+    def rename_session(self, name: str, path: str | Path | None = None) -> str:
+        """Name a session (pi's ``/name``): one ``session_info`` entry appended to it; returns its id.
+
+        ``path`` names another session file (the Sessions panel renames any of them); it is opened,
+        appended to and closed. A blank name clears the name, as in pi.
+        """
+        current = self.session.session_file
+        if path is None or (current is not None and Path(path).resolve() == Path(current).resolve()):
+            return self.session.append_session_info(name)
+        try:
+            other = SessionManager.open(path, fsync=self.settings.fsync)
+        except (OSError, SessionError, SessionFileError, ValueError) as exc:
+            raise SessionOpenError(f"Cannot open {path}: {exc}") from exc
+        try:
+            return other.append_session_info(name)
+        finally:
+            other.close()
 
     def open_session(self, manager: SessionManager) -> None:
         """Bind to another session (resume)."""

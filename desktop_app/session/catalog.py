@@ -76,6 +76,9 @@ class SessionInfo:
     message_count: int
     first_message: str
     all_messages_text: str
+    other_text: str = ""
+    """Text pi's record leaves out but a search should find (Arbor only): tool results, shell
+    output, custom messages, compaction and branch summaries, tool-call arguments."""
 
     @property
     def title(self) -> str:
@@ -132,6 +135,7 @@ def session_info_from_text(path: Path, text: str, mtime_ms: int) -> SessionInfo 
     message_count = 0
     first_message = ""
     texts: list[str] = []
+    others: list[str] = []
     last_activity = 0  # pi: Math.max(last ?? 0, t), used only when it ends up > 0
     for entry in objects[1:]:
         if not isinstance(entry, dict):
@@ -144,6 +148,7 @@ def session_info_from_text(path: Path, text: str, mtime_ms: int) -> SessionInfo 
             name = (js_trim(raw) if isinstance(raw, str) else "") or None
             continue
         if entry_type != "message":
+            others.extend(_entry_search_text(entry))
             continue
         message_count += 1
         message = entry.get("message")
@@ -151,7 +156,10 @@ def session_info_from_text(path: Path, text: str, mtime_ms: int) -> SessionInfo 
             continue  # pi: throws on a missing message and drops the file
         role = message.get("role")
         if role not in ("user", "assistant") or "content" not in message:
+            others.extend(_message_search_text(message))
             continue
+        if role == "assistant":
+            others.extend(_tool_call_text(message.get("content")))
         stamp = message.get("timestamp")
         activity = _date_ms(stamp) if _is_number(stamp) else None
         if activity is None:
@@ -185,7 +193,48 @@ def session_info_from_text(path: Path, text: str, mtime_ms: int) -> SessionInfo 
         message_count=message_count,
         first_message=first_message or NO_MESSAGES,
         all_messages_text=" ".join(texts),
+        other_text=" ".join(t for t in others if t),
     )
+
+
+def _block_text(content: Any) -> str:
+    """Every text block of a content list (or the string itself), whatever the block's neighbours."""
+    return message_text(content, " ")
+
+
+def _message_search_text(message: dict[str, Any]) -> list[str]:
+    """The searchable text of a non-user/assistant message: tool results, ``bashExecution``, custom."""
+    found = [_block_text(message.get("content"))]
+    for key in ("command", "output", "summary"):
+        value = message.get(key)
+        if isinstance(value, str):
+            found.append(value)
+    return found
+
+
+def _tool_call_text(content: Any) -> list[str]:
+    """The arguments of an assistant's tool calls (a path or a command a user remembers)."""
+    if not isinstance(content, list):
+        return []
+    found: list[str] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            arguments = block.get("arguments")
+            if isinstance(arguments, dict):
+                found.extend(str(v) for v in arguments.values() if isinstance(v, (str, int, float)))
+    return found
+
+
+def _entry_search_text(entry: dict[str, Any]) -> list[str]:
+    """The searchable text of a non-message entry: summaries, custom messages, labels."""
+    found: list[str] = []
+    for key in ("summary", "label"):
+        value = entry.get(key)
+        if isinstance(value, str):
+            found.append(value)
+    if entry.get("type") == "custom_message":
+        found.append(_block_text(entry.get("content")))
+    return found
 
 
 def _read_text(path: Path) -> str:
@@ -236,20 +285,24 @@ def _search_terms(query: str) -> list[str]:
     return query.casefold().split()
 
 
-def _haystack(info: SessionInfo) -> str:
+def _haystack(info: SessionInfo, everything: bool = False) -> str:
     # "\n" between fields: terms contain no whitespace, so a term can never match across two fields.
-    return "\n".join(
-        (info.name or "", info.first_message, info.all_messages_text, info.cwd, info.id)
-    ).casefold()
+    fields: tuple[str, ...] = (info.name or "", info.first_message, info.all_messages_text, info.cwd, info.id)
+    if everything:
+        fields += (info.other_text,)
+    return "\n".join(fields).casefold()
 
 
-def filter_sessions(sessions: Iterable[SessionInfo], query: str) -> list[SessionInfo]:
+def filter_sessions(sessions: Iterable[SessionInfo], query: str, *, everything: bool = False) -> list[SessionInfo]:
     """Sessions whose name, first message, text, cwd or id contain every whitespace-separated term
-    (case-insensitive), in the given order. An empty query keeps everything."""
+    (case-insensitive), in the given order. An empty query keeps everything.
+
+    pi searches user and assistant text only; ``everything`` also searches :attr:`SessionInfo.other_text`
+    (tool results, shell output, summaries, tool-call arguments), as Arbor's Sessions panel does."""
     terms = _search_terms(query)
     if not terms:
         return list(sessions)
-    return [info for info in sessions if all(term in _haystack(info) for term in terms)]
+    return [info for info in sessions if all(term in _haystack(info, everything) for term in terms)]
 
 
 # ============================================================================== the catalog
@@ -264,6 +317,7 @@ class _Cached:
     inode: int
     info: SessionInfo | None
     folded: str | None = None  # search haystack, computed on the first search and kept with the info
+    folded_all: str | None = None  # the same with other_text (searches with everything=True)
 
 
 def _sort_newest_first(rows: list[_Cached]) -> list[_Cached]:
@@ -340,8 +394,9 @@ class SessionCatalog:
             rows = self._list_all_locked(progress)
             return [row.info for row in rows if row.info is not None]
 
-    def search(self, query: str, *, progress: Progress | None = None) -> _Infos:
-        """:meth:`list_all` filtered by :func:`filter_sessions` rules, newest first.
+    def search(self, query: str, *, everything: bool = False, progress: Progress | None = None) -> _Infos:
+        """:meth:`list_all` filtered by :func:`filter_sessions` rules, newest first (``everything``:
+        tool results and the other text pi does not search, too).
 
         The lower-cased text of each session is kept with its cache entry, so typing a query
         re-scans only changed files and never re-folds megabytes of unchanged text.
@@ -355,9 +410,14 @@ class SessionCatalog:
                 if row.info is None:
                     continue
                 if terms:
-                    if row.folded is None:
-                        row.folded = _haystack(row.info)
-                    if not all(term in row.folded for term in terms):
+                    folded = row.folded_all if everything else row.folded
+                    if folded is None:
+                        folded = _haystack(row.info, everything)
+                        if everything:
+                            row.folded_all = folded
+                        else:
+                            row.folded = folded
+                    if not all(term in folded for term in terms):
                         continue
                 found.append(row.info)
             return found

@@ -51,6 +51,7 @@ from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
 from .graph.view import GraphView
+from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
 from .steering import Steering
@@ -110,6 +111,7 @@ class MainWindow(QMainWindow):
         right.setStretchFactor(1, 1)
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
+        self.shell = WindowShell(self, agent, settings, ui_state, (splitter, right), self.open_path)  # sessions panel, title, recent, geometry
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
@@ -217,8 +219,7 @@ class MainWindow(QMainWindow):
             lines = ", ".join(str(n) for n in view.report.malformed_lines[:10])
             more = "…" if len(view.report.malformed_lines) > 10 else ""
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
-        title = view.get_session_name() or (Path(view.session_file).name if view.session_file else "In memory")
-        self.setWindowTitle(f"{title} — Arbor")
+        self.shell.session_bound()
         if self.agent.working_folder_missing:
             QTimer.singleShot(0, self.ask_working_folder)  # once the window is up
 
@@ -257,6 +258,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_event(self, event: SessionEvent) -> None:
         self._apply_chat(self.feed.on_session_event(event))
+        self.shell.session_event(event)
         if self.ui_state is not None and isinstance(event, EntryAppended | LeafMoved):
             self.ui_state.remember_leaf(self.agent.view.session_file, event.leaf_id)
 
@@ -426,7 +428,7 @@ class MainWindow(QMainWindow):
         self._guarded("New session", self.agent.new_session)
 
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open session", str(Path.home()), "Sessions (*.jsonl);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", self.shell.open_folder(), "Sessions (*.jsonl);;All files (*)")
         if path:
             self.open_path(path)
 
@@ -453,6 +455,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         self._follow_timer.stop()
+        self.shell.shutdown()
         self.agent.abort()
         self.graph.shutdown()
         self.agent.close()

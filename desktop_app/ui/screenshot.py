@@ -27,7 +27,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def take_screenshot(
     path: str, out: str, *, leaf: str | None = None, select: str | None = None, size: tuple[int, int] = (1600, 1000),
-    wait_for_dot: float = 6.0,
+    wait_for_dot: float = 6.0, sessions: bool = False,
 ) -> None:
     """Render the window for ``path`` and write ``out``: exactly ``size`` pixels, device pixel ratio 1."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -50,12 +50,17 @@ def take_screenshot(
             raise ValueError(f"no entry {leaf!r} in {path}")
         agent.restore_leaf(leaf)  # moves the leaf without writing
     window = MainWindow(agent, settings, follow_interval_ms=3_600_000)
+    window.shell.set_panel_visible(sessions)
     window.resize(*size)
     window.show()
     applied: list[str] = []
     window.graph.layout_applied.connect(applied.append)
     deadline = time.monotonic() + wait_for_dot
     while time.monotonic() < deadline and "dot" not in applied and window.graph.layout_busy:
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
+    panel_deadline = time.monotonic() + 5.0  # the sessions panel lists on a worker thread
+    while sessions and window.shell.panel.listing_pending and time.monotonic() < panel_deadline:
         QCoreApplication.processEvents()
         time.sleep(0.01)
     window.graph.fit_all()
@@ -75,9 +80,9 @@ def take_screenshot(
     app.processEvents()
 
 
-def run(path: str, out: str, leaf: str | None, select: str | None, size: str) -> int:
+def run(path: str, out: str, leaf: str | None, select: str | None, size: str, *, sessions: bool = False) -> int:
     try:
-        take_screenshot(path, out, leaf=leaf, select=select, size=parse_size(size))
+        take_screenshot(path, out, leaf=leaf, select=select, size=parse_size(size), sessions=sessions)
     except (OSError, ValueError) as exc:
         print(f"arbor screenshot: {exc}", file=sys.stderr)
         return 2

@@ -1,0 +1,339 @@
+"""The Sessions panel: every session (Arbor's and pi's) by working folder, left of the graph.
+
+What it shows is decided in :mod:`desktop_app.present.sessions`; this widget renders the groups, runs
+listings on a worker thread (a thousand session files are read once, then only ``stat``-ed, but even
+the ``stat``s never run on the UI thread), and turns clicks into agent commands: open, new (asking
+for the working folder), rename (one ``session_info`` entry) and delete (to the desktop trash after a
+question). The current session's own changes and a five-second timer keep the list fresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.agent import AgentSession, SessionOpenError
+from desktop_app.present.sessions import Found, SessionGroup, SessionRow, SessionSources, build_groups
+
+from .trash import TrashError, move_to_trash
+
+__all__ = ["SessionsPanel"]
+
+PATH_ROLE = Qt.ItemDataRole.UserRole
+REFRESH_MS = 5000
+
+
+class _Lister(QObject):
+    """Runs :meth:`SessionSources.list` on one worker thread; only the newest request's answer counts."""
+
+    listed = Signal(int, object)  # generation, list[Found] — emitted from the worker, queued to the UI
+    failed = Signal(int, str)
+
+    def __init__(self, sources: SessionSources, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.sources = sources
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-sessions")
+        self._generation = 0
+        self._lock = threading.Lock()
+        self.pending = False
+
+    def request(self, query: str) -> int:
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+        self.pending = True
+        future = self._pool.submit(self.sources.list, query)
+
+        def done(f: Future[list[Found]]) -> None:
+            exc = f.exception()
+            if exc is not None:
+                self.failed.emit(generation, str(exc))
+            else:
+                self.listed.emit(generation, f.result())
+
+        future.add_done_callback(done)
+        return generation
+
+    def current(self, generation: int) -> bool:
+        with self._lock:
+            return generation == self._generation
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class SessionsPanel(QWidget):
+    """Search box, New button, and a tree of folders → sessions; a click opens a session."""
+
+    open_requested = Signal(str)
+    listing_done = Signal()
+    """Emitted after the rows of the newest listing are on screen (tests wait for it)."""
+
+    def __init__(self, agent: AgentSession, sources: SessionSources, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sessionsPanel")
+        self.agent = agent
+        self.sources = sources
+        self.groups: tuple[SessionGroup, ...] = ()
+        self.confirm: Callable[[str, str], bool] = self._confirm
+        """Asks a yes/no question (title, text); tests replace it."""
+        self.ask_text: Callable[[str, str, str], str | None] = self._ask_text
+        """Asks for a line of text (title, label, current); ``None`` when cancelled; tests replace it."""
+        self.ask_folder: Callable[[str], str | None] = self._ask_folder
+        """Asks for a working folder, starting at the given one; tests replace it."""
+
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Search sessions")
+        self.search.setClearButtonEnabled(True)
+        self.search.setToolTip("Search every session's text, tool results included (Ctrl+Shift+F)")
+        self.new_button = QToolButton(self)
+        self.new_button.setText("New…")
+        self.new_button.setToolTip("New session in a working folder you choose (Ctrl+Shift+N)")
+        self.new_button.clicked.connect(self.new_session)
+        self.tree = QTreeWidget(self)
+        self.tree.setHeaderHidden(True)
+        self.tree.setColumnCount(1)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.tree.customContextMenuRequested.connect(self._menu)
+        self.tree.itemActivated.connect(self._activated)
+        self.tree.itemClicked.connect(self._activated)
+        self.status = QLabel("", self)
+        self.status.setObjectName("sessionsStatus")
+
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.search, 1)
+        top.addWidget(self.new_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.tree, 1)
+        layout.addWidget(self.status)
+
+        self._add_shortcut("Ctrl+Shift+F", self._focus_search)
+        self._add_shortcut("F2", self.rename_selected, widget=self.tree)
+        self._add_shortcut(QKeySequence.StandardKey.Delete, self.delete_selected, widget=self.tree)
+
+        self._lister = _Lister(sources, self)
+        self._lister.listed.connect(self._on_listed)
+        self._lister.failed.connect(self._on_failed)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _t: self._debounce.start())
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._refresh_if_visible)
+        self._timer.start()
+        self.refresh()
+
+    def _add_shortcut(self, keys: str | QKeySequence.StandardKey, slot: Callable[[], Any],
+                      widget: QWidget | None = None) -> None:
+        action = QAction(self)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(slot)
+        (widget or self).addAction(action)
+
+    # ============================================================================ listing
+
+    @property
+    def listing_pending(self) -> bool:
+        return self._lister.pending
+
+    def refresh(self) -> None:
+        """List again (off the UI thread); the rows change when the answer arrives."""
+        self._lister.request(self.search.text())
+
+    def _refresh_if_visible(self) -> None:
+        if self.isVisible() and not self._lister.pending:
+            self.refresh()
+
+    def _on_listed(self, generation: int, found: list[Found]) -> None:
+        if not self._lister.current(generation):
+            return
+        self._lister.pending = False
+        current = self.agent.view.session_file
+        self.show_groups(build_groups(found, current=current))
+        self.listing_done.emit()
+
+    def _on_failed(self, generation: int, message: str) -> None:
+        if self._lister.current(generation):
+            self._lister.pending = False
+            self.status.setText(f"Could not list sessions: {message}")
+            self.listing_done.emit()
+
+    def show_groups(self, groups: tuple[SessionGroup, ...]) -> None:
+        """Render ``groups``, keeping folders the user collapsed collapsed and the selection."""
+        if groups == self.groups and self.tree.topLevelItemCount():
+            return
+        collapsed = set()
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if top is not None and not top.isExpanded():
+                collapsed.add(top.data(0, PATH_ROLE))
+        selected = self.selected_path()
+        self.groups = groups
+        self.tree.clear()
+        bold = QFont(self.font())
+        bold.setBold(True)
+        for group in groups:
+            folder = QTreeWidgetItem([f"{group.label}  ({len(group.rows)})"])
+            folder.setData(0, PATH_ROLE, f"folder:{group.folder}")
+            folder.setToolTip(0, group.folder or "Sessions without a working folder")
+            folder.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            self.tree.addTopLevelItem(folder)
+            for row in group.rows:
+                item = QTreeWidgetItem([f"{row.title}\n{row.detail}"])
+                item.setData(0, PATH_ROLE, row.path)
+                item.setToolTip(0, row.tooltip)
+                if row.current:
+                    item.setFont(0, bold)
+                folder.addChild(item)
+                if row.path == selected:
+                    item.setSelected(True)
+            folder.setExpanded(f"folder:{group.folder}" not in collapsed)
+        total = sum(len(g.rows) for g in groups)
+        query = self.search.text().strip()
+        self.status.setText(
+            f"{total} session{'' if total == 1 else 's'}" + (f" matching “{query}”" if query else "")
+        )
+
+    def rows(self) -> list[SessionRow]:
+        """Every row on screen, in display order."""
+        return [row for group in self.groups for row in group.rows]
+
+    def selected_path(self) -> str | None:
+        items = self.tree.selectedItems()
+        value = items[0].data(0, PATH_ROLE) if items else None
+        return value if isinstance(value, str) and not value.startswith("folder:") else None
+
+    def _row(self, path: str) -> SessionRow | None:
+        return next((r for r in self.rows() if r.path == path), None)
+
+    # ============================================================================ actions
+
+    def _activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        path = item.data(0, PATH_ROLE)
+        if isinstance(path, str) and not path.startswith("folder:"):
+            self.open_requested.emit(path)
+
+    def _menu(self, pos: QPoint) -> None:
+        item = self.tree.itemAt(pos)
+        path = item.data(0, PATH_ROLE) if item is not None else None
+        menu = QMenu(self)
+        if isinstance(path, str) and not path.startswith("folder:"):
+            item.setSelected(True)  # type: ignore[union-attr]
+            menu.addAction("Open", lambda: self.open_requested.emit(path))
+            menu.addAction("Rename… (F2)", lambda: self.rename(path))
+            menu.addAction("Move to Trash… (Delete)", lambda: self.delete(path))
+            menu.addSeparator()
+        menu.addAction("New session… (Ctrl+Shift+N)", self.new_session)
+        menu.addAction("Refresh", self.refresh)
+        menu.popup(self.tree.viewport().mapToGlobal(pos))
+
+    def rename_selected(self) -> None:
+        path = self.selected_path()
+        if path:
+            self.rename(path)
+
+    def delete_selected(self) -> None:
+        path = self.selected_path()
+        if path:
+            self.delete(path)
+
+    def rename(self, path: str) -> bool:
+        """Ask for a name and append one ``session_info`` entry to that session (through the agent)."""
+        row = self._row(path)
+        current = row.title if row is not None and row.named else ""
+        name = self.ask_text("Rename session", "Name (empty clears it):", current)
+        if name is None:
+            return False
+        try:
+            self.agent.rename_session(name, path)
+        except Exception as exc:  # noqa: BLE001 - shown, never raised into Qt
+            QMessageBox.warning(self, "Rename session", f"Could not rename the session:\n{exc}")
+            return False
+        self.refresh()
+        return True
+
+    def delete(self, path: str) -> bool:
+        """After a question, move the session file to the desktop trash (restorable from there)."""
+        row = self._row(path)
+        title = row.title if row is not None else Path(path).name
+        if not self.confirm("Move to Trash", f"Move the session “{title}” to the trash?\n\n{path}"):
+            return False
+        current = self.agent.view.session_file
+        if current is not None and Path(current).resolve() == Path(path).resolve():
+            if self.agent.busy:
+                QMessageBox.information(self, "Move to Trash", "Stop the running reply first.")
+                return False
+            self.agent.new_session()  # let go of the file before it moves
+        try:
+            move_to_trash(path)
+        except TrashError as exc:
+            QMessageBox.warning(self, "Move to Trash", str(exc))
+            return False
+        self.refresh()
+        return True
+
+    def new_session(self) -> bool:
+        """Ask for the working folder and start a blank session there (written on the first message)."""
+        if self.agent.busy:
+            QMessageBox.information(self, "New session", "Stop the running reply first.")
+            return False
+        folder = self.ask_folder(self.agent.view.cwd)
+        if not folder:
+            return False
+        try:
+            self.agent.new_session(folder)
+        except (OSError, SessionOpenError, ValueError) as exc:
+            QMessageBox.warning(self, "New session", str(exc))
+            return False
+        return True
+
+    # ============================================================================ questions
+
+    def _confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                                      QMessageBox.StandardButton.Cancel)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _ask_text(self, title: str, label: str, current: str) -> str | None:
+        text, ok = QInputDialog.getText(self, title, label, text=current)
+        return text if ok else None
+
+    def _ask_folder(self, start: str) -> str | None:
+        folder = QFileDialog.getExistingDirectory(self, "Working folder for the new session", start)
+        return folder or None
+
+    def _focus_search(self) -> None:
+        self.search.setFocus()
+        self.search.selectAll()
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        self._lister.shutdown()
