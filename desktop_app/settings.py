@@ -86,7 +86,7 @@ class Settings:
     provider: str | None = None  # "anthropic" | "offline" | None (= anthropic when a key exists)
     model: str | None = None
     base_url: str | None = None
-    theme: str = "light"
+    theme: str = "system"  # "system" follows the desktop; "light" or "dark" override it
     fsync: bool = True
     sessions_root: str | None = None  # e.g. pi's ~/.pi/agent/sessions
     pi_version: str = DEFAULT_PI_VERSION  # whose answers: "1.6.0" (today's pi) or "0.73.1"

@@ -5,7 +5,9 @@ session files, logs or error messages. SDK and transport errors can echo request
 error text that leaves the provider is passed through :func:`redact` first.
 
 The keyring is optional: a machine without a usable backend (headless CI, a locked keychain, a broken
-D-Bus) simply has no stored key, it is never an error.
+D-Bus) simply has no stored key, it is never an error. The Settings dialog then says why
+(:func:`keyring_problem`) and can keep a key in memory for this run only (:func:`use_key_for_this_run`):
+it is never written anywhere as a fallback.
 """
 
 from __future__ import annotations
@@ -15,19 +17,37 @@ import os
 import re
 import urllib.parse
 from collections.abc import Mapping
+from typing import Literal
 
 __all__ = [
     "ENV_VAR",
     "InvalidApiKeyError",
     "KEYRING_SERVICE",
+    "KeySource",
+    "KeyringUnavailableError",
     "KEYRING_USERNAME",
     "REDACTED",
     "delete_api_key",
+    "forget_key_for_this_run",
     "get_api_key",
+    "key_source",
+    "keyring_problem",
     "redact",
+    "save_api_key",
     "store_api_key",
+    "use_key_for_this_run",
     "validate_api_key",
 ]
+
+KeySource = Literal["env", "memory", "keyring"] | None
+"""Where the key in use comes from: the environment, memory (this run only), the keyring, or none."""
+
+_run_key: str | None = None
+"""A key kept for this run only (the keyring was not available); never written anywhere."""
+
+
+class KeyringUnavailableError(RuntimeError):
+    """No keyring backend can store the key; the text says why (never holds the key)."""
 
 ENV_VAR = "ANTHROPIC_API_KEY"
 KEYRING_SERVICE = "arbor"
@@ -69,6 +89,8 @@ def get_api_key(env: Mapping[str, str] | None = None, *, use_keyring: bool = Tru
     key = (environ.get(ENV_VAR) or "").strip()
     if key:
         return validate_api_key(key, ENV_VAR)
+    if _run_key:
+        return _run_key
     if not use_keyring:
         return None
     try:
@@ -83,18 +105,84 @@ def get_api_key(env: Mapping[str, str] | None = None, *, use_keyring: bool = Tru
 
 def store_api_key(key: str) -> bool:
     """Save the key in the OS keyring. Returns False (never raises) when no backend can store it."""
-    validate_api_key(key.strip(), "the key given")
     try:
-        import keyring
-
-        keyring.set_password(KEYRING_SERVICE, KEYRING_USERNAME, key.strip())
-    except Exception:
+        save_api_key(key)
+    except KeyringUnavailableError:
         return False
     return True
 
 
+def save_api_key(key: str) -> None:
+    """Save the key in the OS keyring, or raise :class:`KeyringUnavailableError` saying why.
+
+    Raises :class:`InvalidApiKeyError` for an empty key or one with a control character.
+    """
+    cleaned = key.strip()
+    if not cleaned:
+        raise InvalidApiKeyError("The API key is empty")
+    validate_api_key(cleaned, "the key given")
+    problem = keyring_problem()
+    if problem is not None:
+        raise KeyringUnavailableError(problem)
+    try:
+        import keyring
+
+        keyring.set_password(KEYRING_SERVICE, KEYRING_USERNAME, cleaned)
+    except Exception as exc:
+        raise KeyringUnavailableError(redact(f"The keyring refused the key: {exc}", cleaned)) from None
+    forget_key_for_this_run()
+
+
+def keyring_problem() -> str | None:
+    """Why no key can be stored in the OS keyring (``None`` when a usable backend is there)."""
+    try:
+        import keyring
+        from keyring.backends import fail
+
+        backend = keyring.get_keyring()
+    except Exception as exc:
+        return f"the keyring could not be loaded ({type(exc).__name__})."
+    if isinstance(backend, fail.Keyring):
+        return "no keyring service was found (on Linux: GNOME Keyring or KWallet, reached through D-Bus)."
+    priority = getattr(backend, "priority", 1)
+    if isinstance(priority, (int, float)) and priority <= 0 and type(backend).__name__ != "ChainerBackend":
+        return f"the only keyring found ({type(backend).__name__}) cannot keep secrets."
+    return None
+
+
+def key_source(env: Mapping[str, str] | None = None) -> KeySource:
+    """Where :func:`get_api_key` would take the key from (the dialog says it); never raises."""
+    environ = os.environ if env is None else env
+    if (environ.get(ENV_VAR) or "").strip():
+        return "env"
+    if _run_key:
+        return "memory"
+    try:
+        import keyring
+
+        stored = keyring.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
+    except Exception:
+        return None
+    return "keyring" if (stored or "").strip() else None
+
+
+def use_key_for_this_run(key: str) -> None:
+    """Keep ``key`` in memory until Arbor quits (the keyring is not available). Never written."""
+    global _run_key
+    cleaned = key.strip()
+    if not cleaned:
+        raise InvalidApiKeyError("The API key is empty")
+    _run_key = validate_api_key(cleaned, "the key given")
+
+
+def forget_key_for_this_run() -> None:
+    global _run_key
+    _run_key = None
+
+
 def delete_api_key() -> bool:
-    """Remove the stored key. Returns False when there was none or the backend refused."""
+    """Remove the stored key (and one kept for this run). False when there was none or the backend refused."""
+    forget_key_for_this_run()
     try:
         import keyring
 

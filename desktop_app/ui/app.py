@@ -68,7 +68,9 @@ def build_window(path: str | None, settings: Settings) -> MainWindow:
     (newest session, else the sample), with the configured model (offline without a key)."""
     from .main_window import MainWindow
     from .state import UiState
+    from .theme import apply_theme
 
+    apply_theme(settings.theme)  # before the widgets are built: the graph takes its colours at birth
     manager = initial_session(path, settings)
     agent = AgentSession(manager, make_provider(settings, offline_on_invalid_key=True), settings)
     return MainWindow(agent, settings, ui_state=UiState())
@@ -83,6 +85,13 @@ def run_gui(path: str | None = None) -> int:
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("Arbor")
     app.setOrganizationName("Arbor")
+    if isinstance(app, QApplication):
+        from PySide6.QtGui import QIcon
+
+        from desktop_app.agent.startup import RESOURCES
+
+        app.setDesktopFileName("arbor")  # the window matches packaging/arbor.desktop
+        app.setWindowIcon(QIcon(str(RESOURCES / "icons" / "arbor.svg")))
     loop = qt_event_loop(app)
     asyncio.set_event_loop(loop)
     settings = Settings.load()

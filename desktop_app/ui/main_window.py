@@ -60,7 +60,7 @@ FILTERS = [("default", "Default"), ("no-tools", "No tools"), ("user-only", "User
            ("labeled-only", "Labeled only"), ("all", "All")]
 OFFLINE_BANNER = (
     "Offline model: replies describe what the model would receive. "
-    "Set ANTHROPIC_API_KEY (or store a key in the system keyring) to chat with Claude."
+    "Add an API key (or set ANTHROPIC_API_KEY) to chat with Claude."
 )
 
 
@@ -220,8 +220,20 @@ class MainWindow(QMainWindow):
             more = "…" if len(view.report.malformed_lines) > 10 else ""
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
         self.shell.session_bound()
+        self.shell.model_changed()
         if self.agent.working_folder_missing:
             QTimer.singleShot(0, self.ask_working_folder)  # once the window is up
+
+    def model_changed(self) -> None:
+        """The agent's model changed (settings, model picker): status bar, thinking, meter, banner."""
+        self.status.set_model(self.agent.model.id)
+        self._sync_thinking()
+        self._update_meter()
+        if self.agent.is_offline:
+            self.chat.show_banner(OFFLINE_BANNER)
+        else:
+            self.chat.clear_banner()
+        self.shell.model_changed()
 
     def _apply_chat(self, updates: list[ChatUpdate]) -> None:
         """Hand the chat feed's updates to the panel; the context meter follows what changed."""

@@ -9,15 +9,26 @@ question). The current session's own changes and a five-second timer keep the li
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QPoint, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter, QPalette
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QHBoxLayout,
     QInputDialog,
@@ -25,6 +36,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMenu,
     QMessageBox,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -40,45 +54,124 @@ from .trash import TrashError, move_to_trash
 __all__ = ["SessionsPanel"]
 
 PATH_ROLE = Qt.ItemDataRole.UserRole
+DETAIL_ROLE = Qt.ItemDataRole.UserRole + 1
+SOURCE_ROLE = Qt.ItemDataRole.UserRole + 2
 REFRESH_MS = 5000
 
 
-class _Lister(QObject):
-    """Runs :meth:`SessionSources.list` on one worker thread; only the newest request's answer counts."""
+class _RowDelegate(QStyledItemDelegate):
+    """A session row: its title, and under it the count and age in a smaller, dimmer line, with a
+    small "pi" tag for pi's sessions. Folder rows are drawn as usual."""
 
-    listed = Signal(int, object)  # generation, list[Found] — emitted from the worker, queued to the UI
+    PAD = 3
+
+    def _detail_font(self, option: QStyleOptionViewItem) -> QFont:
+        font = QFont(option.font)
+        font.setPointSizeF(max(6.0, font.pointSizeF() * 0.88))
+        return font
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # noqa: N802
+        base = super().sizeHint(option, index)
+        if not index.data(DETAIL_ROLE):
+            return base
+        lines = QFontMetrics(option.font).height() + QFontMetrics(self._detail_font(option)).height()
+        return QSize(base.width(), lines + 2 * self.PAD)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        detail = index.data(DETAIL_ROLE)
+        if not detail:
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        title = opt.text
+        opt.text = ""
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        rect: QRect = opt.rect.adjusted(4, self.PAD, -4, -self.PAD)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        palette = opt.palette
+        text_colour = palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        dim = QColor(text_colour)
+        dim.setAlphaF(0.62)
+        painter.save()
+        font = QFont(opt.font)
+        metrics = QFontMetrics(font)
+        source = index.data(SOURCE_ROLE)
+        tag_width = 0
+        if source == "pi":
+            tag_font = self._detail_font(opt)
+            tag_width = QFontMetrics(tag_font).horizontalAdvance(" pi ") + 6
+            tag = QRect(rect.right() - tag_width + 4, rect.top() + 1, tag_width - 4, metrics.height() - 2)
+            painter.setPen(dim)
+            painter.drawRoundedRect(tag, 3, 3)
+            painter.setFont(tag_font)
+            painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, "pi")
+        painter.setFont(font)
+        painter.setPen(text_colour)
+        top = QRect(rect.left(), rect.top(), rect.width() - tag_width, metrics.height())
+        painter.drawText(top, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
+                         metrics.elidedText(title, Qt.TextElideMode.ElideRight, top.width()))
+        small = self._detail_font(opt)
+        painter.setFont(small)
+        painter.setPen(dim)
+        bottom = QRect(rect.left(), top.bottom() + 1, rect.width(), QFontMetrics(small).height())
+        painter.drawText(bottom, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, str(detail))
+        painter.restore()
+
+
+class _Lister(QObject):
+    """Runs :meth:`SessionSources.list` on one worker thread; only the newest request's answer counts.
+
+    The worker never touches Qt (a Python thread that emits a Qt signal becomes a Qt "adopted" thread,
+    which Qt may still hold when the application ends): the UI thread polls the future on a short
+    timer while a listing is pending, and emits the signals itself.
+    """
+
+    listed = Signal(int, object)  # generation, list[Found]
     failed = Signal(int, str)
+
+    POLL_MS = 15
 
     def __init__(self, sources: SessionSources, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.sources = sources
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-sessions")
         self._generation = 0
-        self._lock = threading.Lock()
-        self.pending = False
+        self._future: Future[list[Found]] | None = None
+        self._poll = QTimer(self)
+        self._poll.setInterval(self.POLL_MS)
+        self._poll.timeout.connect(self._check)
+
+    @property
+    def pending(self) -> bool:
+        return self._future is not None
 
     def request(self, query: str) -> int:
-        with self._lock:
-            self._generation += 1
-            generation = self._generation
-        self.pending = True
-        future = self._pool.submit(self.sources.list, query)
+        self._generation += 1
+        self._future = self._pool.submit(self.sources.list, query)
+        self._poll.start()
+        return self._generation
 
-        def done(f: Future[list[Found]]) -> None:
-            exc = f.exception()
-            if exc is not None:
-                self.failed.emit(generation, str(exc))
-            else:
-                self.listed.emit(generation, f.result())
-
-        future.add_done_callback(done)
-        return generation
+    def _check(self) -> None:
+        future = self._future
+        if future is None or not future.done():
+            return
+        self._future = None
+        self._poll.stop()
+        exc = future.exception()
+        if exc is not None:
+            self.failed.emit(self._generation, str(exc))
+        else:
+            self.listed.emit(self._generation, future.result())
 
     def current(self, generation: int) -> bool:
-        with self._lock:
-            return generation == self._generation
+        return generation == self._generation
 
     def shutdown(self) -> None:
+        self._poll.stop()
+        self._future = None
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 
@@ -115,6 +208,8 @@ class SessionsPanel(QWidget):
         self.tree.setColumnCount(1)
         self.tree.setRootIsDecorated(True)
         self.tree.setUniformRowHeights(False)
+        self.tree.setItemDelegate(_RowDelegate(self.tree))
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.tree.customContextMenuRequested.connect(self._menu)
         self.tree.itemActivated.connect(self._activated)
@@ -132,9 +227,11 @@ class SessionsPanel(QWidget):
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.status)
 
-        self._add_shortcut("Ctrl+Shift+F", self._focus_search)
-        self._add_shortcut("F2", self.rename_selected, widget=self.tree)
-        self._add_shortcut(QKeySequence.StandardKey.Delete, self.delete_selected, widget=self.tree)
+        self._add_shortcut("Search sessions", "Ctrl+Shift+F", self._focus_search)
+        # F2 and Delete act on the list only while it has focus (F2 labels a node elsewhere): the
+        # list takes them before the window's shortcuts see them.
+        self.tree.installEventFilter(self)
+        self.tree.setToolTip("Click to open · F2 rename · Delete move to the trash · right-click for more")
 
         self._lister = _Lister(sources, self)
         self._lister.listed.connect(self._on_listed)
@@ -150,10 +247,22 @@ class SessionsPanel(QWidget):
         self._timer.start()
         self.refresh()
 
-    def _add_shortcut(self, keys: str | QKeySequence.StandardKey, slot: Callable[[], Any],
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if watched is self.tree and event.type() in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress):
+            key = event.key() if isinstance(event, QKeyEvent) else None
+            action = {Qt.Key.Key_F2: self.rename_selected, Qt.Key.Key_Delete: self.delete_selected}.get(key)  # type: ignore[call-overload]
+            if action is not None and self.selected_path() is not None:
+                event.accept()
+                if event.type() == QEvent.Type.KeyPress:
+                    action()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _add_shortcut(self, text: str, keys: str | QKeySequence.StandardKey, slot: Callable[[], Any],
                       widget: QWidget | None = None) -> None:
-        action = QAction(self)
+        action = QAction(text, self)
         action.setShortcut(QKeySequence(keys))
+        action.setToolTip(f"{text} ({action.shortcut().toString()})")
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         action.triggered.connect(slot)
         (widget or self).addAction(action)
@@ -175,14 +284,12 @@ class SessionsPanel(QWidget):
     def _on_listed(self, generation: int, found: list[Found]) -> None:
         if not self._lister.current(generation):
             return
-        self._lister.pending = False
         current = self.agent.view.session_file
         self.show_groups(build_groups(found, current=current))
         self.listing_done.emit()
 
     def _on_failed(self, generation: int, message: str) -> None:
         if self._lister.current(generation):
-            self._lister.pending = False
             self.status.setText(f"Could not list sessions: {message}")
             self.listing_done.emit()
 
@@ -207,8 +314,10 @@ class SessionsPanel(QWidget):
             folder.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.tree.addTopLevelItem(folder)
             for row in group.rows:
-                item = QTreeWidgetItem([f"{row.title}\n{row.detail}"])
+                item = QTreeWidgetItem([row.title])
                 item.setData(0, PATH_ROLE, row.path)
+                item.setData(0, DETAIL_ROLE, row.detail)
+                item.setData(0, SOURCE_ROLE, row.source)
                 item.setToolTip(0, row.tooltip)
                 if row.current:
                     item.setFont(0, bold)

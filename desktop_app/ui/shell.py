@@ -2,7 +2,9 @@
 
 The Sessions panel left of the graph (collapsible, Ctrl+Shift+E), the recent-sessions menu, the
 window title (the session's name or first message, then "— Arbor"), the Open dialog starting in the
-sessions folder, and the window geometry and splitter sizes restored from the UI state. Kept out of
+sessions folder, the window geometry and splitter sizes restored from the UI state, the Settings
+dialog (Ctrl+,) and the model picker in the status bar, the theme, the "Add API key…" button on the
+offline banner, and the keys help (F1). Kept out of
 ``main_window.py`` so the window's session logic stays where it is; the window calls
 :meth:`WindowShell.session_bound`, :meth:`session_event` and :meth:`save`.
 """
@@ -10,18 +12,26 @@ sessions folder, and the window geometry and splitter sizes restored from the UI
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter, QToolBar, QToolButton
+from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QPushButton, QSplitter, QToolBar, QToolButton
 
 from desktop_app.agent import AgentSession
+from desktop_app.agent.providers import make_provider
+from desktop_app.present.keys_help import tooltip_with_shortcut
 from desktop_app.present.sessions import SessionSources, window_title
+from desktop_app.present.settings_form import SettingsForm, apply_form, changed_values, form_from_settings
 from desktop_app.session import EntryAppended, ExternalAppend, Reloaded, SessionEvent
 from desktop_app.settings import Settings
 
+from .help import KeysDialog
+from .model_picker import ModelPicker
 from .sessions_panel import SessionsPanel
+from .settings_dialog import SettingsDialog
 from .state import UiState
+from .theme import apply_theme
 
 __all__ = ["WindowShell"]
 
@@ -64,14 +74,49 @@ class WindowShell:
         self.toggle_panel.setToolTip("Show or hide the sessions panel (Ctrl+Shift+E)")
         self.toggle_panel.toggled.connect(self.set_panel_visible)
         window.addAction(self.toggle_panel)
-        new_in_folder = QAction("New in folder…", window)
-        new_in_folder.setShortcut(QKeySequence("Ctrl+Shift+N"))
-        new_in_folder.triggered.connect(self.panel.new_session)
-        window.addAction(new_in_folder)
+        self._window_action("New in folder…", "Ctrl+Shift+N", "New session in a folder you choose", self.panel.new_session)
+        self.settings_action = self._window_action("Settings…", "Ctrl+,", "Settings and API key", self.open_settings)
+        self.help_action = self._window_action("Keys", "F1", "Show every key", self.show_keys)
         self.recent_menu = QMenu("Recent", window)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.settings_dialog: SettingsDialog | None = None
+        self.keys_dialog: KeysDialog | None = None
+        self.model_picker = ModelPicker(window)
+        self.model_picker.picked.connect(self.pick_model)
+        self.model_picker.settings_requested.connect(self.open_settings)
+        window.statusBar().insertPermanentWidget(0, self.model_picker)
+        self.add_key_button = QPushButton("Add API key…")
+        self.add_key_button.setObjectName("addApiKey")
+        self.add_key_button.setToolTip("Enter an Anthropic API key (kept in the system keyring) (Ctrl+,)")
+        self.add_key_button.clicked.connect(lambda: self.open_settings(focus_key=True))
+        self._install_banner_button()
         self._install_toolbar()
         self._restore()
+        self.model_changed()
+        self.name_shortcuts()
+
+    def name_shortcuts(self) -> None:
+        """Every action's tooltip names its shortcut (issue 11 item 6), whoever made the action."""
+        for action in self.window.findChildren(QAction):
+            shortcut = action.shortcut().toString()
+            if shortcut:
+                tip = action.toolTip() or action.text().replace("&", "")
+                action.setToolTip(tooltip_with_shortcut(tip, shortcut))
+
+    def _window_action(self, text: str, keys: str, tip: str, slot: Callable[[], object]) -> QAction:
+        action = QAction(text, self.window)
+        action.setShortcut(QKeySequence(keys))
+        action.setToolTip(tooltip_with_shortcut(tip, action.shortcut().toString()))
+        action.triggered.connect(slot)
+        self.window.addAction(action)
+        return action
+
+    def _install_banner_button(self) -> None:
+        """The offline banner gets an "Add API key…" button (the banner itself is the chat's)."""
+        banner = getattr(getattr(self.window, "chat", None), "info_banner", None)
+        layout = banner.layout() if banner is not None else None
+        if layout is not None and hasattr(layout, "insertWidget"):
+            layout.insertWidget(1, self.add_key_button)
 
     # ============================================================================ building
 
@@ -84,6 +129,7 @@ class WindowShell:
             bar.insertAction(first, self.toggle_panel)
         else:
             bar.addAction(self.toggle_panel)
+        bar.addAction(self.settings_action)
         recent = QToolButton(bar)
         recent.setText("Recent")
         recent.setToolTip("Recently opened sessions")
@@ -156,6 +202,89 @@ class WindowShell:
             self.window.setWindowTitle(window_title(self.agent.view))
             if isinstance(event, EntryAppended) and event.entry.get("type") == "session_info":
                 self.panel.refresh()
+
+    # ============================================================================ model, settings, keys
+
+    def model_changed(self) -> None:
+        """The agent's model may have changed: the picker and the offline banner's button follow."""
+        provider = "offline" if self.agent.is_offline else str(self.agent.model.provider)
+        self.model_picker.set_current(provider, str(self.agent.model.id))
+        self.add_key_button.setVisible(self.agent.is_offline)
+
+    def open_settings(self, focus_key: bool = False) -> SettingsDialog:
+        """Show the Settings dialog (not modal to the window's work); OK applies and saves it."""
+        if self.settings_dialog is not None:
+            self.settings_dialog.raise_()
+            return self.settings_dialog
+        dialog = SettingsDialog(form_from_settings(self.settings), self.window)
+        self.settings_dialog = dialog
+
+        def finished(result: int) -> None:
+            self.settings_dialog = None
+            if result == QDialog.DialogCode.Accepted:
+                self.apply_settings(dialog.initial, dialog.form, key_changed=dialog.key_saved_to is not None)
+            dialog.deleteLater()
+
+        dialog.finished.connect(finished)
+        dialog.open()
+        if focus_key:
+            dialog.focus_key()
+        return dialog
+
+    def apply_settings(self, before: SettingsForm, after: SettingsForm, *, key_changed: bool = False) -> list[str]:
+        """Save what changed (pi's names) and put it to work: theme now, model now (or after the reply).
+
+        Returns the problems to show (a settings file that cannot be written: the values last this run).
+        """
+        problems = [
+            f"Could not save {'.'.join(keys)} to {self.settings.path}; it applies until Arbor quits."
+            for keys, value in changed_values(before, after)
+            if not self.settings.save_value(keys, value)
+        ]
+        apply_form(self.settings, after)
+        if before.theme != after.theme:
+            apply_theme(after.theme)
+        model_fields = (before.provider, before.model, before.base_url) != (after.provider, after.model, after.base_url)
+        if model_fields or key_changed:
+            self.switch_model()
+        for problem in problems:
+            self.window.statusBar().showMessage(problem, 10_000)
+        return problems
+
+    def switch_model(self) -> bool:
+        """Give the agent the provider the settings now describe (offline without a key)."""
+        if self.agent.busy:
+            self.window.statusBar().showMessage("Stop the running reply to change the model.", 6000)
+            return False
+        try:
+            self.agent.set_model(make_provider(self.settings, offline_on_invalid_key=True))
+        except Exception as exc:  # noqa: BLE001 - a read-only session, a refused write: shown, not raised
+            self.window.statusBar().showMessage(f"Model: {exc}", 8000)
+            return False
+        changed = getattr(self.window, "model_changed", None)
+        if callable(changed):
+            changed()
+        else:
+            self.model_changed()
+        return True
+
+    def pick_model(self, provider: str, model_id: str) -> None:
+        """A model chosen in the picker: saved as the setting and used from the next turn."""
+        before = form_from_settings(self.settings)
+        after = replace(before, provider=provider, model=model_id)
+        self.apply_settings(before, after)
+        if provider != "offline" and self.agent.is_offline:
+            self.window.statusBar().showMessage("No API key yet: add one to chat with Claude.", 8000)
+            self.open_settings(focus_key=True)
+
+    def show_keys(self) -> KeysDialog:
+        """F1: every key of the window."""
+        self.name_shortcuts()
+        if self.keys_dialog is not None:
+            self.keys_dialog.close()
+        self.keys_dialog = KeysDialog(self.window)
+        self.keys_dialog.show()
+        return self.keys_dialog
 
     def save(self) -> None:
         """Remember geometry, splitter sizes and the panel's visibility (on close)."""

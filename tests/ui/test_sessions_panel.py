@@ -191,8 +191,9 @@ def test_listing_runs_off_the_ui_thread(sessions: dict[str, Path], qtbot: Any) -
 
 def test_geometry_splitters_and_panel_state_are_restored(sessions: dict[str, Path], qtbot: Any) -> None:
     window = window_on(sessions["trip"], qtbot)
-    window.resize(701, 502)  # fits the offscreen screen (restoreGeometry keeps a window on screen)
+    window.resize(701, 502)  # small: restoreGeometry keeps a window on the (800x600 offscreen) screen
     QCoreApplication.processEvents()
+    left = (window.size().width(), window.size().height())  # at least the window's minimum width
     window.shell.splitter.setSizes([150, 300, 200])
     sizes = window.shell.splitter.sizes()
     window.close()
@@ -201,7 +202,7 @@ def test_geometry_splitters_and_panel_state_are_restored(sessions: dict[str, Pat
     qtbot.addWidget(again)
     again.show()
     QCoreApplication.processEvents()
-    assert (again.size().width(), again.size().height()) == (701, 502)
+    assert (again.size().width(), again.size().height()) == left != (1500, 950)  # not the default size
     assert again.shell.splitter.sizes() == sizes
     assert again.shell.panel.isVisible()
     assert again.shell.toggle_panel.shortcut().toString() == "Ctrl+Shift+E"
@@ -215,3 +216,28 @@ def test_geometry_splitters_and_panel_state_are_restored(sessions: dict[str, Pat
     assert not third.shell.panel.isVisible() and not third.shell.toggle_panel.isChecked()
     third.shell.toggle_panel.trigger()
     assert third.shell.panel.isVisible()
+
+
+def test_f2_and_delete_on_the_list_act_on_the_selected_session(sessions: dict[str, Path], qtbot: Any, tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    window = window_on(sessions["trip"], qtbot)
+    panel = window.shell.panel
+    window.activateWindow()
+    for i in range(panel.tree.topLevelItemCount()):
+        top = panel.tree.topLevelItem(i)
+        assert top is not None
+        for j in range(top.childCount()):
+            child = top.child(j)
+            if child is not None and child.data(0, Qt.ItemDataRole.UserRole) == str(sessions["other"]):
+                panel.tree.setCurrentItem(child)
+    panel.tree.setFocus()
+    asked: list[str] = []
+    panel.ask_text = lambda _t, _l, _c: asked.append("rename") or None
+    labelled: list[str] = []
+    monkeypatch.setattr(window, "label_selected", lambda: labelled.append("label"))
+    QTest.keyClick(panel.tree, Qt.Key.Key_F2)
+    assert asked == ["rename"] and labelled == []
+    panel.confirm = lambda _t, _x: True
+    QTest.keyClick(panel.tree, Qt.Key.Key_Delete)
+    assert not sessions["other"].exists()

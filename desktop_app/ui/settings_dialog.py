@@ -1,0 +1,273 @@
+"""The Settings dialog: pi's settings by their names, the model with its context window, the API key.
+
+The form's content and what saving means live in :mod:`desktop_app.present.settings_form`; this file
+lays it out. The API key field is a password field that starts empty (a stored key is never shown,
+not even in part); a key typed here goes to the OS keyring through :mod:`desktop_app.llm.keys`, never
+into ``settings.json``. When the keyring is not available the dialog says so and offers to keep the
+key in memory for this run; when ``ANTHROPIC_API_KEY`` is set the dialog says that it wins.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_app.llm import keys
+from desktop_app.present.settings_form import (
+    PROVIDERS,
+    THEME_CHOICES,
+    THINKING_CHOICES,
+    SettingsForm,
+    key_status,
+    model_choices,
+    validate,
+)
+
+__all__ = ["SettingsDialog"]
+
+
+def _spin(maximum: int, step: int, suffix: str = "") -> QSpinBox:
+    box = QSpinBox()
+    box.setRange(0, maximum)
+    box.setSingleStep(step)
+    box.setGroupSeparatorShown(True)
+    if suffix:
+        box.setSuffix(suffix)
+    return box
+
+
+class SettingsDialog(QDialog):
+    """Edits a :class:`SettingsForm`; on OK, :attr:`form` holds the result and the key is stored."""
+
+    def __init__(self, form: SettingsForm, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Settings — Arbor")
+        self.setObjectName("settingsDialog")
+        self.initial = form
+        self.form = form
+        self.key_saved_to: str | None = None
+        """After OK: ``"keyring"`` or ``"memory"`` when a key was entered, else ``None``."""
+
+        # ---------------------------------------------------------------- model
+        self.provider = QComboBox()
+        for key, text in PROVIDERS:
+            self.provider.addItem(text, key)
+        self.provider.setToolTip("provider")
+        self.model = QComboBox()
+        self.model.setToolTip("model — the context window decides when Arbor compacts")
+        self.base_url = QLineEdit()
+        self.base_url.setPlaceholderText("Anthropic's own (https://api.anthropic.com)")
+        self.base_url.setToolTip("baseUrl — an Anthropic-compatible endpoint (a proxy, a local gateway)")
+        self.thinking = QComboBox()
+        self.thinking.addItems(list(THINKING_CHOICES))
+        self.thinking.setToolTip("defaultThinkingLevel — for new sessions; a session keeps its own")
+        model_box = QGroupBox("Model")
+        model_form = QFormLayout(model_box)
+        model_form.addRow("Provider", self.provider)
+        model_form.addRow("Model", self.model)
+        model_form.addRow("Base URL", self.base_url)
+        model_form.addRow("Thinking level", self.thinking)
+
+        # ---------------------------------------------------------------- key
+        self.key = QLineEdit()
+        self.key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key.setPlaceholderText("sk-ant-…")
+        self.key.setToolTip("Anthropic API key — kept in the system keyring, never in a file Arbor writes")
+        self.key.setObjectName("apiKey")
+        self.key_note = QLabel()
+        self.key_note.setWordWrap(True)
+        self.key_note.setMinimumWidth(330)
+        self.key_note.setObjectName("keyNote")
+        self.remove_key = QPushButton("Remove stored key")
+        self.remove_key.setToolTip("Delete the key from the system keyring (and memory)")
+        self.remove_key.clicked.connect(self._remove_key)
+        self.memory_only = QCheckBox("Keep the key in memory for this run only")
+        self.memory_only.setToolTip("The key is forgotten when Arbor quits; nothing is written")
+        key_box = QGroupBox("API key")
+        key_layout = QVBoxLayout(key_box)
+        row = QHBoxLayout()
+        row.addWidget(self.key, 1)
+        row.addWidget(self.remove_key)
+        key_layout.addLayout(row)
+        key_layout.addWidget(self.memory_only)
+        key_layout.addWidget(self.key_note)
+
+        # ---------------------------------------------------------------- behaviour
+        self.compaction = QCheckBox("Compact automatically when the context fills up")
+        self.compaction.setToolTip("compaction.enabled")
+        self.reserve = _spin(1_000_000, 1024, " tokens")
+        self.reserve.setToolTip("compaction.reserveTokens — room kept free for the reply and the summary")
+        self.keep_recent = _spin(1_000_000, 1000, " tokens")
+        self.keep_recent.setToolTip("compaction.keepRecentTokens — recent context kept word for word")
+        self.skip_prompt = QCheckBox("Never ask to summarize when switching branches")
+        self.skip_prompt.setToolTip("branchSummary.skipPrompt")
+        self.retry = QCheckBox("Retry when the server is busy or the connection drops")
+        self.retry.setToolTip("retry.enabled")
+        self.max_retries = _spin(20, 1)
+        self.max_retries.setToolTip("retry.maxRetries")
+        self.base_delay = _spin(600_000, 500, " ms")
+        self.base_delay.setToolTip("retry.baseDelayMs — doubled after each attempt")
+        self.fsync = QCheckBox("Flush every entry to disk (fsync)")
+        self.fsync.setToolTip("fsync — safer on power loss, slower on slow disks")
+        self.theme = QComboBox()
+        for key, text in THEME_CHOICES:
+            self.theme.addItem(text, key)
+        self.theme.setToolTip("theme")
+        behaviour = QGroupBox("Sessions")
+        behaviour_form = QFormLayout(behaviour)
+        behaviour_form.addRow(self.compaction)
+        behaviour_form.addRow("Reserve", self.reserve)
+        behaviour_form.addRow("Keep recent", self.keep_recent)
+        behaviour_form.addRow(self.skip_prompt)
+        behaviour_form.addRow(self.retry)
+        behaviour_form.addRow("Retries", self.max_retries)
+        behaviour_form.addRow("First delay", self.base_delay)
+        behaviour_form.addRow(self.fsync)
+        behaviour_form.addRow("Theme", self.theme)
+
+        self.problems = QLabel()
+        self.problems.setObjectName("settingsProblems")
+        self.problems.setWordWrap(True)
+        self.problems.setStyleSheet("color: #d1242f;")
+        self.problems.hide()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        columns = QHBoxLayout()
+        left = QVBoxLayout()
+        left.addWidget(model_box)
+        left.addWidget(key_box)
+        left.addStretch(1)
+        columns.addLayout(left, 1)
+        columns.addWidget(behaviour, 1)
+        layout = QVBoxLayout(self)
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # wrapped notes never clipped
+        layout.addLayout(columns)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.buttons)
+
+        self.provider.currentIndexChanged.connect(lambda _i: self._fill_models(self.model.currentData()))
+        self.compaction.toggled.connect(self._sync_enabled)
+        self.retry.toggled.connect(self._sync_enabled)
+        self._load(form)
+        self.refresh_key_note()
+
+    # ============================================================================ form
+
+    def _load(self, form: SettingsForm) -> None:
+        self.provider.setCurrentIndex(max(0, self.provider.findData(form.provider)))
+        self._fill_models(form.model)
+        self.base_url.setText(form.base_url)
+        self.thinking.setCurrentText(form.thinking_level)
+        self.compaction.setChecked(form.compaction_enabled)
+        self.reserve.setValue(form.reserve_tokens)
+        self.keep_recent.setValue(form.keep_recent_tokens)
+        self.skip_prompt.setChecked(form.skip_branch_summary_prompt)
+        self.retry.setChecked(form.retry_enabled)
+        self.max_retries.setValue(form.max_retries)
+        self.base_delay.setValue(form.base_delay_ms)
+        self.fsync.setChecked(form.fsync)
+        self.theme.setCurrentIndex(max(0, self.theme.findData(form.theme)))
+        self._sync_enabled()
+
+    def _fill_models(self, current: str | None) -> None:
+        provider = self.provider.currentData()
+        self.model.clear()
+        for choice in model_choices(provider, current):
+            self.model.addItem(choice.label, choice.id)
+        index = self.model.findData(current)
+        self.model.setCurrentIndex(max(0, index))
+        online = provider != "offline"
+        self.base_url.setEnabled(online)
+
+    def _sync_enabled(self) -> None:
+        self.reserve.setEnabled(self.compaction.isChecked())
+        self.keep_recent.setEnabled(self.compaction.isChecked())
+        self.max_retries.setEnabled(self.retry.isChecked())
+        self.base_delay.setEnabled(self.retry.isChecked())
+
+    def read_form(self) -> SettingsForm:
+        """The form as the widgets show it now."""
+        return SettingsForm(
+            provider=self.provider.currentData(),
+            model=self.model.currentData() or self.initial.model,
+            base_url=self.base_url.text().strip(),
+            thinking_level=self.thinking.currentText(),
+            compaction_enabled=self.compaction.isChecked(),
+            reserve_tokens=self.reserve.value(),
+            keep_recent_tokens=self.keep_recent.value(),
+            skip_branch_summary_prompt=self.skip_prompt.isChecked(),
+            retry_enabled=self.retry.isChecked(),
+            max_retries=self.max_retries.value(),
+            base_delay_ms=self.base_delay.value(),
+            fsync=self.fsync.isChecked(),
+            theme=self.theme.currentData(),
+        )
+
+    # ============================================================================ key
+
+    def refresh_key_note(self) -> None:
+        problem = keys.keyring_problem()
+        status = key_status(keys.key_source(), problem)
+        self.key_note.setText(status.text)
+        self.memory_only.setVisible(problem is not None)
+        self.memory_only.setChecked(problem is not None)
+        self.remove_key.setEnabled(status.source in ("keyring", "memory"))
+
+    def _remove_key(self) -> None:
+        keys.delete_api_key()
+        self.refresh_key_note()
+
+    def focus_key(self) -> None:
+        self.key.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _save_key(self) -> str | None:
+        """Store a typed key; returns a problem to show (the dialog stays open) or ``None``."""
+        typed = self.key.text().strip()
+        if not typed:
+            return None
+        try:
+            if self.memory_only.isVisible() and self.memory_only.isChecked():
+                keys.use_key_for_this_run(typed)
+                self.key_saved_to = "memory"
+            else:
+                keys.save_api_key(typed)
+                self.key_saved_to = "keyring"
+        except keys.KeyringUnavailableError as exc:
+            self.refresh_key_note()
+            return f"The key could not be stored: {exc} Tick “Keep the key in memory for this run only” to use it now."
+        except keys.InvalidApiKeyError as exc:
+            return str(exc)
+        self.key.clear()
+        return None
+
+    # ============================================================================ closing
+
+    def accept(self) -> None:
+        form = self.read_form()
+        problems = validate(form)
+        key_problem = None if problems else self._save_key()
+        if key_problem:
+            problems.append(key_problem)
+        if problems:
+            self.problems.setText("\n".join(problems))
+            self.problems.show()
+            return
+        self.form = form
+        super().accept()
