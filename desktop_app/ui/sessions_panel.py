@@ -47,7 +47,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.agent import AgentSession, SessionOpenError
-from desktop_app.present.sessions import Found, SessionGroup, SessionRow, SessionSources, build_groups
+from desktop_app.present.sessions import SessionGroup, SessionRow, SessionSources, build_groups
 
 from .trash import TrashError, move_to_trash
 
@@ -129,7 +129,7 @@ class _Lister(QObject):
     timer while a listing is pending, and emits the signals itself.
     """
 
-    listed = Signal(int, object)  # generation, list[Found]
+    listed = Signal(int, object)  # generation, tuple[SessionGroup, ...]
     failed = Signal(int, str)
 
     POLL_MS = 15
@@ -139,7 +139,7 @@ class _Lister(QObject):
         self.sources = sources
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-sessions")
         self._generation = 0
-        self._future: Future[list[Found]] | None = None
+        self._future: Future[tuple[SessionGroup, ...]] | None = None
         self._poll = QTimer(self)
         self._poll.setInterval(self.POLL_MS)
         self._poll.timeout.connect(self._check)
@@ -148,9 +148,11 @@ class _Lister(QObject):
     def pending(self) -> bool:
         return self._future is not None
 
-    def request(self, query: str) -> int:
+    def request(self, query: str, current: str | None) -> int:
+        """List and group on the worker (reading files and sorting rows never run on the UI thread)."""
         self._generation += 1
-        self._future = self._pool.submit(self.sources.list, query)
+        sources = self.sources
+        self._future = self._pool.submit(lambda: build_groups(sources.list(query), current=current))
         self._poll.start()
         return self._generation
 
@@ -275,17 +277,16 @@ class SessionsPanel(QWidget):
 
     def refresh(self) -> None:
         """List again (off the UI thread); the rows change when the answer arrives."""
-        self._lister.request(self.search.text())
+        self._lister.request(self.search.text(), self.agent.view.session_file)
 
     def _refresh_if_visible(self) -> None:
         if self.isVisible() and not self._lister.pending:
             self.refresh()
 
-    def _on_listed(self, generation: int, found: list[Found]) -> None:
+    def _on_listed(self, generation: int, groups: tuple[SessionGroup, ...]) -> None:
         if not self._lister.current(generation):
             return
-        current = self.agent.view.session_file
-        self.show_groups(build_groups(found, current=current))
+        self.show_groups(groups)
         self.listing_done.emit()
 
     def _on_failed(self, generation: int, message: str) -> None:
@@ -304,6 +305,7 @@ class SessionsPanel(QWidget):
                 collapsed.add(top.data(0, PATH_ROLE))
         selected = self.selected_path()
         self.groups = groups
+        self.tree.setUpdatesEnabled(False)
         self.tree.clear()
         bold = QFont(self.font())
         bold.setBold(True)
@@ -313,6 +315,7 @@ class SessionsPanel(QWidget):
             folder.setToolTip(0, group.folder or "Sessions without a working folder")
             folder.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.tree.addTopLevelItem(folder)
+            children = []
             for row in group.rows:
                 item = QTreeWidgetItem([row.title])
                 item.setData(0, PATH_ROLE, row.path)
@@ -321,10 +324,13 @@ class SessionsPanel(QWidget):
                 item.setToolTip(0, row.tooltip)
                 if row.current:
                     item.setFont(0, bold)
-                folder.addChild(item)
-                if row.path == selected:
+                children.append(item)
+            folder.addChildren(children)  # one insertion per folder, not one per row
+            for item in children:
+                if item.data(0, PATH_ROLE) == selected:
                     item.setSelected(True)
             folder.setExpanded(f"folder:{group.folder}" not in collapsed)
+        self.tree.setUpdatesEnabled(True)
         total = sum(len(g.rows) for g in groups)
         query = self.search.text().strip()
         self.status.setText(

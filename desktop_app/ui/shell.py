@@ -15,8 +15,18 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDialog, QMainWindow, QMenu, QPushButton, QSplitter, QToolBar, QToolButton
+from PySide6.QtWidgets import (
+    QDialog,
+    QMainWindow,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from desktop_app.agent import AgentSession
 from desktop_app.agent.providers import make_provider
@@ -38,7 +48,22 @@ __all__ = ["WindowShell"]
 MAIN_SPLITTER = "main"
 RIGHT_SPLITTER = "right"
 PANEL_VISIBLE = "sessionsPanel"
-DEFAULT_SIZES = [280, 820, 560]
+GRAPH_ROOM = 360
+"""When the window narrows, the sessions panel gives up its width (down to collapsed) before the
+graph gets narrower than this."""
+
+
+class _ResizeWatch(QObject):
+    """Calls back (once the layout has settled) after the watched window is resized."""
+
+    def __init__(self, callback: Callable[[], None]) -> None:
+        super().__init__()
+        self._callback = callback
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self._callback)
+        return False
 
 
 class WindowShell:
@@ -62,17 +87,18 @@ class WindowShell:
         self.sources = SessionSources(settings.sessions_root or None)
         self.panel = SessionsPanel(agent, self.sources, window)
         self.panel.open_requested.connect(open_path)
+        self._narrowing_guard = _ResizeWatch(self.make_room_for_graph)
         splitter.insertWidget(0, self.panel)
         splitter.setCollapsible(0, True)
         splitter.setStretchFactor(0, 0)
-        splitter.setSizes(DEFAULT_SIZES)
+        window.installEventFilter(self._narrowing_guard)
 
         self.toggle_panel = QAction("Sessions", window)
         self.toggle_panel.setCheckable(True)
         self.toggle_panel.setChecked(True)
         self.toggle_panel.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.toggle_panel.setToolTip("Show or hide the sessions panel (Ctrl+Shift+E)")
-        self.toggle_panel.toggled.connect(self.set_panel_visible)
+        self.toggle_panel.triggered.connect(lambda _checked=False: self.set_panel_visible(not self.panel_shown()))
         window.addAction(self.toggle_panel)
         self._window_action("New in folder…", "Ctrl+Shift+N", "New session in a folder you choose", self.panel.new_session)
         self.settings_action = self._window_action("Settings…", "Ctrl+,", "Settings and API key", self.open_settings)
@@ -172,15 +198,44 @@ class WindowShell:
         right = state.splitter_sizes(RIGHT_SPLITTER)
         if right and len(right) == self.right.count():
             self.right.setSizes(right)
-        self.toggle_panel.setChecked(state.flag(PANEL_VISIBLE, True))
+        self.set_panel_visible(state.flag(PANEL_VISIBLE, True))
 
     # ============================================================================ state
+
+    def make_room_for_graph(self) -> None:
+        """The graph keeps :data:`GRAPH_ROOM` pixels while the sessions panel has width to give."""
+        graph = getattr(self.window, "graph", None)
+        index = self.splitter.indexOf(graph) if isinstance(graph, QWidget) else -1
+        sizes = self.splitter.sizes()
+        if index <= 0 or not self.window.isVisible():
+            return
+        if not sizes[0]:
+            return
+        deficit = GRAPH_ROOM - sizes[index]
+        if deficit <= 0:
+            return
+        give = min(deficit, sizes[0])
+        if sizes[0] - give < self.panel.minimumSizeHint().width():
+            give = sizes[0]  # too narrow to be useful: collapsed (the splitter handle brings it back)
+        sizes[0] -= give
+        sizes[index] += give
+        self.splitter.setSizes(sizes)
+
+    def panel_shown(self) -> bool:
+        """The panel is on screen with some width (not hidden, not collapsed by the splitter)."""
+        return not self.panel.isHidden() and bool(self.splitter.sizes()[:1] and self.splitter.sizes()[0])
 
     def set_panel_visible(self, visible: bool) -> None:
         self.panel.setVisible(visible)
         if self.toggle_panel.isChecked() != visible:
             self.toggle_panel.setChecked(visible)
         if visible:
+            sizes = self.splitter.sizes()
+            if sizes and sizes[0] == 0 and self.window.isVisible():  # collapsed by a narrow window
+                widest = max(range(1, len(sizes)), key=lambda i: sizes[i])
+                width = min(self.panel.sizeHint().width(), sizes[widest] // 2)
+                sizes[0], sizes[widest] = width, sizes[widest] - width
+                self.splitter.setSizes(sizes)
             self.panel.refresh()
 
     def open_folder(self) -> str:

@@ -241,3 +241,22 @@ def test_f2_and_delete_on_the_list_act_on_the_selected_session(sessions: dict[st
     panel.confirm = lambda _t, _x: True
     QTest.keyClick(panel.tree, Qt.Key.Key_Delete)
     assert not sessions["other"].exists()
+
+
+def test_a_narrow_window_collapses_the_panel_before_the_graph_and_the_toggle_brings_it_back(
+        sessions: dict[str, Path], qtbot: Any) -> None:
+    window = window_on(sessions["trip"], qtbot)
+    shell = window.shell
+    assert shell.panel_shown() and shell.splitter.sizes()[0] > 100
+    window.resize(900, 600)
+    deadline = time.monotonic() + 2
+    while shell.splitter.sizes()[0] and time.monotonic() < deadline:
+        QCoreApplication.processEvents()
+    assert shell.splitter.sizes()[0] == 0 and not shell.panel_shown()
+    assert window.graph.width() > shell.splitter.sizes()[0]
+    window.resize(1500, 900)
+    QCoreApplication.processEvents()
+    shell.toggle_panel.trigger()  # "show": it was collapsed, so it comes back with width
+    assert shell.panel_shown() and shell.toggle_panel.isChecked()
+    shell.toggle_panel.trigger()
+    assert not shell.panel_shown() and not shell.toggle_panel.isChecked()
