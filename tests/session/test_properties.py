@@ -137,7 +137,9 @@ def test_reopen_gives_the_same_session(tmp_path_factory: Any, ops: list[tuple[An
     assert flatten(reopened.get_tree()) == flatten(reopened.index.build_tree())
     assert flatten(manager.get_tree()) == flatten(manager.index.build_tree())
     entries = reopened.get_entries()
-    assert reopened.leaf_id == entries[-1]["id"]  # pi's leaf rule: the last line
+    # pi's leaf rule: the last line, none in a file without entries (a fork at a label entry that is
+    # a root keeps nothing: the label is dropped and its target is not on the path)
+    assert reopened.leaf_id == (entries[-1]["id"] if entries else None)
     text = Path(path or "").read_text(encoding="utf-8")
     assert text.endswith("\n") and text.count('"type":"session"') == 1
 
@@ -181,3 +183,16 @@ def test_truncation_at_every_byte_of_last_three_lines_loses_only_the_torn_line(
         again = SessionManager.open(work, fsync=False)
         assert [e["id"] for e in again.get_entries()] == [e["id"] for e in expected] + [new_id], cut
     shutil.rmtree(tmp_path / "src")
+
+
+def test_fork_at_a_root_label_entry_gives_an_empty_session_that_reopens(tmp_path: Path) -> None:
+    """The example Hypothesis found: a label written after a reset is a root; forking at it keeps
+    nothing (labels are dropped, its target is off the path), and the empty file reopens empty."""
+    manager = SessionManager.create("/project", tmp_path, fsync=False)
+    manager.append_message(user("start"))
+    for op in [("user", "a"), ("reset", 0), ("label", 0, "x"), ("user", "b"), ("user", "c"), ("fork", 2)]:
+        apply(manager, op)
+    assert manager.get_entries() == [] and manager.leaf_id is None
+    reopened = SessionManager.open(manager.session_file or "")
+    assert reopened.get_entries() == [] and reopened.leaf_id is None
+    assert reopened.get_header() == manager.get_header()
