@@ -53,6 +53,7 @@ from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, 
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.paths import default_session_dir
 from desktop_app.session.store import SessionFileError
+from desktop_app.session.system_prompt import current_system_message, system_prompt_update
 from desktop_app.settings import Settings
 
 from .events import (
@@ -321,6 +322,7 @@ class AgentSession:
         self._ensure_session_setup(session)
         user_message = _user_message(text, images)
         with session.deferred_sync():
+            self._record_system_prompt(session)  # pi 1.6.0: the prompt is recorded before the user message
             user_id = session.append_message(user_message)
         await asyncio.to_thread(session.sync)  # durable before the request goes out, off the UI thread
         self.last_prompt_unsent = None
@@ -350,6 +352,9 @@ class AgentSession:
             raise ValueError("This reply has no parent to answer again")
         self._overflow_attempted = False
         session.branch(parent)
+        # No system message is recorded here, even under pi 1.6.0's profile: one would have to sit
+        # between the request and the new reply, which would then not be the old one's sibling. pi
+        # records the prompt before a user message; the next prompt does (``_record_system_prompt``).
         self._emit(TurnStarted())
         try:
             return await self._run_turn(session, parent)
@@ -380,11 +385,43 @@ class AgentSession:
         )
 
     def _system_prompt(self, cwd: str) -> str:
-        """The base prompt, plus pi's tools section and its date and folder lines when tools are on."""
+        """The prompt the request carries: its sections joined by blank lines."""
+        return "\n\n".join(self._system_sections(cwd).values())
+
+    def _system_sections(self, cwd: str) -> dict[str, str]:
+        """The prompt as named parts, in order: the base prompt (``preamble``), and when tools are on,
+        pi's tools section (``tools``) and its date and folder lines (``environment``).
+
+        These are what a pi 1.6.0 session records (pi16-delta.md §2.5), so a prompt change is recorded
+        as the parts that changed. Joined with blank lines they are exactly the prompt sent.
+        """
+        sections = {"preamble": self.system_prompt}
         active = self.active_tools
-        if not active:
-            return self.system_prompt
-        return f"{self.system_prompt}\n\n{tools_prompt(active)}\n{environment_prompt(cwd)}"
+        if active:
+            sections["tools"] = tools_prompt(active)
+            sections["environment"] = environment_prompt(cwd).removeprefix("\n")
+        return sections
+
+    def _record_system_prompt(self, session: SessionManager) -> str | None:
+        """pi 1.6.0's record of the prompt and tools a request is about to use, as a ``system`` message
+        under the leaf: the whole prompt the first time on a path, then only what changed (sections,
+        tools added or removed); nothing when the path's replayed prompt already says it.
+
+        The replay is of the leaf's context, so after a compaction its ``systemMessage`` checkpoint is the
+        prompt recorded before it. A ``content`` text pi recorded (a forced prompt) cannot be taken back
+        in pi's format; it stays in the replay and is not compared, as only sections and tools are
+        Arbor's. Returns the new entry's id, or ``None`` when nothing was appended (always with pi
+        0.73.1's profile, which has no ``system`` messages).
+        """
+        if not session.profile.record_system_prompt:
+            return None
+        current = current_system_message(session.build_session_context().messages)
+        active = self.active_tools
+        tools = tool_definitions(active) if active else []
+        update = system_prompt_update(current, self._system_sections(self._tool_cwd(session)), tools, now_ms())
+        if update is None:
+            return None
+        return session.append_message(update)
 
     # ------------------------------------------------------------------------------- tools
 

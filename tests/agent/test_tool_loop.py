@@ -405,7 +405,8 @@ async def test_a_missing_folder_is_reported_and_can_be_replaced(
     events = record(agent)
     await agent.prompt("Read a")
     assert [e.cwd for e in events if isinstance(e, WorkingFolderMissing)] == [str(tmp_path / "gone")]
-    text = messages(agent)[2]["message"]["content"][0]["text"]
+    assert [e["message"]["role"] for e in messages(agent)] == ["system", "user", "assistant", "toolResult", "assistant"]
+    text = messages(agent)[3]["message"]["content"][0]["text"]
     assert text.startswith(f"Working directory does not exist: {tmp_path / 'gone'}")
 
     assert agent.working_folder_missing
@@ -419,6 +420,10 @@ async def test_a_missing_folder_is_reported_and_can_be_replaced(
     await agent.prompt("Read a again")
     assert not any(isinstance(e, WorkingFolderMissing) for e in events)
     assert messages(agent)[-2]["message"]["content"] == [{"type": "text", "text": "found"}]
+    # pi 1.6.0 (the default): the prompt names the folder tools run in, so the change is recorded
+    update = messages(agent)[-5]["message"]
+    assert update["role"] == "system" and list(update["sections"]) == ["environment"]
+    assert update["sections"]["environment"].endswith(f"Current working directory: {here}")
     assert agent.session.get_header()["cwd"] == str(tmp_path / "gone")  # the header is not rewritten
     with pytest.raises(ValueError):
         agent.use_working_folder(str(tmp_path / "nope"))
@@ -464,7 +469,7 @@ def test_ask_yes_allows_and_plain_ask_denies(tmp_path: Path, yes: bool) -> None:
         assert result["isError"] is True and "--yes" in result["content"][0]["text"]
         assert "[denied: Denied: `arbor ask` runs without --yes" in done.stderr
     roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
-    assert roles == ["user", "assistant", "toolResult", "assistant"]
+    assert roles == ["system", "user", "assistant", "toolResult", "assistant"]  # pi 1.6.0, the default
     inspected = subprocess.run([sys.executable, "-m", "desktop_app", "inspect", str(session)], capture_output=True,
                                text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert inspected.returncode == 0, inspected.stderr
@@ -484,13 +489,14 @@ async def test_the_offline_model_runs_the_loop_without_a_key(tmp_path: Path) -> 
     reply = await agent.prompt("read hello.txt")
     assert reply is not None and reply["stopReason"] == "stop"
     entries = messages(agent)
-    assert [e["message"]["role"] for e in entries] == ["user", "assistant", "toolResult", "assistant"]
+    # pi 1.6.0 (the default) records the prompt first; the turn follows it
+    assert [e["message"]["role"] for e in entries] == ["system", "user", "assistant", "toolResult", "assistant"]
     assert_chain(entries)
-    call = entries[1]["message"]["content"][-1]
+    call = entries[2]["message"]["content"][-1]
     assert call["name"] == "read" and call["arguments"] == {"path": "hello.txt"}
-    assert entries[2]["message"]["content"] == [{"type": "text", "text": "Hello, tools!\n"}]
+    assert entries[3]["message"]["content"] == [{"type": "text", "text": "Hello, tools!\n"}]
     assert "The read tool returned (2 lines, 14 characters):\n\n> Hello, tools!\n> " in (
-        entries[3]["message"]["content"][0]["text"]
+        entries[4]["message"]["content"][0]["text"]
     )
     assert any(isinstance(e, ToolCallsFinished) and not e.aborted for e in events)
 

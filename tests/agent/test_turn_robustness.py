@@ -227,7 +227,7 @@ def test_sigterm_during_ask_keeps_the_partial_reply(tmp_path: Path, fake_anthrop
     assert proc.returncode == 143, err
     entries = SessionManager.open(session).get_entries()
     messages = [e["message"] for e in entries if e["type"] == "message"]
-    assert [m["role"] for m in messages] == ["user", "assistant"]
+    assert [m["role"] for m in messages] == ["system", "user", "assistant"]  # pi 1.6.0, the default
     assert messages[-1]["stopReason"] == "aborted"
     assert messages[-1]["content"][0]["text"].startswith("Partial")
     assert b"Traceback" not in err

@@ -116,7 +116,8 @@ async def test_a_pi_1_6_0_file_continued_by_arbor(tmp_path: Path, fake_anthropic
     assert text.startswith(old_bytes)  # nothing old was rewritten
     new = [json.loads(line) for line in text[len(old_bytes) :].decode("utf-8").splitlines()]
     kinds = [e["type"] if e["type"] != "message" else e["message"]["role"] for e in new]
-    assert kinds == ["user", "assistant", "branch_summary", "compaction"]
+    # pi 1.6.0 records the prompt (Arbor's, which differs from the one pi recorded) before the user message
+    assert kinds == ["system", "user", "assistant", "branch_summary", "compaction"]
 
     # New lines: pi 1.6.0's keys in pi 1.6.0's order. pi never wrote a system message with both added
     # and removed tools, so their relative order comes from pi16-delta.md §2.5 (checked against pi's).
@@ -131,7 +132,7 @@ async def test_a_pi_1_6_0_file_continued_by_arbor(tmp_path: Path, fake_anthropic
         if entry["type"] == "message":
             role = entry["message"]["role"]
             assert _in_pi_order(list(entry["message"]), orders["message:" + role]), role
-    _, _, summary, compaction = new
+    _, _, _, summary, compaction = new
     assert summary["fromId"] == abandoned and summary["usage"]["input"] > 0
     assert compaction["usage"]["input"] > 0
     checkpoint = compaction["systemMessage"]
