@@ -41,6 +41,7 @@ from .model_picker import ModelPicker
 from .sessions_panel import SessionsPanel
 from .settings_dialog import SettingsDialog
 from .state import UiState
+from .status_bar import ArborStatusBar
 from .theme import apply_theme
 
 __all__ = ["WindowShell"]
@@ -110,7 +111,11 @@ class WindowShell:
         self.model_picker = ModelPicker(window)
         self.model_picker.picked.connect(self.pick_model)
         self.model_picker.settings_requested.connect(self.open_settings)
-        window.statusBar().insertPermanentWidget(0, self.model_picker)
+        status = window.statusBar()
+        if isinstance(status, ArborStatusBar):
+            status.use_model_picker(self.model_picker)  # the model once: the picker replaces the label
+        else:
+            status.insertPermanentWidget(0, self.model_picker)
         self.add_key_button = QPushButton("Add API key…")
         self.add_key_button.setObjectName("addApiKey")
         self.add_key_button.setToolTip("Enter an Anthropic API key (kept in the system keyring) (Ctrl+,)")
