@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -426,12 +425,8 @@ class MainWindow(QMainWindow):
 
     def label_selected(self) -> None:
         entry_id = self.graph.selected_entry()
-        if not entry_id:
-            return
-        current = self.agent.view.get_label(entry_id) or ""
-        text, ok = QInputDialog.getText(self, "Label", "Label (empty clears it):", text=current)
-        if ok:
-            self._guarded("Label", lambda: self.agent.set_label(entry_id, text))
+        if entry_id:
+            self.steering.label(entry_id)  # the node menu's Label… too: a question that never blocks
 
     def new_session(self) -> None:
         if self.agent.busy:

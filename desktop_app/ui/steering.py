@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QPoint, QRect, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QMenu, QStatusBar, QToolButton, QWidget
 
 from desktop_app.agent import (
     AgentSession,
@@ -38,7 +38,7 @@ from desktop_app.present.text import entry_kind, full_text
 from desktop_app.settings import Settings
 
 from .chat import ChatPanel
-from .dialogs import CompactionDialog, SummaryAnswer, SummaryQuestion
+from .dialogs import CompactionDialog, LabelDialog, SummaryAnswer, SummaryQuestion
 from .graph.interaction import GraphInteraction
 from .graph.view import GraphView
 from .node_menu import build_node_menu, chosen_action
@@ -280,12 +280,13 @@ class Steering(QObject):
         self.history.record(before, self._view.leaf_id)  # undo goes back to the old reply
         self._sync_undo()
 
-    def label(self, entry_id: str) -> None:
+    def label(self, entry_id: str) -> LabelDialog:
+        """Ask for the label without blocking (the answer comes back through a signal)."""
         window = self.window
-        current = self._view.get_label(entry_id) or ""
-        text, ok = QInputDialog.getText(self.host, "Label", "Label (empty clears it):", text=current)
-        if ok:
-            window._guarded("Label", lambda: window.agent.set_label(entry_id, text))
+        dialog = LabelDialog(self._view.get_label(entry_id) or "", self.host)
+        dialog.label_chosen.connect(lambda text: window._guarded("Label", lambda: window.agent.set_label(entry_id, text)))
+        dialog.open()
+        return dialog
 
     # ================================================================================ fork and clone
 
