@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -61,6 +61,10 @@ OFFLINE_BANNER = (
     "Offline model: replies describe what the model would receive. "
     "Add an API key (or set ANTHROPIC_API_KEY) to chat with Claude."
 )
+
+
+def _global_rect(widget: QWidget) -> QRect:
+    return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
 class MainWindow(QMainWindow):
@@ -422,6 +426,22 @@ class MainWindow(QMainWindow):
             if isinstance(widget, QToolButton):
                 return widget
         return None
+
+    def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
+        """Where a node carried out of the graph would be forked (a user message) or cloned: the
+        toolbar's Fork, or the sessions list when it is on screen; ``None`` elsewhere."""
+        panel = self.shell.panel if self.shell.panel_shown() else None
+        for target in (self.fork_button(), panel):
+            if target is not None and target.isVisible() and _global_rect(target).contains(global_pos):
+                return target
+        return None
+
+    def light_fork_drop_target(self, target: QWidget | None) -> None:
+        """Light up the drop target under a carried node (``None``: none is)."""
+        button = self.fork_button()
+        if button is not None:
+            button.setDown(target is button)
+        self.shell.panel.show_drop_hint(target is self.shell.panel)
 
     def label_selected(self) -> None:
         entry_id = self.graph.selected_entry()
