@@ -64,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
         "--sessions", action="store_true",
         help="show the sessions panel (hidden by default: a screenshot for a bug report should not list your other sessions)",
     )
+    shot.add_argument(
+        "--theme", choices=("light", "dark", "system"),
+        help="the window's colours, as the theme setting (default: Qt's own palette)",
+    )
+    shot.add_argument("--settings", action="store_true", help="show the Settings dialog over the window")
     return parser
 
 
@@ -112,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from .ui.screenshot import run as run_screenshot
 
-        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions)
+        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions,
+                              theme=args.theme, settings_dialog=args.settings)
     parser.print_help()
     return 0
 
