@@ -53,6 +53,8 @@ def take_screenshot(
     # A snapshot: opening a v1/v2 file migrates it, and a screenshot must never write or lock it.
     manager = SessionManager.open_snapshot(source)
     settings = Settings()
+    if theme is not None:
+        settings.theme = theme  # the Settings dialog shows the theme the shot is in
     agent = AgentSession(manager, make_provider(settings, model_id="offline"), settings)
     if leaf:
         if agent.view.get_entry(leaf) is None:
@@ -82,13 +84,23 @@ def take_screenshot(
         QCoreApplication.processEvents()
     image = window.grab().toImage()
     if dialog is not None:
-        from PySide6.QtCore import QPoint
-        from PySide6.QtGui import QColor, QPainter
+        from PySide6.QtCore import QPoint, QRect
+        from PySide6.QtGui import QColor, QPainter, QPalette
 
         painter = QPainter(image)
         painter.fillRect(image.rect(), QColor(0, 0, 0, 60))  # the window behind a window-modal dialog
         card = dialog.grab().toImage()
-        painter.drawImage(QPoint((image.width() - card.width()) // 2, max(0, (image.height() - card.height()) // 3)), card)
+        caption = painter.fontMetrics().height() + 10  # the title bar a window manager would draw
+        left = (image.width() - card.width()) // 2
+        top = max(caption, (image.height() - card.height()) // 3)
+        palette = dialog.palette()
+        bar = QRect(left, top - caption, card.width(), caption)
+        painter.fillRect(bar, palette.color(QPalette.ColorRole.Mid))
+        painter.setPen(palette.color(QPalette.ColorRole.WindowText))
+        painter.drawText(bar, Qt.AlignmentFlag.AlignCenter, dialog.windowTitle())
+        painter.drawImage(QPoint(left, top), card)
+        painter.setPen(palette.color(QPalette.ColorRole.Shadow))
+        painter.drawRect(bar.united(QRect(left, top, card.width(), card.height())).adjusted(0, 0, -1, -1))
         painter.end()
         dialog.reject()
     if image.width() != size[0] or image.height() != size[1]:
