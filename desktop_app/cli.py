@@ -1,4 +1,5 @@
-"""Command line: ``arbor`` (the window), ``arbor FILE.jsonl``, ``arbor inspect``, ``arbor screenshot``."""
+"""Command line: ``arbor`` (the window), ``arbor FILE.jsonl``, ``arbor inspect``, ``arbor ask``,
+``arbor screenshot``, ``arbor install-desktop-entry``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 import stat
 import sys
 
-COMMANDS = ("inspect", "ask", "screenshot")
+COMMANDS = ("inspect", "ask", "screenshot", "install-desktop-entry")
 
 
 def _version() -> str:
@@ -23,7 +24,7 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
-        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot} ...",
+        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,install-desktop-entry} ...",
         description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
         "Without a command, opens the window (with FILE.jsonl if given).",
     )
@@ -63,6 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     shot.add_argument(
         "--sessions", action="store_true",
         help="show the sessions panel (hidden by default: a screenshot for a bug report should not list your other sessions)",
+    )
+    shot.add_argument(
+        "--theme", choices=("light", "dark", "system"),
+        help="the window's colours, as the theme setting (default: Qt's own palette)",
+    )
+    shot.add_argument("--settings", action="store_true", help="show the Settings dialog over the window")
+    sub.add_parser(
+        "install-desktop-entry",
+        help="add Arbor to your applications menu: arbor.desktop and its icon into $XDG_DATA_HOME (~/.local/share)",
     )
     return parser
 
@@ -112,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         from .ui.screenshot import run as run_screenshot
 
-        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions)
+        return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions,
+                              theme=args.theme, settings_dialog=args.settings)
+    if args.command == "install-desktop-entry":
+        from .desktop_entry import run as run_install
+
+        return run_install()
     parser.print_help()
     return 0
 

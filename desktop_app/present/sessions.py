@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from desktop_app.session import SessionView
 from desktop_app.session.catalog import SessionCatalog, SessionInfo
@@ -32,6 +32,7 @@ __all__ = [
     "SessionRow",
     "SessionSources",
     "build_groups",
+    "folder_labels",
     "relative_time",
     "session_title",
     "window_title",
@@ -68,7 +69,8 @@ class SessionGroup:
 
     folder: str
     label: str
-    """The folder's last part (``trips``), or ``(no folder)``; the full path is in :attr:`folder`."""
+    """The folder's last part (``trips``), or ``(no folder)``; the full path is in :attr:`folder`.
+    Folders that share their last part say which is which: ``pi-mono — bob/code``."""
     rows: tuple[SessionRow, ...]
 
 
@@ -143,14 +145,39 @@ def build_groups(found: Iterable[Found], *, current: str | None = None, now_ms: 
         seen.add(key)
         by_folder.setdefault(info.cwd, []).append(_row(source, info, current, now))
     groups = []
+    labels = folder_labels(by_folder)
     for folder, rows in by_folder.items():
         rows.sort(key=lambda r: r.path)
         rows.sort(key=lambda r: r.modified, reverse=True)
-        label = Path(folder).name or folder if folder else "(no folder)"
-        groups.append(SessionGroup(folder, label, tuple(rows)))
+        groups.append(SessionGroup(folder, labels[folder], tuple(rows)))
     groups.sort(key=lambda g: g.folder)
     groups.sort(key=lambda g: g.rows[0].modified, reverse=True)
     return tuple(groups)
+
+
+def folder_labels(folders: Iterable[str]) -> dict[str, str]:
+    """Each working folder's label: its last part, and where two folders share it (``pi-mono`` in
+    Bob's and Kim's ``code``), the fewest parent folders that tell it apart (``pi-mono — bob/code``)."""
+    folders = list(folders)
+    parts = {f: PurePath(f).parts if f else () for f in folders}
+    by_name: dict[str, list[str]] = {}
+    for folder in folders:
+        name = (parts[folder][-1] if parts[folder] else folder) if folder else "(no folder)"
+        by_name.setdefault(name, []).append(folder)
+    labels: dict[str, str] = {}
+    for name, same in by_name.items():
+        if len(same) == 1:
+            labels[same[0]] = name
+            continue
+        for folder in same:
+            parents = parts[folder][:-1]
+            for depth in range(1, len(parents) + 1):
+                suffix = parents[-depth:]
+                if all(other == folder or parts[other][:-1][-depth:] != suffix for other in same):
+                    break
+            tail = "/".join(p for p in parents[-depth:] if p not in ("/", "\\")) if parents else ""
+            labels[folder] = f"{name} — {tail}" if tail else name
+    return labels
 
 
 class SessionSources:

@@ -92,6 +92,10 @@ class OpenReport:
 
     malformed_lines: list[int] = field(default_factory=list)
     torn_last_line: bool = False
+    """The file ended in an unterminated line that is not a whole entry: cut short by a crash, or
+    another program is between two ``write`` calls. It is left unread, not counted in
+    :attr:`malformed_lines` (unless it is all the file holds): following reads it once it is
+    complete, and Arbor's next append terminates it first (then it is reported as malformed)."""
     migrated: bool = False
     backup_path: Path | None = None
     header_regenerated: bool = False
@@ -242,11 +246,11 @@ class SessionManager:
         self.read_only = False
         store = SessionStore(file_path, self.fsync)
         try:
-            parsed, ends_with_newline = store.read_parsed()
+            parsed, unfinished = store.read_parsed()
         except FileNotFoundError:
             self._start_fresh_at(file_path)
             return
-        report = OpenReport(malformed_lines=list(parsed.malformed))
+        report = OpenReport(malformed_lines=list(parsed.malformed), torn_last_line=unfinished)
         objects: list[Any] = []
         for obj, line in zip(parsed.objects, parsed.line_numbers, strict=True):
             if isinstance(obj, dict):
@@ -255,9 +259,6 @@ class SessionManager:
                 report.non_object_lines.append(line)
                 report.malformed_lines.append(line)
         report.malformed_lines.sort()
-        last_line = max(parsed.line_numbers[-1:] + parsed.malformed[-1:], default=0)
-        if not ends_with_newline and parsed.malformed and parsed.malformed[-1] == last_line:
-            report.torn_last_line = True
         self.report = report
         self._store = store
         self._session_file = file_path
@@ -466,7 +467,8 @@ class SessionManager:
 
     def _load_appended(self, store: SessionStore) -> list[Entry]:
         old_leaf = self.get_leaf_entry()
-        parsed = parse_session_text(store.read_appended())
+        text, first_line = store.read_appended()
+        parsed = parse_session_text(text)
         by_id = self._index.by_id
         pending = self._index.entries[self._written :]  # ours, not yet known to be on disk
         pending_ids = {id(e) for e in pending}
@@ -484,7 +486,7 @@ class SessionManager:
             new.append(obj)
             in_file_order.append(obj)
         if parsed.malformed:
-            self.report.malformed_lines.extend(parsed.malformed)
+            self.report.malformed_lines.extend(first_line - 1 + n for n in parsed.malformed)  # file line numbers
             self._emit(SessionFailed(f"Skipped {len(parsed.malformed)} unreadable appended line(s)"))
         if new and pending:
             # Entries of ours come before, between or after these in the file (a failed write left

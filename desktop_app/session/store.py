@@ -50,6 +50,7 @@ class FileSnapshot:
     consumed: int  # bytes up to and including the last "\n"
     ends_with_newline: bool
     inode: int
+    lines: int = 0  # complete lines in those bytes
 
 
 def _decode(data: bytes) -> str:
@@ -64,6 +65,7 @@ class SessionStore:
         self.path = path
         self.fsync = fsync
         self.consumed = 0  # bytes of complete lines this process has accounted for
+        self.lines = 0  # how many lines those bytes hold: the next unread line is number lines + 1
         self.size = 0
         self.inode = -1
         self.ends_with_newline = True
@@ -104,20 +106,22 @@ class SessionStore:
             consumed=last_nl + 1,
             ends_with_newline=not data or data.endswith(b"\n"),
             inode=stat.st_ino,
+            lines=data.count(b"\n"),
         )
-        self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode)
+        self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode, snapshot.lines)
         return snapshot
 
     def read_parsed(self) -> tuple[ParsedText, bool]:
         """Parse the file line by line as pi reads it, without holding it as one string.
 
-        Returns the parse and whether it is free of a torn last line. An unterminated last line is
-        treated as following treats it (issue 13 item 8): a line another program is half-way through
-        writing, not a torn one. If it parses it is kept (a complete entry that lacks only its
-        ``\n``, as pi keeps it); if not, it is left out of the parse, unreported, and stays unread
-        (:attr:`consumed` ends before it), so the next :meth:`read_appended` takes it whole once the
-        rest has arrived. It is called torn only when Arbor is about to append after it (see
-        :meth:`append`), or when it is all the file holds (there is nothing else to open).
+        Returns the parse and whether the file ends in an unfinished line: an unterminated last line
+        that is not a whole entry. It is treated as following treats it (issue 13 item 8): maybe a
+        line another program is half-way through writing, so not a malformed one. It is left out of
+        the parse, unreported, and stays unread (:attr:`consumed` ends before it), so the next
+        :meth:`read_appended` takes it whole once the rest has arrived. It is called malformed only
+        when Arbor is about to append after it (see :meth:`append`), or when it is all the file holds
+        (there is nothing else to open). An unterminated last line that parses is kept (a complete
+        entry that lacks only its ``\n``, as pi keeps it) and is not unfinished.
         """
         fd = self._open_regular()
         size = 0
@@ -142,18 +146,19 @@ class SessionStore:
             os.close(fd)
         ends_with_newline = not last or last.endswith(b"\n")
         consumed = size if ends_with_newline else size - len(last)
-        self._remember(size, consumed, ends_with_newline, stat.st_ino)
+        self._remember(size, consumed, ends_with_newline, stat.st_ino, count if ends_with_newline else count - 1)
         unfinished = not ends_with_newline and parsed.malformed[-1:] == [count]
         if unfinished and (parsed.objects or len(parsed.malformed) > 1):
             return ParsedText(parsed.objects, parsed.line_numbers, parsed.malformed[:-1]), True
-        return parsed, not unfinished
+        return parsed, unfinished
 
-    def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int) -> None:
+    def _remember(self, size: int, consumed: int, ends_with_newline: bool, inode: int, lines: int) -> None:
         self.size, self.consumed, self.ends_with_newline, self.inode = size, consumed, ends_with_newline, inode
+        self.lines = lines
 
     def forget(self) -> None:
         """Start over as if the file had never been read (it vanished and will be written anew)."""
-        self._remember(0, 0, True, -1)
+        self._remember(0, 0, True, -1, 0)
 
     def changed_on_disk(self) -> str | None:
         """``"missing"``, ``"replaced"`` (other inode or shorter), ``"appended"`` (grew), or ``None``."""
@@ -169,16 +174,19 @@ class SessionStore:
             return "appended"
         return None
 
-    def read_appended(self) -> str:
-        """Complete lines appended since the last read or write (a partial last line waits)."""
+    def read_appended(self) -> tuple[str, int]:
+        """Complete lines appended since the last read or write (a partial last line waits), and the
+        file line number of the first of them (so a bad line is reported where it is in the file)."""
         with open(self.path, "rb") as fh:
             fh.seek(self.consumed)
             data = fh.read()
         last_nl = data.rfind(b"\n")
         complete = data[: last_nl + 1]
         new_size = self.consumed + len(data)
-        self._remember(new_size, self.consumed + len(complete), data.endswith(b"\n") or not data, self.inode)
-        return _decode(complete)
+        first_line = self.lines + 1
+        self._remember(new_size, self.consumed + len(complete), data.endswith(b"\n") or not data, self.inode,
+                       self.lines + complete.count(b"\n"))
+        return _decode(complete), first_line
 
     # ------------------------------------------------------------------------------------ writing
 
@@ -260,11 +268,11 @@ class SessionStore:
         same_file = stat.st_ino == self.inode or (self.inode == -1 and stat.st_size == 0)  # -1: never read
         seen_all = stat.st_size == self.size == self.consumed and same_file
         if after == expected and seen_all:
-            self._remember(expected, expected, True, stat.st_ino)
+            self._remember(expected, expected, True, stat.st_ino, self.lines + data.count(b"\n"))
             return True
         # Someone else wrote between our last read and this write (or during it): keep the read mark,
         # and let the size say "grown" so that the next look reads from there (our lines included).
-        self._remember(self.consumed, self.consumed, True, stat.st_ino)
+        self._remember(self.consumed, self.consumed, True, stat.st_ino, self.lines)
         return False
 
     def _ends_with_newline(self, fd: int, size: int) -> bool:
@@ -336,5 +344,5 @@ class SessionStore:
                 backup.unlink(missing_ok=True)  # nothing was replaced: a failed attempt leaves no backup
             raise SessionFileError(f"Cannot rewrite {self.path}: {exc.strerror or exc}") from exc
         stat = os.stat(self.path)
-        self._remember(len(data), len(data), True, stat.st_ino)
+        self._remember(len(data), len(data), True, stat.st_ino, data.count(b"\n"))
         return backup

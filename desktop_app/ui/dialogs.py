@@ -1,4 +1,5 @@
-"""The two questions Arbor asks before it writes a summary, each showing what it would summarize.
+"""The questions Arbor asks before it writes an entry: the two before a summary, each showing what it
+would summarize, and the label of a node.
 
 * :class:`SummaryQuestion` — pi's "summarize the branch you are leaving?" with the abandoned branch's
   entry count, token estimate, first and last message (:class:`~desktop_app.present.branch_preview.BranchPreview`);
@@ -8,7 +9,9 @@
   and Compact is disabled. Once running it shows the progress, and Cancel stops the compaction
   (which then writes nothing). Auto-compaction shows the same progress.
 
-Both are window-modal but never block the event loop (``open()``, not ``exec()``): the answer
+* :class:`LabelDialog` — the node's label (Label… in the node menu and the toolbar, F2); empty clears it.
+
+All are window-modal but never block the event loop (``open()``, not ``exec()``): the answer
 arrives through a signal, so the agent's asyncio tasks keep running meanwhile.
 """
 
@@ -20,8 +23,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
+    QDialogButtonBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
@@ -31,7 +36,7 @@ from PySide6.QtWidgets import (
 from desktop_app.present.branch_preview import BranchPreview
 from desktop_app.present.compaction_preview import CompactionPreview
 
-__all__ = ["CompactionDialog", "SummaryAnswer", "SummaryQuestion"]
+__all__ = ["CompactionDialog", "LabelDialog", "SummaryAnswer", "SummaryQuestion"]
 
 
 @dataclass(frozen=True)
@@ -216,3 +221,36 @@ class CompactionDialog(QDialog):
             self.cancel_requested.emit()
             return
         super().reject()
+
+
+class LabelDialog(QDialog):
+    """Emits ``label_chosen(text)`` on OK (an empty text clears the label); Cancel or Esc emit nothing.
+
+    Replaces ``QInputDialog.getText``, whose nested event loop held the window's asyncio work (a
+    streaming reply, the file follower) until the question was answered.
+    """
+
+    label_chosen = Signal(str)
+
+    def __init__(self, current: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("labelDialog")
+        self.setWindowTitle("Label")
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        prompt = QLabel("Label (empty clears it):", self)
+        self.field = QLineEdit(current, self)
+        self.field.setObjectName("labelField")
+        self.field.selectAll()
+        prompt.setBuddy(self.field)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(prompt)
+        layout.addWidget(self.field)
+        layout.addWidget(self.buttons)
+        self.accepted.connect(lambda: self.label_chosen.emit(self.field.text()))
+        self.finished.connect(lambda _r: self.deleteLater())
+        self.resize(max(360, self.sizeHint().width()), self.sizeHint().height())

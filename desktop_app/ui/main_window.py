@@ -13,12 +13,11 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -62,6 +61,10 @@ OFFLINE_BANNER = (
     "Offline model: replies describe what the model would receive. "
     "Add an API key (or set ANTHROPIC_API_KEY) to chat with Claude."
 )
+
+
+def _global_rect(widget: QWidget) -> QRect:
+    return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
 class MainWindow(QMainWindow):
@@ -424,14 +427,26 @@ class MainWindow(QMainWindow):
                 return widget
         return None
 
+    def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
+        """Where a node carried out of the graph would be forked (a user message) or cloned: the
+        toolbar's Fork, or the sessions list when it is on screen; ``None`` elsewhere."""
+        panel = self.shell.panel if self.shell.panel_shown() else None
+        for target in (self.fork_button(), panel):
+            if target is not None and target.isVisible() and _global_rect(target).contains(global_pos):
+                return target
+        return None
+
+    def light_fork_drop_target(self, target: QWidget | None) -> None:
+        """Light up the drop target under a carried node (``None``: none is)."""
+        button = self.fork_button()
+        if button is not None:
+            button.setDown(target is button)
+        self.shell.panel.show_drop_hint(target is self.shell.panel)
+
     def label_selected(self) -> None:
         entry_id = self.graph.selected_entry()
-        if not entry_id:
-            return
-        current = self.agent.view.get_label(entry_id) or ""
-        text, ok = QInputDialog.getText(self, "Label", "Label (empty clears it):", text=current)
-        if ok:
-            self._guarded("Label", lambda: self.agent.set_label(entry_id, text))
+        if entry_id:
+            self.steering.label(entry_id)  # the node menu's Label… too: a question that never blocks
 
     def new_session(self) -> None:
         if self.agent.busy:

@@ -27,9 +27,14 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def take_screenshot(
     path: str, out: str, *, leaf: str | None = None, select: str | None = None, size: tuple[int, int] = (1600, 1000),
-    wait_for_dot: float = 6.0, sessions: bool = False,
+    wait_for_dot: float = 6.0, sessions: bool = False, theme: str | None = None, settings_dialog: bool = False,
 ) -> None:
-    """Render the window for ``path`` and write ``out``: exactly ``size`` pixels, device pixel ratio 1."""
+    """Render the window for ``path`` and write ``out``: exactly ``size`` pixels, device pixel ratio 1.
+
+    ``theme`` (``light``, ``dark``, ``system``) is applied first, as the setting would be; with
+    ``settings_dialog`` the Settings dialog is open and drawn centred over the window (it is a window
+    of its own, which a grab of the main window leaves out).
+    """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     os.environ.setdefault("QT_SCALE_FACTOR", "1")
     from PySide6.QtCore import QCoreApplication, Qt
@@ -38,12 +43,18 @@ def take_screenshot(
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if theme is not None:
+        from .theme import apply_theme
+
+        apply_theme(theme)  # before the widgets are built, as `arbor` does
     source = Path(path)
     if not source.is_file():
         raise OSError(f"{path}: no such session file")
     # A snapshot: opening a v1/v2 file migrates it, and a screenshot must never write or lock it.
     manager = SessionManager.open_snapshot(source)
     settings = Settings()
+    if theme is not None:
+        settings.theme = theme  # the Settings dialog shows the theme the shot is in
     agent = AgentSession(manager, make_provider(settings, model_id="offline"), settings)
     if leaf:
         if agent.view.get_entry(leaf) is None:
@@ -68,9 +79,30 @@ def take_screenshot(
         window.graph.select(select, center=True, notify=True)
     elif leaf:
         window.graph.center_on_leaf()
+    dialog = window.shell.open_settings() if settings_dialog else None
     for _ in range(5):
         QCoreApplication.processEvents()
     image = window.grab().toImage()
+    if dialog is not None:
+        from PySide6.QtCore import QPoint, QRect
+        from PySide6.QtGui import QColor, QPainter, QPalette
+
+        painter = QPainter(image)
+        painter.fillRect(image.rect(), QColor(0, 0, 0, 60))  # the window behind a window-modal dialog
+        card = dialog.grab().toImage()
+        caption = painter.fontMetrics().height() + 10  # the title bar a window manager would draw
+        left = (image.width() - card.width()) // 2
+        top = max(caption, (image.height() - card.height()) // 3)
+        palette = dialog.palette()
+        bar = QRect(left, top - caption, card.width(), caption)
+        painter.fillRect(bar, palette.color(QPalette.ColorRole.Mid))
+        painter.setPen(palette.color(QPalette.ColorRole.WindowText))
+        painter.drawText(bar, Qt.AlignmentFlag.AlignCenter, dialog.windowTitle())
+        painter.drawImage(QPoint(left, top), card)
+        painter.setPen(palette.color(QPalette.ColorRole.Shadow))
+        painter.drawRect(bar.united(QRect(left, top, card.width(), card.height())).adjusted(0, 0, -1, -1))
+        painter.end()
+        dialog.reject()
     if image.width() != size[0] or image.height() != size[1]:
         image = image.scaled(size[0], size[1], Qt.AspectRatioMode.IgnoreAspectRatio, Qt.TransformationMode.SmoothTransformation)
     image.setDevicePixelRatio(1.0)
@@ -80,9 +112,11 @@ def take_screenshot(
     app.processEvents()
 
 
-def run(path: str, out: str, leaf: str | None, select: str | None, size: str, *, sessions: bool = False) -> int:
+def run(path: str, out: str, leaf: str | None, select: str | None, size: str, *, sessions: bool = False,
+        theme: str | None = None, settings_dialog: bool = False) -> int:
     try:
-        take_screenshot(path, out, leaf=leaf, select=select, size=parse_size(size), sessions=sessions)
+        take_screenshot(path, out, leaf=leaf, select=select, size=parse_size(size), sessions=sessions, theme=theme,
+                        settings_dialog=settings_dialog)
     except (OSError, ValueError) as exc:
         print(f"arbor screenshot: {exc}", file=sys.stderr)
         return 2

@@ -4,7 +4,9 @@ What it shows is decided in :mod:`desktop_app.present.sessions`; this widget ren
 listings on a worker thread (a thousand session files are read once, then only ``stat``-ed, but even
 the ``stat``s never run on the UI thread), and turns clicks into agent commands: open, new (asking
 for the working folder), rename (one ``session_info`` entry) and delete (to the desktop trash after a
-question). The current session's own changes and a five-second timer keep the list fresh.
+question). The current session's own changes and a five-second timer keep the list fresh. A node
+carried out of the graph onto the panel is forked or cloned into a new session, as on the toolbar's
+Fork (the window's drop target; the panel only lights up, :meth:`SessionsPanel.show_drop_hint`).
 """
 
 from __future__ import annotations
@@ -218,6 +220,8 @@ class SessionsPanel(QWidget):
         self.tree.itemClicked.connect(self._activated)
         self.status = QLabel("", self)
         self.status.setObjectName("sessionsStatus")
+        self._drop_hint = False
+        self._status_before_hint = ""
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -333,9 +337,23 @@ class SessionsPanel(QWidget):
         self.tree.setUpdatesEnabled(True)
         total = sum(len(g.rows) for g in groups)
         query = self.search.text().strip()
-        self.status.setText(
-            f"{total} session{'' if total == 1 else 's'}" + (f" matching “{query}”" if query else "")
-        )
+        text = f"{total} session{'' if total == 1 else 's'}" + (f" matching “{query}”" if query else "")
+        if self._drop_hint:
+            self._status_before_hint = text  # shown again when the carried node leaves
+        else:
+            self.status.setText(text)
+
+    def show_drop_hint(self, shown: bool) -> None:
+        """A node carried out of the graph is over the panel: say that letting go forks it here."""
+        if shown == self._drop_hint:
+            return
+        self._drop_hint = shown
+        self.tree.setStyleSheet("QTreeWidget { border: 2px solid palette(highlight); }" if shown else "")
+        if shown:
+            self._status_before_hint = self.status.text()
+            self.status.setText("Release to fork (a user message) or clone into a new session")
+        else:
+            self.status.setText(self._status_before_hint)
 
     def rows(self) -> list[SessionRow]:
         """Every row on screen, in display order."""

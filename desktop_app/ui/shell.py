@@ -41,6 +41,7 @@ from .model_picker import ModelPicker
 from .sessions_panel import SessionsPanel
 from .settings_dialog import SettingsDialog
 from .state import UiState
+from .status_bar import ArborStatusBar
 from .theme import apply_theme
 
 __all__ = ["WindowShell"]
@@ -88,6 +89,7 @@ class WindowShell:
         self.panel = SessionsPanel(agent, self.sources, window)
         self.panel.open_requested.connect(open_path)
         self._narrowing_guard = _ResizeWatch(self.make_room_for_graph)
+        self._shown_width: int | None = None  #: the window's width when last seen on screen
         splitter.insertWidget(0, self.panel)
         splitter.setCollapsible(0, True)
         splitter.setStretchFactor(0, 0)
@@ -110,7 +112,11 @@ class WindowShell:
         self.model_picker = ModelPicker(window)
         self.model_picker.picked.connect(self.pick_model)
         self.model_picker.settings_requested.connect(self.open_settings)
-        window.statusBar().insertPermanentWidget(0, self.model_picker)
+        status = window.statusBar()
+        if isinstance(status, ArborStatusBar):
+            status.use_model_picker(self.model_picker)  # the model once: the picker replaces the label
+        else:
+            status.insertPermanentWidget(0, self.model_picker)
         self.add_key_button = QPushButton("Add API key…")
         self.add_key_button.setObjectName("addApiKey")
         self.add_key_button.setToolTip("Enter an Anthropic API key (kept in the system keyring) (Ctrl+,)")
@@ -203,11 +209,19 @@ class WindowShell:
     # ============================================================================ state
 
     def make_room_for_graph(self) -> None:
-        """The graph keeps :data:`GRAPH_ROOM` pixels while the sessions panel has width to give."""
+        """The graph keeps :data:`GRAPH_ROOM` pixels while the sessions panel has width to give.
+
+        Only when the window narrows: the sizes it opens with (restored from the last run, or
+        set by the user since) are left as they are.
+        """
         graph = getattr(self.window, "graph", None)
         index = self.splitter.indexOf(graph) if isinstance(graph, QWidget) else -1
         sizes = self.splitter.sizes()
         if index <= 0 or not self.window.isVisible():
+            return
+        width, before = self.window.width(), self._shown_width
+        self._shown_width = width
+        if before is None or width >= before:
             return
         if not sizes[0]:
             return

@@ -298,6 +298,12 @@ class ArborStatusBar(QStatusBar):
         """The model id (``claude-sonnet-4-5``), or ``None`` for "no model"."""
         self._model.setText(name or "no model")
 
+    def use_model_picker(self, picker: QWidget) -> None:
+        """Show the model in ``picker`` (a button with a menu of models) instead of the plain label:
+        the model appears once, where the label was (:meth:`model_text` still reads the id)."""
+        self.insertPermanentWidget(0, picker)
+        self._model.hide()
+
     def set_thinking(self, level: str | None) -> None:
         """The thinking level (``off``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``)."""
         self._thinking.setText(f"thinking {level}" if level else "thinking off")

@@ -14,9 +14,9 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject, QPoint, QRect, QTimer
+from PySide6.QtCore import QObject, QPoint, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QInputDialog, QMenu, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QMenu, QStatusBar, QWidget
 
 from desktop_app.agent import (
     AgentSession,
@@ -38,7 +38,7 @@ from desktop_app.present.text import entry_kind, full_text
 from desktop_app.settings import Settings
 
 from .chat import ChatPanel
-from .dialogs import CompactionDialog, SummaryAnswer, SummaryQuestion
+from .dialogs import CompactionDialog, LabelDialog, SummaryAnswer, SummaryQuestion
 from .graph.interaction import GraphInteraction
 from .graph.view import GraphView
 from .node_menu import build_node_menu, chosen_action
@@ -73,7 +73,9 @@ class SteeredWindow(Protocol):
 
     def _guarded(self, what: str, action: Callable[[], Any]) -> Any: ...
 
-    def fork_button(self) -> QToolButton | None: ...
+    def fork_drop_target(self, global_pos: QPoint) -> QWidget | None: ...
+
+    def light_fork_drop_target(self, target: QWidget | None) -> None: ...
 
 
 class Steering(QObject):
@@ -91,11 +93,12 @@ class Steering(QObject):
         self.summary_question: SummaryQuestion | None = None
         self.compaction_dialog: CompactionDialog | None = None
         self.band: BandSelection | None = None
-        self.interaction = GraphInteraction(window.graph, lambda: window.agent.view, self._over_fork_button)
+        self._drop_target: QWidget | None = None  #: the window's fork target under a carried node
+        self.interaction = GraphInteraction(window.graph, lambda: window.agent.view, self._over_fork_target)
         self.interaction.menu_requested.connect(self.open_menu)
         self.interaction.band_selected.connect(self._on_band)
         self.interaction.node_dropped.connect(self.fork_or_clone)
-        self.interaction.drag_over.connect(self._highlight_fork_button)
+        self.interaction.drag_over.connect(self._highlight_fork_target)
         self.interaction.history_step.connect(lambda step: self.undo() if step < 0 else self.redo())
         self.reader.continue_requested.connect(self.continue_from)
         self.reader.crumb_activated.connect(self._read_crumb)
@@ -280,12 +283,13 @@ class Steering(QObject):
         self.history.record(before, self._view.leaf_id)  # undo goes back to the old reply
         self._sync_undo()
 
-    def label(self, entry_id: str) -> None:
+    def label(self, entry_id: str) -> LabelDialog:
+        """Ask for the label without blocking (the answer comes back through a signal)."""
         window = self.window
-        current = self._view.get_label(entry_id) or ""
-        text, ok = QInputDialog.getText(self.host, "Label", "Label (empty clears it):", text=current)
-        if ok:
-            window._guarded("Label", lambda: window.agent.set_label(entry_id, text))
+        dialog = LabelDialog(self._view.get_label(entry_id) or "", self.host)
+        dialog.label_chosen.connect(lambda text: window._guarded("Label", lambda: window.agent.set_label(entry_id, text)))
+        dialog.open()
+        return dialog
 
     # ================================================================================ fork and clone
 
@@ -306,21 +310,18 @@ class Steering(QObject):
         return True
 
     def fork_or_clone(self, entry_id: str) -> None:
-        """A node dropped on Fork: a user message is forked (pi's ``/fork``), anything else cloned."""
+        """A node dropped on Fork or the sessions list: a user message is forked (pi's ``/fork``),
+        anything else cloned."""
         entry = self._view.get_entry(entry_id)
         if entry is not None:
             self.fork(entry_id, "before" if entry_kind(entry) == "user" else "at")
 
-    def _highlight_fork_button(self, over: bool) -> None:
-        button = self.window.fork_button()
-        if button is not None:
-            button.setDown(over)
+    def _highlight_fork_target(self, over: bool) -> None:
+        self.window.light_fork_drop_target(self._drop_target if over else None)
 
-    def _over_fork_button(self, global_pos: QPoint) -> bool:
-        button = self.window.fork_button()
-        if button is None or not button.isVisible():
-            return False
-        return QRect(button.mapToGlobal(QPoint(0, 0)), button.size()).contains(global_pos)
+    def _over_fork_target(self, global_pos: QPoint) -> bool:
+        self._drop_target = self.window.fork_drop_target(global_pos)
+        return self._drop_target is not None
 
     # ================================================================================ selection
 

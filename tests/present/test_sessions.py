@@ -8,6 +8,7 @@ from pathlib import Path
 from desktop_app.present.sessions import (
     SessionSources,
     build_groups,
+    folder_labels,
     relative_time,
     session_title,
     window_title,
@@ -88,6 +89,25 @@ def test_groups_and_rows_are_newest_first_and_current_is_marked(tmp_path: Path) 
     assert [r.current for r in groups[1].rows] == [True, False]
     assert groups[0].rows[0].detail == "1 message · 1 min ago"
     assert groups[1].rows[0].detail.endswith("yesterday")
+
+
+def test_folders_sharing_a_name_are_told_apart_by_their_fewest_parents() -> None:
+    labels = folder_labels([
+        "/home/bob/code/pi-mono", "/home/kim/code/pi-mono", "/Users/badlogic/workspaces/pi-mono",
+        "/home/dev/code/webapp", "/Users/dev/workspaces/webapp", "/home/you/trips", "", "/x", "/a/x",
+    ])
+    assert labels == {
+        "/home/bob/code/pi-mono": "pi-mono — bob/code",
+        "/home/kim/code/pi-mono": "pi-mono — kim/code",
+        "/Users/badlogic/workspaces/pi-mono": "pi-mono — workspaces",
+        "/home/dev/code/webapp": "webapp — code",
+        "/Users/dev/workspaces/webapp": "webapp — workspaces",
+        "/home/you/trips": "trips",  # a name of its own: just the name
+        "": "(no folder)",
+        "/x": "x",
+        "/a/x": "x — a",
+    }
+    assert len(set(labels.values())) == len(labels)
 
 
 def test_relative_time() -> None:

@@ -54,8 +54,8 @@ def test_torn_last_line_is_terminated_and_reported_when_we_append_and_nothing_co
     path = Path(m.session_file or "")
     path.write_bytes(path.read_bytes() + b'{"type":"message","id":"torn","par')  # crash mid-write
     reopened = SessionManager.open(path)
-    # At open an unterminated line may still be being written (issue 13 item 8): not torn yet.
-    assert not reopened.report.torn_last_line and reopened.report.malformed_lines == []
+    # At open an unterminated line may still be being written (issue 13 item 8): torn, not malformed yet.
+    assert reopened.report.torn_last_line and reopened.report.malformed_lines == []
     assert [e["id"] for e in reopened.get_entries()] == kept
     failures: list[str] = []
     reopened.subscribe(lambda e: failures.append(e.message) if isinstance(e, SessionFailed) else None)

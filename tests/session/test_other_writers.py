@@ -138,13 +138,13 @@ def test_a_line_written_in_two_calls_is_read_whole_while_following(tmp_path: Pat
     assert failures == [] and m.report.malformed_lines == []
 
 
-def test_a_line_half_written_when_we_open_is_not_torn_and_is_read_when_finished(tmp_path: Path) -> None:
+def test_a_line_half_written_when_we_open_is_not_malformed_and_is_read_when_finished(tmp_path: Path) -> None:
     m = SessionManager.create("/p", tmp_path)
     first = m.append_message(user("a"))
     path = Path(m.session_file or "")
     writer = _start_half_writer(path, tmp_path, -1, _pi_line("pi000001", first, "two writes"))
     opened = SessionManager.open(path)  # between the writer's two write() calls
-    assert not opened.report.torn_last_line and opened.report.malformed_lines == []
+    assert opened.report.torn_last_line and opened.report.malformed_lines == []  # unfinished, not unreadable
     assert [e["id"] for e in opened.get_entries()] == [first]
     failures: list[SessionEvent] = []
     opened.subscribe(lambda e: failures.append(e) if isinstance(e, SessionFailed) else None)

@@ -177,8 +177,10 @@ def test_truncation_at_every_byte_of_last_three_lines_loses_only_the_torn_line(
         expected = complete[: n_complete + (1 if whole_tail else 0)]
         manager = SessionManager.open(work, fsync=False)
         assert manager.get_entries() == expected, cut
-        # An unfinished last line is not torn at open (another writer may finish it), only unread.
-        assert not manager.report.torn_last_line and manager.report.malformed_lines == [], cut
+        # An unfinished last line is not malformed at open (another writer may finish it), only unread
+        # and reported as torn; a tail that is a whole entry but for its "\n" is kept, not torn.
+        unfinished = bool(tail) and not whole_tail
+        assert manager.report.torn_last_line == unfinished and manager.report.malformed_lines == [], cut
         new_id = manager.append_message(user("after crash"))
         again = SessionManager.open(work, fsync=False)
         assert [e["id"] for e in again.get_entries()] == [e["id"] for e in expected] + [new_id], cut

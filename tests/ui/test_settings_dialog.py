@@ -19,10 +19,11 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QPalette
-from PySide6.QtWidgets import QApplication, QLineEdit
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QToolButton
 
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.llm import keys
+from desktop_app.present.settings_form import model_label
 from desktop_app.session.paths import arbor_home
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window
@@ -195,6 +196,34 @@ def test_the_model_picker_switches_and_saves_the_model(memory_keyring: MemoryKey
     assert json.loads((home / "settings.json").read_text())["model"] == "claude-haiku-4-5"
     entries = win.agent.view.get_entries()
     assert entries[-1]["type"] in ("model_change", "thinking_level_change")
+
+
+def _showing_model(win: MainWindow) -> list[str]:
+    """The texts of the status bar's visible widgets that name the agent's model (id or display name)."""
+    model_id = str(win.agent.model.id)
+    names = (model_id.lower(), model_label(model_id).lower())
+    bar = win.statusBar()
+    widgets = [*bar.findChildren(QLabel), *bar.findChildren(QToolButton)]
+    texts = [w.text() for w in widgets if w.isVisibleTo(win)]
+    return [t for t in texts if any(n in t.lower() for n in names)]
+
+
+@pytest.mark.parametrize("with_key", [False, True])
+def test_the_status_bar_names_the_model_once(
+    with_key: bool, memory_keyring: MemoryKeyring, tmp_path: Path, qtbot: Any
+) -> None:
+    if with_key:
+        keys.save_api_key(KEY)
+    win = window(tmp_path, qtbot)
+    assert win.agent.is_offline is not with_key
+    assert _showing_model(win) == [win.shell.model_picker.text()]
+    win.shell.model_picker.picked.emit("anthropic", "claude-haiku-4-5")
+    if with_key:
+        assert win.agent.model.id == "claude-haiku-4-5"
+    assert _showing_model(win) == [win.shell.model_picker.text()]
+    assert win.status.model_text() == win.agent.model.id  # still read back (automation)
+    if win.shell.settings_dialog is not None:  # offline: picking Claude asks for a key
+        win.shell.settings_dialog.reject()
 
 
 def test_theme_switch_changes_the_palette(memory_keyring: MemoryKeyring, tmp_path: Path, qtbot: Any) -> None:
