@@ -139,11 +139,15 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
         previous = before[bounds.prev_compaction_index] if bounds.prev_compaction_index >= 0 else None
 
     first_kept = compaction.get("firstKeptEntryId")
-    kept_at = _index_of(entries, first_kept, len(entries))
+    kept_at = _index_of(before, first_kept, ci)  # the context after C keeps the path from here
     found = kept_at >= 0
-    cut = kept_at if found else len(entries)
+    planned_at = _index_of(entries, first_kept, len(entries))
+    if planned_at >= 0:
+        cut = planned_at
+    else:  # kept from further up than the plan's range (an extension's choice): nothing summarized
+        cut = start if found else len(entries)
     summarized = entries[start:cut] if cut > start else []
-    kept = entries[kept_at:] if found else []
+    kept = before[kept_at:] if found else []
     checkpoint: list[Entry] = []
     if profile.projected_compaction:  # the prompt is neither summarized nor kept: the checkpoint holds it
         checkpoint = [e for e in entries[start:] if is_system_entry(e)]
@@ -164,8 +168,8 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
         first_kept_found=found,
         summarized_ids=tuple(str(e.get("id")) for e in summarized),
         kept_ids=tuple(str(e.get("id")) for e in kept),
-        cut_after_id=str(entries[cut - 1].get("id")) if cut > 0 else None,
-        cut_before_id=str(entries[cut].get("id")) if cut < len(entries) else compaction_id,
+        cut_after_id=(str(before[kept_at - 1].get("id")) if kept_at > 0 else None) if found else (str(before[-1].get("id")) if before else None),
+        cut_before_id=str(before[kept_at].get("id")) if found else compaction_id,
         previous_compaction_id=str(previous.get("id")) if previous is not None else None,
         read_files=_strings(details.get("readFiles")) if isinstance(details, dict) else (),
         modified_files=_strings(details.get("modifiedFiles")) if isinstance(details, dict) else (),

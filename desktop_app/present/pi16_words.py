@@ -56,7 +56,7 @@ def system_summary(message: Mapping[str, Any], *, whole: bool | None) -> str:
     changed = [str(k) for k, v in sections.items() if v is not None] if isinstance(sections, dict) else []
     dropped = [str(k) for k, v in sections.items() if v is None] if isinstance(sections, dict) else []
     if text:
-        parts.append(f"{len(text):,} characters" if whole and not changed else "instructions added")
+        parts.append(f"instructions: {len(text):,} characters" if whole else "instructions added")
     if changed:
         parts.append(f"sections: {_names(changed)}")
     if dropped:
@@ -109,15 +109,15 @@ def edit_state(edit: Entry) -> str:
 
 
 def edit_text(edit: Entry, target_text: str | None) -> str:
-    """A context edit's one line: ``"omits: <target>"`` or ``"replaces: <target> → <new text>"``
+    """A context edit's one line: ``omits: “<target>”`` or ``replaces: “<target>” with “<new text>”``
     (``target_text`` ``None``: the target is named by its id)."""
-    what = target_text if target_text is not None else f"entry {edit.get('targetId')}"
+    what = f"“{target_text}”" if target_text is not None else f"entry {edit.get('targetId')}"
     if edit_state(edit) == EDIT_OMITTED:
         return f"omits: {what}"
     replacement = edit.get("replacement")
     content = replacement.get("content") if isinstance(replacement, dict) else None
     new = " ".join(content_text(content).split())
-    return f"replaces: {what}" + (f" → {new[:80]}" if new else "")
+    return f"replaces: {what}" + (f" with “{new[:80]}”" if new else "")
 
 
 def _number(value: Any) -> float | None:

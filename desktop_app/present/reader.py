@@ -19,7 +19,7 @@ from desktop_app.session.entries import Entry, message_text
 
 from .chat_feed import session_profile
 from .context_meter import format_tokens
-from .pi16_words import EDIT_OMITTED, edit_state, system_summary
+from .pi16_words import EDIT_OMITTED, edit_state, edit_text, system_summary
 from .text import KIND_TITLES, entry_kind, entry_text, full_text
 
 __all__ = ["Crumb", "ReaderPage", "context_page", "reader_page"]
@@ -93,6 +93,10 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
     label = view.get_label(entry_id)
     title = kind.capitalize() + (f" · ⚑ {label}" if label else "")
     body = full_text(entry, limit=10**9) or entry_text(entry)
+    if entry.get("type") == "context_edit":  # name the target by what it says, not only its id
+        target_id = entry.get("targetId")
+        target = view.get_entry(target_id) if isinstance(target_id, str) else None
+        body = edit_text(entry, entry_text(target) if target is not None else None)
     crumbs = tuple(_crumb(e) for e in view.get_branch(entry_id))
     can_continue, reason = True, "Make this the active leaf (the same as a double-click)"
     if entry_id == view.leaf_id:
