@@ -232,6 +232,11 @@ def build_view_graph(
         on_path.add(node_id)
         node_id = sk.parent.get(node_id)
 
+    # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
+    # rule would hide a reply that only called tools), so the edit's link lands on it.
+    edit_targets = _edit_targets(by_id.values())
+    edited = set(edit_targets.values())
+
     # Filter: pre-order walk carrying the nearest visible ancestor; visible children stay in order.
     anchor: dict[str, str | None] = {}
     vparent: dict[str, str | None] = {}
@@ -240,7 +245,7 @@ def build_view_graph(
     stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
     while stack:
         entry_id, carried = stack.pop()
-        if show_all or is_visible(by_id[entry_id], filter_mode, leaf, labels):
+        if show_all or entry_id in edited or is_visible(by_id[entry_id], filter_mode, leaf, labels):
             anchor[entry_id] = entry_id
             vparent[entry_id] = carried
             vchildren[carried].append(entry_id)
@@ -256,8 +261,6 @@ def build_view_graph(
     leaf_rep = anchor.get(leaf) if leaf is not None else None
 
     # Fold: runs of foldable nodes (one visible child at most, none of the never-fold kinds).
-    edit_targets = _edit_targets(by_id.values())
-    edited = set(edit_targets.values())
     can_fold = {
         n: len(vchildren[n]) <= 1
         and n != leaf_rep
@@ -374,6 +377,7 @@ class ViewGraphModel:
         self._skel: _Skeleton | None = None
         self._tool_calls: ToolCalls | None = None
         self._cache: _Info = {}
+        self._edited: set[str] = set()  #: entries a context edit targets (always shown)
         self.graph: ViewGraph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         self.rebuild()
 
@@ -385,6 +389,7 @@ class ViewGraphModel:
             self._skel = _skeleton(self.index)
             self._tool_calls = _tool_call_map(self.index.by_id.values())
             self._cache = {}
+        self._edited = set(_edit_targets(self.index.by_id.values()).values())
         old = self.graph
         self.graph = build_view_graph(
             self.index,
@@ -595,7 +600,7 @@ class ViewGraphModel:
         # The old leaf loses the "current leaf" exemption of pi's assistant rule.
         old_entry = self.index.by_id.get(parent)
         if old_entry is not None and parent in nodes:
-            if is_visible(old_entry, self.filter_mode, entry_id, labels):
+            if parent in self._edited or is_visible(old_entry, self.filter_mode, entry_id, labels):
                 nodes[parent] = replace(nodes[parent], is_leaf=False)
                 delta.changed.append(parent)
             else:

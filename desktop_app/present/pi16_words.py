@@ -74,8 +74,9 @@ def system_summary(message: Mapping[str, Any], *, whole: bool | None) -> str:
 
 def system_text(message: Mapping[str, Any]) -> str:
     """The whole text of a ``system`` message, as the expanded card and the reader show it:
-    the instructions, each section as ``<name>`` … ``</name>`` (as pi wraps them for the model; a
-    removed one as ``<name> removed``), then the tools added and removed."""
+    the instructions, each section as ``<name>`` … ``</name>`` (pi stores them wrapped so; one that
+    is not gets wrapped here, a removed one reads ``<name> removed``), then the tools added and
+    removed."""
     out: list[str] = []
     text = content_text(message.get("content"))
     if text:
@@ -83,12 +84,13 @@ def system_text(message: Mapping[str, Any]) -> str:
     sections = message.get("sections")
     if isinstance(sections, dict):
         for name, value in sections.items():
+            text = str(value) if value is not None else ""
             if value is None:
                 out.append(f"<{name}> removed")
-            elif name == "preamble":
-                out.append(str(value))
+            elif name == "preamble" or text.startswith(f"<{name}>"):  # pi stores sections wrapped
+                out.append(text)
             else:
-                out.append(f"<{name}>\n{value}\n</{name}>")
+                out.append(f"<{name}>\n{text}\n</{name}>")
     added = message.get("toolsAdded")
     if isinstance(added, list) and added:
         lines = ["Tools added:"]

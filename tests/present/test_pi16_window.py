@@ -21,7 +21,7 @@ from desktop_app.present.compaction_preview import planned_ids
 from desktop_app.present.filters import is_visible
 from desktop_app.present.graph_model import build_view_graph
 from desktop_app.present.lens import context_lens
-from desktop_app.present.pi16_words import system_summary
+from desktop_app.present.pi16_words import system_summary, system_text
 from desktop_app.present.reader import reader_page
 from desktop_app.session import SessionManager
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
@@ -191,11 +191,11 @@ def test_edits_and_system_messages_get_their_own_nodes(case: str, tmp_path: Path
     graph = build_view_graph(session.index, session.leaf_id, "default")
     entries = session.get_entries()
     edits = [e for e in entries if e.get("type") == "context_edit"]
-    for edit in edits:  # never folded away, each linked to the node showing its target
+    for edit in edits:  # never folded away, each linked to its target, shown whatever the filter says
         assert graph.nodes[edit["id"]].kind == "context_edit"
-        target = graph.anchor.get(edit["targetId"])
-        if target is not None and graph.node_of[target] != edit["id"]:
-            assert (edit["id"], graph.node_of[target]) in graph.edit_links
+        if session.get_entry(edit["targetId"]) is not None:
+            assert graph.node_of[edit["targetId"]] == edit["targetId"]
+            assert (edit["id"], edit["targetId"]) in graph.edit_links
     assert len(graph.edit_links) == sum(1 for e in edits if session.get_entry(e["targetId"]) is not None)
     for entry in entries:
         if entry.get("type") == "message" and entry["message"].get("role") == "system":
@@ -295,3 +295,17 @@ def test_appending_an_edit_or_a_prompt_change_rebinds_the_chat(tmp_path: Path) -
     events.clear()
     session.append_usage("cache_warm", "anthropic", "m", {"input": 1, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1})
     assert [u for event in events for u in feed.on_session_event(event)] == []  # not in the context
+
+
+def test_system_text_shows_each_section_once_and_the_tools(tmp_path: Path) -> None:
+    session = open16("pi16-1610", tmp_path)
+    prompt = next(e["message"] for e in session.get_entries() if e.get("message", {}).get("role") == "system")
+    text = system_text(prompt)
+    for name, value in prompt["sections"].items():
+        assert text.count(value) == 1
+        if name != "preamble":
+            assert text.count(f"<{name}>") == value.count(f"<{name}>") == 1
+    for tool in prompt["toolsAdded"]:
+        assert f"• {tool['name']}: " in text
+    change = {"role": "system", "content": "Be brief.", "sections": {"plan_mode": None, "x": "y"}, "timestamp": 1}
+    assert system_text(change) == "Be brief.\n\n<plan_mode> removed\n\n<x>\ny\n</x>"

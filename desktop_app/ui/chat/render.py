@@ -341,9 +341,10 @@ def _system_card(message: dict[str, Any], expanded: frozenset[int], out: _Html) 
     """pi 1.6.0's system prompt (or a change to it): collapsed, the summary of what it says or
     changes; expanded, the whole text (instructions, sections, tools)."""
     bubble = out.theme.bubble("system")
-    head, _, rest = system_line(message).partition(" · ")
+    line = system_line(message)
+    head, _, rest = line.partition(" · ")
     is_open = 0 in expanded
-    out.toggle(0, is_open, f"⚙ {head}", rest, color=bubble.accent)
+    out.toggle(0, is_open, f"⚙ {line if is_open else head}", rest, color=bubble.accent)
     if is_open:
         text, note = clip(system_text(message) or "(empty)")
         out.pre_text(text)

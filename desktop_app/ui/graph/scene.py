@@ -351,7 +351,10 @@ class GraphScene(QGraphicsScene):
         kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
         bands = AuditBands(audit, summarized, kept, split_entry)
         style = self.graph_style
-        words = audit_words(len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn)
+        words = audit_words(
+            len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
+            keeps_nothing=audit.keeps_nothing,
+        )
         if summarized:
             item = QGraphicsPathItem(self._band_path(summarized))
             item.setPen(QPen(Qt.PenStyle.NoPen))
