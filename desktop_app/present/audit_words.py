@@ -96,5 +96,5 @@ def checkpoint_words(system_message: Mapping[str, Any] | None, folded: int) -> s
     which the model reads first after it, and how many system messages of the range it holds."""
     if system_message is None:
         return "none (no system prompt recorded on this path, or made by pi 0.73.1)"
-    held = f" · holds {_entries(folded).replace('entr', 'system message entr')}" if folded else ""
+    held = f" · takes in {folded} system message{'s' if folded != 1 else ''} of the range" if folded else ""
     return system_summary(system_message, whole=True) + held

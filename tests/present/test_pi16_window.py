@@ -16,6 +16,7 @@ import pytest
 from desktop_app.compaction.audit import audit_compaction
 from desktop_app.compaction.prepare import prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings
+from desktop_app.present.audit_words import checkpoint_words
 from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK, ChatFeed, ShowContext, chat_messages
 from desktop_app.present.compaction_preview import planned_ids
 from desktop_app.present.filters import is_visible
@@ -309,3 +310,13 @@ def test_system_text_shows_each_section_once_and_the_tools(tmp_path: Path) -> No
         assert f"• {tool['name']}: " in text
     change = {"role": "system", "content": "Be brief.", "sections": {"plan_mode": None, "x": "y"}, "timestamp": 1}
     assert system_text(change) == "Be brief.\n\n<plan_mode> removed\n\n<x>\ny\n</x>"
+
+
+def test_checkpoint_words_for_the_audit_panel(tmp_path: Path) -> None:
+    session = open16("pi16-1611", tmp_path)
+    audit = audit_compaction(session.index, "3157f904", PI_1_6_0)
+    assert audit.system_message is not None and audit.checkpoint_ids
+    words = checkpoint_words(audit.system_message, len(audit.checkpoint_ids))
+    assert words.startswith("System prompt · ")
+    assert f"takes in {len(audit.checkpoint_ids)} system message" in words
+    assert checkpoint_words(None, 0).startswith("none")

@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QPointF, Qt
 
 from desktop_app.session import SessionManager
-from desktop_app.ui.graph import GraphView
+from desktop_app.ui.graph import CompactionAuditPanel, GraphView
 from desktop_app.ui.graph.outline_panel import Legend
 
 CASES16 = Path(__file__).resolve().parents[2] / "fixtures" / "conformance16" / "cases"
@@ -69,3 +69,17 @@ def test_usage_markers_show_only_with_the_all_filter(qtbot: Any, tmp_path: Path)
     items = [view.graph_scene().nodes[view.model.node_for_entry(i)] for i in usage]
     assert [item.view.kind for item in items] == ["usage"] * len(usage)
     assert all(item.half_height < view.graph_style.spec.node_height / 2 - 10 for item in items)  # small
+
+
+def test_audit_panel_shows_the_system_prompt_checkpoint(qtbot: Any, tmp_path: Path) -> None:
+    view, session = _view(qtbot, tmp_path, "pi16-1611")
+    panel = CompactionAuditPanel()
+    qtbot.addWidget(panel)
+    view.compaction_selected.connect(panel.set_audit)
+    view.select("3157f904")
+    audit = panel.audit()
+    assert audit is not None and audit.system_message == session.get_entry("3157f904")["systemMessage"]
+    text = panel.text()
+    assert "System prompt · sections: preamble" in text
+    assert audit.system_message["sections"]["preamble"].splitlines()[0] in text
+    assert 0 not in (len(audit.summarized_ids), len(audit.kept_ids))
