@@ -1,13 +1,23 @@
 """What a compaction threw away and what it kept; what a branch summary stands for.
 
-The rules are pi's (pi-spec §4.1, §5.7): a compaction C on a path replaced the path entries from the
-previous compaction's kept boundary up to, but not including, ``C.firstKeptEntryId``; those are the
-*summarized* entries. The boundary is :func:`~desktop_app.compaction.prepare.compaction_boundaries`
-applied to the path as it was when C was made (root → the entry before C), the very function
-``prepare_compaction`` used to choose what to summarize, so the audit cannot disagree with it. From ``firstKeptEntryId`` up to C the
-entries are *kept* verbatim: the context at C is the summary followed by exactly their messages.
-If ``firstKeptEntryId`` is not on the path at all, pi keeps nothing, so everything since the boundary
-counts as summarized.
+The rules are pi's, and they depend on the pi version (the session's :class:`PiProfile`):
+
+* **pi 0.73.1** (pi-spec §4.1, §5.7): a compaction C on a path replaced the path entries from the
+  previous compaction's kept boundary up to, but not including, ``C.firstKeptEntryId``; those are
+  the *summarized* entries. The boundary is :func:`~desktop_app.compaction.prepare.compaction_boundaries`
+  applied to the path as it was when C was made (root → the entry before C).
+* **pi 1.6.0** (pi16-delta.md §5.7): ``prepareCompaction`` plans on the context projection at C
+  (:func:`~desktop_app.session.context.context_entries`: the previous compaction, its kept range
+  without system messages, everything after it), from just after the previous compaction, so the
+  previous compaction itself is not summarized again. System messages are never summarized nor
+  kept verbatim: the replayed prompt is stored on C as its ``systemMessage`` checkpoint, which the
+  model reads first after C. A ``firstKeptEntryId`` equal to C's own id means "keep nothing".
+
+Either way the audit walks the very entry list ``prepare_compaction`` indexes (the path, or the
+projection's sources, as :func:`~desktop_app.present.compaction_preview.planned_ids` does), so it
+cannot disagree with it. From ``firstKeptEntryId`` up to C the entries are *kept* verbatim. If
+``firstKeptEntryId`` is not among them, pi keeps nothing, so everything since the boundary counts
+as summarized.
 """
 
 from __future__ import annotations
@@ -15,7 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.session.entries import Entry
+from desktop_app.session.context import context_entries, is_system_entry
+from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.tree import SessionIndex
 
 from .prepare import compaction_boundaries
@@ -57,6 +69,14 @@ class CompactionAudit:
     #: ``True`` an extension made it, ``False`` pi's own /compact or auto-compaction, ``None`` unknown.
     from_hook: bool | None
     details: Any = None
+    #: pi 1.6.0's checkpoint: the system prompt replayed at the compaction (``systemMessage``),
+    #: which the model reads first after it; ``None`` when the entry has none.
+    system_message: Message | None = None
+    #: System-message entries of the range whose prompt now lives in the checkpoint (pi 1.6.0:
+    #: neither summarized nor kept verbatim).
+    checkpoint_ids: tuple[str, ...] = ()
+    #: ``firstKeptEntryId`` is the compaction's own id: pi 1.6.0's "keep nothing".
+    keeps_nothing: bool = False
 
     @property
     def made_by(self) -> str:
@@ -98,23 +118,42 @@ def _index_of(path: list[Entry], entry_id: Any, end: int) -> int:
     return -1
 
 
-def audit_compaction(index: SessionIndex, compaction_id: str) -> CompactionAudit:
-    """The audit of compaction ``compaction_id`` on its own path (root → the compaction)."""
+def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile = PI_1_6_0) -> CompactionAudit:
+    """The audit of compaction ``compaction_id`` on its own path (root → the compaction), by the
+    rules of ``profile`` (the session's pi version; see the module docstring)."""
     path = index.get_branch(compaction_id)
     if not path or path[-1].get("type") != "compaction":
         raise ValueError(f"{compaction_id} is not a compaction entry")
     ci = len(path) - 1
     compaction = path[ci]
+    before = path[:ci]
 
-    bounds = compaction_boundaries(path[:ci])
-    prev, start = bounds.prev_compaction_index, bounds.start
+    if profile.projected_compaction:
+        entries = context_entries(before)  # what prepare_compaction indexed when it planned C
+        has_previous = bool(entries) and entries[0].get("type") == "compaction"
+        start, previous = (1, entries[0]) if has_previous else (0, None)
+    else:
+        entries = before
+        bounds = compaction_boundaries(before)
+        start = bounds.start
+        previous = before[bounds.prev_compaction_index] if bounds.prev_compaction_index >= 0 else None
 
     first_kept = compaction.get("firstKeptEntryId")
-    kept_at = _index_of(path, first_kept, ci)
+    kept_at = _index_of(before, first_kept, ci)  # the context after C keeps the path from here
     found = kept_at >= 0
-    cut = kept_at if found else ci
-    summarized = path[start:cut] if cut > start else []
-    kept = path[kept_at:ci] if found else []
+    planned_at = _index_of(entries, first_kept, len(entries))
+    if planned_at >= 0:
+        cut = planned_at
+    else:  # kept from further up than the plan's range (an extension's choice): nothing summarized
+        cut = start if found else len(entries)
+    summarized = entries[start:cut] if cut > start else []
+    kept = before[kept_at:] if found else []
+    checkpoint: list[Entry] = []
+    if profile.projected_compaction:  # the prompt is neither summarized nor kept: the checkpoint holds it
+        checkpoint = [e for e in entries[start:] if is_system_entry(e)]
+        summarized = [e for e in summarized if not is_system_entry(e)]
+        kept = [e for e in kept if not is_system_entry(e)]
+    system_message = compaction.get("systemMessage")
 
     details = compaction.get("details")
     from_hook = compaction.get("fromHook")
@@ -129,14 +168,17 @@ def audit_compaction(index: SessionIndex, compaction_id: str) -> CompactionAudit
         first_kept_found=found,
         summarized_ids=tuple(str(e.get("id")) for e in summarized),
         kept_ids=tuple(str(e.get("id")) for e in kept),
-        cut_after_id=str(path[cut - 1].get("id")) if cut > 0 else None,
-        cut_before_id=str(path[cut].get("id")),
-        previous_compaction_id=str(path[prev].get("id")) if prev >= 0 else None,
+        cut_after_id=(str(before[kept_at - 1].get("id")) if kept_at > 0 else None) if found else (str(before[-1].get("id")) if before else None),
+        cut_before_id=str(before[kept_at].get("id")) if found else compaction_id,
+        previous_compaction_id=str(previous.get("id")) if previous is not None else None,
         read_files=_strings(details.get("readFiles")) if isinstance(details, dict) else (),
         modified_files=_strings(details.get("modifiedFiles")) if isinstance(details, dict) else (),
         is_split_turn=SPLIT_TURN_MARKER in summary_text,
         from_hook=from_hook if isinstance(from_hook, bool) else None,
         details=details,
+        system_message=system_message if isinstance(system_message, dict) else None,
+        checkpoint_ids=tuple(str(e.get("id")) for e in checkpoint),
+        keeps_nothing=first_kept == compaction_id,
     )
 
 

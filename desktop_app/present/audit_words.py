@@ -9,12 +9,15 @@ lists pi appends to a summary (shown as lists, the summary without them).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_app.session.entries import Entry
 
-__all__ = ["AuditWords", "audit_words", "split_summary", "turn_start"]
+from .pi16_words import system_summary
+
+__all__ = ["AuditWords", "audit_words", "checkpoint_words", "split_summary", "turn_start"]
 
 _FILES = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
 
@@ -32,10 +35,17 @@ def _entries(n: int) -> str:
     return "1 entry" if n == 1 else f"{n} entries"
 
 
-def audit_words(summarized: int, kept: int, first_kept_found: bool, split_turn: bool) -> AuditWords:
-    """The audit's sentences for these counts (see :class:`AuditWords`)."""
+def audit_words(
+    summarized: int, kept: int, first_kept_found: bool, split_turn: bool, *, keeps_nothing: bool = False
+) -> AuditWords:
+    """The audit's sentences for these counts (see :class:`AuditWords`); ``keeps_nothing``: pi
+    1.6.0 stored the compaction's own id as ``firstKeptEntryId`` (nothing kept, on purpose)."""
     above = f"▲ summarized: {_entries(summarized)} replaced by the summary"
-    if first_kept_found:
+    if keeps_nothing:
+        below = "▼ nothing kept"
+        cut = "✂ everything above is replaced by the summary"
+        first = "The compaction keeps nothing (its firstKeptEntryId is its own id): the model reads only the summary."
+    elif first_kept_found:
         below = f"▼ kept word for word: {_entries(kept)}"
         cut = "✂ cut: the summary replaces what is above, the rest is kept"
         first = (
@@ -79,3 +89,12 @@ def split_summary(summary: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         lists[match.group(1)] = tuple(line.strip() for line in match.group(2).splitlines() if line.strip())
     text = _FILES.sub("", summary).rstrip()
     return text, lists["read-files"], lists["modified-files"]
+
+
+def checkpoint_words(system_message: Mapping[str, Any] | None, folded: int) -> str:
+    """pi 1.6.0's checkpoint in one line: the prompt the compaction stored (``systemMessage``),
+    which the model reads first after it, and how many system messages of the range it holds."""
+    if system_message is None:
+        return "none (no system prompt recorded on this path, or made by pi 0.73.1)"
+    held = f" · takes in {folded} system message{'s' if folded != 1 else ''} of the range" if folded else ""
+    return system_summary(system_message, whole=True) + held

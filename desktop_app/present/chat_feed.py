@@ -13,6 +13,14 @@ carries (text, thinking *and* tool calls so far, accumulated once by the agent),
 folds deltas itself. Session appends that arrive while a reply streams are not shown as rows then:
 the reply's own entry becomes the live row's final message, and anything else is caught by a
 rebind when the turn ends.
+
+pi 1.6.0 sessions add two things the rows must say (:func:`chat_messages`). A ``system`` message
+(the prompt and tool set, or a change to them) becomes a row marked with its one-line summary
+(:data:`SYSTEM_MARK`). A ``context_edit`` changes what an earlier entry contributes: the chat then
+shows the entry as the model sees it and says so (:data:`EDIT_MARK`) — a replaced message with its
+replacement, an omitted one dimmed in its place although the model no longer receives it. Which
+edit wins is pi's projection (the latest edit per target, none before the kept range), the very
+rule the context is built with.
 """
 
 from __future__ import annotations
@@ -53,9 +61,22 @@ from desktop_app.session import (
     SessionFailed,
     SessionView,
 )
-from desktop_app.session.context import context_message
+from desktop_app.session.context import (
+    context_entries,
+    context_message,
+    edit_key,
+    entry_context_messages,
+    latest_edits,
+    project_path,
+)
+from desktop_app.session.profile import PI_1_6_0, PiProfile
+from desktop_app.session.system_prompt import content_text
+
+from .pi16_words import EDIT_OMITTED, EDIT_REPLACED, system_summary
 
 __all__ = [
+    "EDIT_MARK",
+    "SYSTEM_MARK",
     "AppendRows",
     "ChatFeed",
     "ChatUpdate",
@@ -67,10 +88,79 @@ __all__ = [
     "StreamStarted",
     "StreamChanged",
     "agent_status",
+    "chat_messages",
+    "session_profile",
 ]
 
 Message = dict[str, Any]
-_REBIND_TYPES = ("compaction", "branch_summary")  # they change the context above them: rebind
+_REBIND_TYPES = ("compaction", "branch_summary", "context_edit")  # they change the context above them: rebind
+
+#: Key of a row's context-edit mark: ``{"state": "omitted" | "replaced", "editId", "targetId",
+#: "original"}`` (``original``: the text the edit replaced). Rows only; never written to a file.
+EDIT_MARK = "arbor:edit"
+#: Key of a system row's mark: ``{"summary": one line, "whole": the whole prompt (the first one or
+#: a compaction's checkpoint), "checkpoint": the prompt replayed at the compaction}``.
+SYSTEM_MARK = "arbor:system"
+
+
+def session_profile(session: SessionView) -> PiProfile:
+    """The pi-version profile a session was opened with (a view without one: today's pi)."""
+    profile = getattr(session, "profile", None)
+    return profile if isinstance(profile, PiProfile) else PI_1_6_0
+
+
+def chat_messages(session: SessionView, leaf_id: str | None = None) -> list[Any]:
+    """The chat's rows at ``leaf_id`` (the leaf when ``None``): the context messages, with system
+    messages and context-edited entries marked (see the module docstring). A context without
+    either is returned as it is, the same message objects."""
+    messages = session.build_session_context(leaf_id).messages
+    target = leaf_id if leaf_id is not None else session.leaf_id
+    path = session.get_branch(target) if target is not None else []
+    rows: list[Any] = messages
+    if any(e.get("type") == "context_edit" for e in path):
+        rows = _edit_marked(path, messages, session_profile(session))
+    if any(type(m) is dict and m.get("role") == "system" for m in rows):
+        rows = _system_marked(rows)
+    return rows
+
+
+def _edit_marked(path: list[dict[str, Any]], messages: list[Any], profile: PiProfile) -> list[Any]:
+    empty_for_null = profile.empty_content_for_null
+    projected = project_path(path, empty_for_null=empty_for_null)
+    if [m for p in projected for m in p.messages] != messages:  # cannot tell the sources: show pi's
+        return messages
+    edits = latest_edits(context_entries(path))
+    rows: list[Any] = []
+    for entry in projected:
+        edit = edits.get(edit_key(entry.source.get("id")))
+        if edit is None:
+            rows.extend(entry.messages)
+            continue
+        raw = entry_context_messages(entry.source, empty_for_null=empty_for_null)
+        if entry.messages == raw:  # a replacement pi does not apply (not ``{content}``)
+            rows.extend(entry.messages)
+            continue
+        shown = raw if not entry.messages else entry.messages
+        state = EDIT_OMITTED if not entry.messages else EDIT_REPLACED
+        for i, message in enumerate(shown):
+            original = " ".join(content_text(raw[i].get("content")).split()) if i < len(raw) else ""
+            mark = {"state": state, "editId": edit.get("id"), "targetId": entry.source.get("id"), "original": original}
+            rows.append({**message, EDIT_MARK: mark})
+    return rows
+
+
+def _system_marked(rows: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    seen = False
+    for i, message in enumerate(rows):
+        if type(message) is dict and message.get("role") == "system":
+            checkpoint = i + 1 < len(rows) and type(rows[i + 1]) is dict and rows[i + 1].get("role") == "compactionSummary"
+            whole = checkpoint or not seen
+            seen = True
+            mark = {"summary": system_summary(message, whole=whole), "whole": whole, "checkpoint": checkpoint}
+            message = {**message, SYSTEM_MARK: mark}
+        out.append(message)
+    return out
 
 
 @dataclass(frozen=True)
@@ -151,7 +241,7 @@ class ChatFeed:
     def _rebind(self) -> ShowContext:
         session = self._session
         self.leaf_id = session.leaf_id
-        return ShowContext(session.build_session_context().messages, self.leaf_id)
+        return ShowContext(chat_messages(session), self.leaf_id)
 
     # ------------------------------------------------------------------------------- session
 
@@ -183,6 +273,8 @@ class ChatFeed:
                 return self.refresh()
             message = context_message(entry)
             if message is not None:
+                if message.get("role") == "system":  # whole prompt or a change: the rows above tell
+                    return self.refresh()
                 messages.append(message)
             parent = entry.get("id")
         self.leaf_id = parent

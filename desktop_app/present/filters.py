@@ -19,6 +19,10 @@ __all__ = ["FILTER_MODES", "check_mode", "is_visible", "next_mode", "pi_visible"
 FILTER_MODES: Final[tuple[str, ...]] = ("default", "no-tools", "user-only", "labeled-only", "all")
 
 _SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+#: pi 1.6.0's ``usage`` entries (a cache warm-up, a classifier call) are bookkeeping outside the
+#: context: hidden like settings entries unless the filter is ``all`` (or they carry a label).
+#: pi 0.73.1 knows no such type; this is Arbor's rule for it.
+_BOOKKEEPING_TYPES = _SETTINGS_TYPES | {"usage"}
 
 
 def check_mode(mode: str) -> str:
@@ -46,7 +50,8 @@ def _hidden_by_assistant_rule(entry: Entry, leaf_id: str | None) -> bool:
 
 
 def pi_visible(entry: Entry, mode: str, leaf_id: str | None, labels: Mapping[str, str]) -> bool:
-    """Exactly pi 0.73.1's ``/tree`` rule for ``mode`` (pi-spec §6.2), the assistant rule included."""
+    """pi 0.73.1's ``/tree`` rule for ``mode`` (pi-spec §6.2), the assistant rule included; pi
+    1.6.0's ``usage`` entries count as settings entries (hidden but in ``all`` and ``labeled-only``)."""
     if _hidden_by_assistant_rule(entry, leaf_id):
         return False
     entry_type = entry.get("type")
@@ -57,7 +62,7 @@ def pi_visible(entry: Entry, mode: str, leaf_id: str | None, labels: Mapping[str
         return entry.get("id") in labels
     if mode == "all":
         return True
-    if entry_type in _SETTINGS_TYPES:
+    if entry_type in _BOOKKEEPING_TYPES:
         return False
     if mode == "no-tools":
         message = entry.get("message")

@@ -10,7 +10,9 @@ Three things shape it, in this order:
    descendants hang from their nearest visible ancestor, exactly as in pi's list.
 3. **Folding** (:mod:`.folding`): a maximal chain of visible entries with one child each becomes one segment node
    (count + first line). Branch points, compactions, branch summaries, labelled entries and the
-   leaf are never folded, so everything a user navigates by stays on screen.
+   leaf are never folded, so everything a user navigates by stays on screen; nor are pi 1.6.0's
+   system messages, context edits and the entries they edit (``ViewGraph.edit_links`` joins each
+   edit to its target).
 
 :class:`ViewGraphModel` keeps one such graph up to date: an append to the leaf (the streaming case)
 changes it by one node without a rebuild; anything that can reshape folds or filters rebuilds it,
@@ -36,10 +38,15 @@ from desktop_app.session.tree import SessionIndex, TreeNode, sort_by_timestamp
 
 from .filters import check_mode, is_visible
 from .folding import NEVER_FOLD_KINDS, foldable_runs
+from .pi16_words import edit_text, system_summary
 from .text import ToolCalls, entry_kind, entry_text, summary_headline, tool_calls_of
 from .viewgraph import Node, SegmentKey, ViewGraph, ViewNode
 
 __all__ = ["GraphDelta", "ViewGraphModel", "build_view_graph"]
+
+#: Kinds that stay on screen although folding could hide them: what the model was told (system
+#: messages) and what was cut out of or rewritten in its context (context edits and their targets).
+_KEEP_KINDS = NEVER_FOLD_KINDS | {"system", "context_edit"}
 
 # ----------------------------------------------------------------------------------- skeleton
 
@@ -128,7 +135,9 @@ def _tool_call_map(entries: Iterable[Entry]) -> ToolCalls:
 _Info = dict[str, tuple[str, str]]  # entry id → (kind, text): entries never change, so cache them
 
 
-def _info(entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cache: _Info) -> tuple[str, str]:
+def _info(
+    entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cache: _Info, parent: Mapping[str, str]
+) -> tuple[str, str]:
     found = cache.get(entry_id)
     if found is None:
         entry = by_id[entry_id]
@@ -136,10 +145,39 @@ def _info(entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cach
         if kind == "branch_summary":  # pi's line would start with the same preamble every time
             summary = entry.get("summary")
             text = summary_headline(summary) if isinstance(summary, str) else ""
+        elif kind == "system":  # the prompt itself, or a change to it: only the path above can tell
+            text = system_summary(entry["message"], whole=not _system_above(entry_id, by_id, parent))
+        elif kind == "context_edit":
+            target_id = entry.get("targetId")
+            target = by_id.get(target_id) if isinstance(target_id, str) else None
+            text = edit_text(entry, entry_text(target, tool_calls) if target is not None else None)
         else:
             text = entry_text(entry, tool_calls)
         found = cache[entry_id] = (kind, text)
     return found
+
+
+def _system_above(entry_id: str, by_id: Mapping[str, Entry], parent: Mapping[str, str]) -> bool:
+    """Whether a ``system`` message lies above ``entry_id`` (then it changes the prompt, else it is one)."""
+    seen = {entry_id}
+    node = parent.get(entry_id)
+    while node is not None and node not in seen:
+        seen.add(node)
+        if entry_kind(by_id[node]) == "system":
+            return True
+        node = parent.get(node)
+    return False
+
+
+def _edit_targets(entries: Iterable[Entry]) -> dict[str, str]:
+    """Context edit id → the id of the entry it edits (pi 1.6.0's ``targetId``)."""
+    out: dict[str, str] = {}
+    for entry in entries:
+        if entry.get("type") == "context_edit":
+            entry_id, target = entry.get("id"), entry.get("targetId")
+            if isinstance(entry_id, str) and isinstance(target, str):
+                out[entry_id] = target
+    return out
 
 
 def _kind(entry_id: str, by_id: Mapping[str, Entry], cache: _Info) -> str:
@@ -194,6 +232,11 @@ def build_view_graph(
         on_path.add(node_id)
         node_id = sk.parent.get(node_id)
 
+    # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
+    # rule would hide a reply that only called tools), so the edit's link lands on it.
+    edit_targets = _edit_targets(by_id.values())
+    edited = set(edit_targets.values())
+
     # Filter: pre-order walk carrying the nearest visible ancestor; visible children stay in order.
     anchor: dict[str, str | None] = {}
     vparent: dict[str, str | None] = {}
@@ -202,7 +245,7 @@ def build_view_graph(
     stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
     while stack:
         entry_id, carried = stack.pop()
-        if show_all or is_visible(by_id[entry_id], filter_mode, leaf, labels):
+        if show_all or entry_id in edited or is_visible(by_id[entry_id], filter_mode, leaf, labels):
             anchor[entry_id] = entry_id
             vparent[entry_id] = carried
             vchildren[carried].append(entry_id)
@@ -222,7 +265,8 @@ def build_view_graph(
         n: len(vchildren[n]) <= 1
         and n != leaf_rep
         and n not in labels
-        and _kind(n, by_id, cache) not in NEVER_FOLD_KINDS
+        and n not in edited
+        and _kind(n, by_id, cache) not in _KEEP_KINDS
         for n in order
     }
     runs, run_of = foldable_runs(order, vparent, vchildren, can_fold)
@@ -245,14 +289,14 @@ def build_view_graph(
                 kinds[kind] = kinds.get(kind, 0) + 1
             nodes[key] = ViewNode(
                 "segment",
-                _info(first, by_id, tool_calls, cache)[1],
+                _info(first, by_id, tool_calls, cache, sk.parent)[1],
                 ids,
                 on_active_path=any(m in on_path for m in ids),
                 kinds=tuple(kinds.items()),
             )
         else:
             key = node_of[n] = n
-            kind, text = _info(n, by_id, tool_calls, cache)
+            kind, text = _info(n, by_id, tool_calls, cache, sk.parent)
             nodes[n] = _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
         children[key] = []
         up = vparent[n]
@@ -266,6 +310,11 @@ def build_view_graph(
         target_anchor = anchor.get(target) if target is not None else None
         if target_anchor is not None:
             links.append((node_of[n], node_of[target_anchor]))
+    edit_links: list[tuple[Node, Node]] = []
+    for edit_id, target in edit_targets.items():
+        edit_anchor, target_anchor = anchor.get(edit_id), anchor.get(target)
+        if edit_anchor == edit_id and target_anchor is not None and node_of[target_anchor] != node_of[edit_id]:
+            edit_links.append((node_of[edit_id], node_of[target_anchor]))
 
     return ViewGraph(
         nodes=nodes,
@@ -282,6 +331,7 @@ def build_view_graph(
         runs=runs,
         run_of=run_of,
         summary_links=links,
+        edit_links=edit_links,
         broken_edges=list(sk.broken_edges),
     )
 
@@ -327,6 +377,7 @@ class ViewGraphModel:
         self._skel: _Skeleton | None = None
         self._tool_calls: ToolCalls | None = None
         self._cache: _Info = {}
+        self._edited: set[str] = set()  #: entries a context edit targets (always shown)
         self.graph: ViewGraph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         self.rebuild()
 
@@ -338,6 +389,7 @@ class ViewGraphModel:
             self._skel = _skeleton(self.index)
             self._tool_calls = _tool_call_map(self.index.by_id.values())
             self._cache = {}
+        self._edited = set(_edit_targets(self.index.by_id.values()).values())
         old = self.graph
         self.graph = build_view_graph(
             self.index,
@@ -522,7 +574,7 @@ class ViewGraphModel:
             isinstance(entry_id, str)
             and entry_id not in anchor
             and new_leaf == entry_id
-            and entry.get("type") != "label"
+            and entry.get("type") not in ("label", "context_edit")  # they restyle or link other nodes
             and self._skel is not None
             and self._tool_calls is not None
             and parent is not None
@@ -548,7 +600,7 @@ class ViewGraphModel:
         # The old leaf loses the "current leaf" exemption of pi's assistant rule.
         old_entry = self.index.by_id.get(parent)
         if old_entry is not None and parent in nodes:
-            if is_visible(old_entry, self.filter_mode, entry_id, labels):
+            if parent in self._edited or is_visible(old_entry, self.filter_mode, entry_id, labels):
                 nodes[parent] = replace(nodes[parent], is_leaf=False)
                 delta.changed.append(parent)
             else:
@@ -561,7 +613,7 @@ class ViewGraphModel:
 
         leaf_node: Node | None
         if is_visible(entry, self.filter_mode, entry_id, labels):
-            kind, text = _info(entry_id, self.index.by_id, self._tool_calls, self._cache)
+            kind, text = _info(entry_id, self.index.by_id, self._tool_calls, self._cache, self._skel.parent)
             nodes[entry_id] = _entry_node(entry_id, kind, text, labels.get(entry_id), True, True)
             graph.children[entry_id] = []
             anchor[entry_id] = entry_id

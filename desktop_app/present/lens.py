@@ -11,6 +11,12 @@ covers the system prompt and tool definitions) plus the estimates of every messa
 lens says which rows the usage covers and which are estimated, and the gap between the usage and
 the estimates of the rows it covers (system prompt, tools, estimate error) is shown as such,
 instead of pretending the rows add up on their own.
+
+pi 1.6.0's context is a projection (pi16-delta.md §4.1): after a compaction the replayed system
+prompt (its ``systemMessage`` checkpoint) comes first, and the latest ``context_edit`` per entry
+omits or replaces what that entry contributes. The rows follow the projection, so each still
+names its entry; a replaced message is marked ``replaced`` and an omitted one is listed where it
+was, marked ``omitted``, with no tokens (the model does not receive it).
 """
 
 from __future__ import annotations
@@ -20,9 +26,18 @@ from dataclasses import dataclass
 from desktop_app.compaction.tokens import estimate_context_tokens
 from desktop_app.llm.estimate import estimate_tokens_lenient
 from desktop_app.session import SessionView
-from desktop_app.session.context import compaction_summary_message, context_message, convert_message_to_llm
+from desktop_app.session.context import (
+    context_entries,
+    convert_message_to_llm,
+    edit_key,
+    entry_context_messages,
+    latest_edits,
+    project_path,
+)
 from desktop_app.session.entries import Entry, Message
 
+from .chat_feed import session_profile
+from .pi16_words import EDIT_OMITTED, EDIT_REPLACED, system_summary
 from .text import summary_headline
 
 __all__ = ["SECTIONS", "Lens", "LensRow", "context_lens", "heat"]
@@ -42,6 +57,13 @@ class LensRow:
     tokens: int  #: pi's estimate for this message
     covered_by_usage: bool  #: the last reported usage already counts it
     text: str  #: its first line
+    edit: str = ""  #: ``"omitted"`` / ``"replaced"`` by a context edit (pi 1.6.0), else ``""``
+    edit_id: str | None = None  #: the context edit that decided it
+
+    @property
+    def sent(self) -> bool:
+        """The model receives this row (an omitted one is listed but not sent)."""
+        return self.edit != EDIT_OMITTED
 
 
 @dataclass(frozen=True)
@@ -67,6 +89,11 @@ class Lens:
         """The estimates of the rows the usage covers."""
         return sum(row.tokens for row in self.rows if row.covered_by_usage)
 
+    @property
+    def sent_rows(self) -> tuple[LensRow, ...]:
+        """The rows the model receives (without the omitted ones)."""
+        return tuple(row for row in self.rows if row.sent)
+
     def by_entry(self) -> dict[str, int]:
         """Tokens per entry (a compaction: its summary), for the heat strip on the graph."""
         out: dict[str, int] = {}
@@ -83,6 +110,8 @@ def _first_line(message: Message) -> str:
         return summary_headline(summary) if isinstance(summary, str) else ""
     if role == "bashExecution":
         return "$ " + str(message.get("command", ""))
+    if role == "system":
+        return system_summary(message, whole=None)
     content = message.get("content")
     if isinstance(content, str):
         text = content
@@ -105,32 +134,46 @@ def _first_line(message: Message) -> str:
     return text[:160]
 
 
-def _sourced(path: list[Entry]) -> list[tuple[str | None, str, Message]]:
-    """(entry id, section, message) for the context at the end of ``path`` (pi-spec §4.1)."""
+@dataclass(frozen=True)
+class _Source:
+    """One message of the projection (or an omitted one) with where it comes from."""
+
+    entry_id: str | None
+    section: str
+    message: Message
+    edit: str = ""
+    edit_id: str | None = None
+
+
+def _sourced(path: list[Entry], empty_for_null: bool) -> list[_Source]:
+    """The messages of pi's projection at the end of ``path``, each with its entry and section,
+    and the messages an edit omitted, in their places (pi16-delta.md §4.1)."""
+    projected = project_path(path, empty_for_null=empty_for_null)
     compaction_at = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
-    out: list[tuple[str | None, str, Message]] = []
-
-    def add(entries: list[Entry], section: str) -> None:
-        for entry in entries:
-            message = context_message(entry)
-            if message is not None:
-                entry_id = entry.get("id")
-                out.append((entry_id if isinstance(entry_id, str) else None, section, message))
-
-    if compaction_at < 0:
-        add(path, "newer")
-        return out
-    compaction = path[compaction_at]
-    first_kept = compaction.get("firstKeptEntryId")
-    kept_from = next(
-        (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
-    )
-    compaction_id = compaction.get("id")
-    out.append(
-        (compaction_id if isinstance(compaction_id, str) else None, "compaction summary", compaction_summary_message(compaction))
-    )
-    add(path[kept_from:compaction_at], "kept")
-    add(path[compaction_at + 1 :], "newer")
+    after = len(path) - compaction_at - 1 if compaction_at >= 0 else len(path)
+    edits = latest_edits(context_entries(path))
+    out: list[_Source] = []
+    for i, entry in enumerate(projected):
+        source = entry.source
+        entry_id = source.get("id")
+        named = entry_id if isinstance(entry_id, str) else None
+        if compaction_at >= 0 and i == 0:
+            section = "compaction summary"
+        elif compaction_at >= 0 and i < len(projected) - after:
+            section = "kept"
+        else:
+            section = "newer"
+        edit = edits.get(edit_key(entry_id)) if edits else None
+        if edit is None:
+            out.extend(_Source(named, section, m) for m in entry.messages)
+            continue
+        edit_id = edit.get("id") if isinstance(edit.get("id"), str) else None
+        raw = entry_context_messages(source, empty_for_null=empty_for_null)
+        if not entry.messages:
+            out.extend(_Source(named, section, m, EDIT_OMITTED, edit_id) for m in raw)
+        else:
+            state = EDIT_REPLACED if entry.messages != raw else ""
+            out.extend(_Source(named, section, m, state, edit_id if state else None) for m in entry.messages)
     return out
 
 
@@ -139,31 +182,39 @@ def context_lens(session: SessionView, entry_id: str | None = None) -> Lens:
     target = entry_id if entry_id is not None else session.leaf_id
     if target is None or session.get_entry(target) is None:
         return Lens(None, (), 0, 0, 0, None)
+    profile = session_profile(session)
     messages = session.build_session_context(target).messages
-    sourced = _sourced(session.get_branch(target))
-    if [m for _, _, m in sourced] != messages:  # the path and pi's context disagree: keep pi's messages
-        sourced = [(None, "newer", m) for m in messages]
+    sourced = _sourced(session.get_branch(target), profile.empty_content_for_null)
+    if [s.message for s in sourced if s.edit != EDIT_OMITTED] != messages:
+        sourced = [_Source(None, "newer", m) for m in messages]  # the path and pi's context disagree: keep pi's
     try:
-        estimate = estimate_context_tokens(messages)
+        estimate = estimate_context_tokens(messages, profile)
         total: int | float | None = estimate.tokens
         usage, trailing, last = estimate.usage_tokens, estimate.trailing_tokens, estimate.last_usage_index
     except TypeError:  # a malformed message: pi's estimate throws; rows still get lenient counts
         total, usage, trailing, last = None, 0, 0, None
     rows = []
-    for i, (source, section, message) in enumerate(sourced):
+    sent = -1  # index of the row's message in ``messages`` (omitted rows have none)
+    for item in sourced:
+        message = item.message
+        omitted = item.edit == EDIT_OMITTED
+        if not omitted:
+            sent += 1
         converted = convert_message_to_llm(message)
         rows.append(
             LensRow(
-                entry_id=source,
-                section=section,
+                entry_id=item.entry_id,
+                section=item.section,
                 role=str(message.get("role", "")),
-                llm_role=str(converted.get("role", "")) if converted is not None else "",
-                tokens=estimate_tokens_lenient(message),
-                covered_by_usage=last is not None and i <= last,
+                llm_role="" if omitted else str(converted.get("role", "")) if converted is not None else "",
+                tokens=0 if omitted else estimate_tokens_lenient(message, profile),
+                covered_by_usage=not omitted and last is not None and sent <= last,
                 text=_first_line(message),
+                edit=item.edit,
+                edit_id=item.edit_id,
             )
         )
-    compaction = sourced[0][0] if sourced and sourced[0][1] == "compaction summary" else None
+    compaction = sourced[0].entry_id if sourced and sourced[0].section == "compaction summary" else None
     return Lens(target, tuple(rows), total, usage, trailing, compaction)
 
 

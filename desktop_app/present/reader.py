@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from desktop_app.compaction.audit import audit_compaction
 from desktop_app.compaction.tokens import estimate_tokens
 from desktop_app.session import SessionView
+from desktop_app.session.context import context_entries, edit_key, is_system_entry, latest_edits
 from desktop_app.session.entries import Entry, message_text
 
+from .chat_feed import session_profile
 from .context_meter import format_tokens
+from .pi16_words import EDIT_OMITTED, edit_state, edit_text, system_summary
 from .text import KIND_TITLES, entry_kind, entry_text, full_text
 
 __all__ = ["Crumb", "ReaderPage", "context_page", "reader_page"]
@@ -51,15 +54,31 @@ def _crumb(entry: Entry) -> Crumb:
 
 def _status(view: SessionView, entry_id: str) -> str:
     """Where the entry stands: the context at the leaf holds the latest compaction's kept entries
-    and what follows it; anything above them on the path was summarized (by it or an earlier one)."""
+    and what follows it; anything above them on the path was summarized (by it or an earlier one).
+
+    Which entries a compaction summarized is its audit's answer, by the session's pi version (pi
+    1.6.0: the projection, system messages go to the compaction's checkpoint). A pi 1.6.0 context
+    edit can also have omitted or replaced the entry: the latest edit per target wins, as in the
+    context itself.
+    """
     active = view.get_branch()
     ids = [str(e.get("id")) for e in active]
     if entry_id not in ids:
         return "On another branch (not in the active context)"
+    profile = session_profile(view)
     position = ids.index(entry_id)
     last = max((i for i, e in enumerate(active) if e.get("type") == "compaction"), default=-1)
-    if position < last and entry_id not in audit_compaction(view.index, ids[last]).kept_ids:
-        return "Summarized by a compaction: the model no longer receives it verbatim"
+    if position < last:
+        audit = audit_compaction(view.index, ids[last], profile)
+        if entry_id in audit.checkpoint_ids or (profile.projected_compaction and is_system_entry(active[position])):
+            return "In the compaction's system-prompt checkpoint: the model reads the prompt it set up from there"
+        if entry_id not in audit.kept_ids:
+            return "Summarized by a compaction: the model no longer receives it verbatim"
+    edit = latest_edits(context_entries(active)).get(edit_key(entry_id))
+    if edit is not None:
+        if edit_state(edit) == EDIT_OMITTED:
+            return f"Omitted by context edit {edit.get('id')}: the model no longer receives it"
+        return f"Replaced by context edit {edit.get('id')}: the model receives the edit's text instead"
     if entry_id == view.leaf_id:
         return "The active leaf"
     return "On the active path"
@@ -74,6 +93,10 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
     label = view.get_label(entry_id)
     title = kind.capitalize() + (f" · ⚑ {label}" if label else "")
     body = full_text(entry, limit=10**9) or entry_text(entry)
+    if entry.get("type") == "context_edit":  # name the target by what it says, not only its id
+        target_id = entry.get("targetId")
+        target = view.get_entry(target_id) if isinstance(target_id, str) else None
+        body = edit_text(entry, entry_text(target) if target is not None else None)
     crumbs = tuple(_crumb(e) for e in view.get_branch(entry_id))
     can_continue, reason = True, "Make this the active leaf (the same as a double-click)"
     if entry_id == view.leaf_id:
@@ -94,10 +117,13 @@ def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:
     total = 0
     lines: list[str] = []
     for number, message in enumerate(messages, 1):
-        tokens = int(estimate_tokens(message))
+        tokens = int(estimate_tokens(message, session_profile(view)))
         total += tokens
         role = str(message.get("role", "?"))
-        text = message_text(message.get("content"), " ") or str(message.get("summary") or "")
+        if role == "system":
+            text = system_summary(message, whole=None)
+        else:
+            text = message_text(message.get("content"), " ") or str(message.get("summary") or "")
         text = " ".join(text.split())
         lines.append(f"{number}. {role} · ~{format_tokens(tokens)} tokens — {text[:160]}")
     head = f"The model receives {len(messages)} message(s), about {format_tokens(total)} tokens, at this entry."

@@ -15,6 +15,8 @@ from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from desktop_app.session.entries import Entry
 from desktop_app.session.jsjson import js_trim
 
+from .pi16_words import edit_text, system_summary, system_text, usage_text
+
 __all__ = [
     "KINDS",
     "KIND_TITLES",
@@ -43,6 +45,9 @@ KIND_TITLES = {
     "branch_summary": "BRANCH SUMMARY",
     "label": "label",
     "session_info": "title",
+    "system": "SYSTEM",
+    "context_edit": "CONTEXT EDIT",
+    "usage": "usage",
     "unknown": "entry",
     "segment": "folded",
 }
@@ -57,6 +62,7 @@ _MESSAGE_ROLES = {
     "toolResult": "toolResult",
     "bashExecution": "bashExecution",
     "custom": "custom_message",  # v2-migrated hook messages and direct appendMessage calls
+    "system": "system",  # pi 1.6.0: the system prompt and tool set, and changes to them
 }
 _PLAIN_TYPES = frozenset(
     {
@@ -68,6 +74,8 @@ _PLAIN_TYPES = frozenset(
         "branch_summary",
         "label",
         "session_info",
+        "context_edit",  # pi 1.6.0
+        "usage",  # pi 1.6.0
     }
 )
 
@@ -233,6 +241,8 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, tuple[str, Any]] | None = 
             return f"[bash]: {_normalize(_js_string(message.get('command')))}"
         if role == "custom":
             return f"[{_js_string(message.get('customType'))}]: {_normalize(_extract_content(message.get('content')))}"
+        if role == "system":
+            return system_summary(message, whole=None)
         return f"[{_js_string(role)}]"
     if entry_type == "custom_message":
         return f"[{_js_string(entry.get('customType'))}]: {_normalize(_extract_content(entry.get('content'), None))}"
@@ -256,6 +266,10 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, tuple[str, Any]] | None = 
         name = entry.get("name")
         name = js_trim(name) if isinstance(name, str) else ""
         return f"[title: {name}]" if name else "[title: empty]"
+    if entry_type == "context_edit":
+        return edit_text(entry, None)
+    if entry_type == "usage":
+        return usage_text(entry)
     return f"[{_js_string(entry_type) or 'unknown'}]"
 
 
@@ -303,6 +317,8 @@ def full_text(entry: Entry, limit: int = 1200) -> str:
             role = message.get("role")
             if role == "bashExecution":
                 text = f"$ {_js_string(message.get('command'))}\n{_js_string(message.get('output'))}"
+            elif role == "system":
+                text = system_text(message)
             else:
                 text = _extract_content(message.get("content"), None)
                 if role == "assistant":

@@ -78,6 +78,7 @@ class ViewGraph:
     runs: dict[str, tuple[str, ...]] = field(default_factory=dict)  #: every foldable run, by first id
     run_of: dict[str, str] = field(default_factory=dict)  #: entry → first id of its run
     summary_links: list[tuple[Node, Node]] = field(default_factory=list)  #: branch summary → abandoned leaf
+    edit_links: list[tuple[Node, Node]] = field(default_factory=list)  #: context edit → the entry it edits
     broken_edges: list[tuple[str, str]] = field(default_factory=list)  #: parentId cycles cut here
 
     @classmethod

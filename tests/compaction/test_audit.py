@@ -11,6 +11,7 @@ from desktop_app.compaction.audit import SPLIT_TURN_MARKER, audit_compaction, br
 from desktop_app.compaction.prepare import compaction_boundaries
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.session.context import compaction_summary_message, context_message
+from desktop_app.session.profile import PI_0_73_1, PI_1_6_0
 from tests.present.builders import index_of, msg, other
 from tests.ui.conformance_cases import CASES, FIXTURES, open_copy
 
@@ -37,7 +38,7 @@ def test_bands_are_what_pi_summarized_and_kept(case: str, open_case: OpenCase) -
     compactions = [i for i, e in index.by_id.items() if e.get("type") == "compaction"]
     assert compactions
     for cid in compactions:
-        audit = audit_compaction(index, cid)
+        audit = audit_compaction(index, cid, PI_0_73_1)  # the 0.73.1 corpus, by 0.73.1's rule
         path = index.get_branch(cid)
         ci = len(path) - 1
         ids = [e["id"] for e in path]
@@ -113,9 +114,9 @@ def test_second_compaction_starts_at_the_previous_kept_boundary() -> None:
         ),
     ]
     index = index_of(entries)
-    first = audit_compaction(index, "c1")
+    first = audit_compaction(index, "c1", PI_0_73_1)
     assert first.summarized_ids == ("u1", "a1") and first.kept_ids == ("u2", "a2")
-    second = audit_compaction(index, "c2")
+    second = audit_compaction(index, "c2", PI_0_73_1)
     assert second.previous_compaction_id == "c1"
     assert second.summarized_ids == ("u2", "a2", "c1", "u3")  # 0.73.1: what c1 kept is summarized now
     assert second.kept_ids == ("a3", "u4", "a4")
@@ -123,6 +124,9 @@ def test_second_compaction_starts_at_the_previous_kept_boundary() -> None:
     assert second.read_files == ("a.py",) and second.modified_files == ("b.py",)
     with pytest.raises(ValueError):
         audit_compaction(index, "u1")
+    # pi 1.6.0 plans from just after c1 on the projection: c1 itself is not summarized again.
+    newer = audit_compaction(index, "c2", PI_1_6_0)
+    assert newer.summarized_ids == ("u2", "a2", "u3") and newer.kept_ids == ("a3", "u4", "a4")
 
 
 def test_pi_branch_summaries_say_abandoned_unknown(open_case: OpenCase) -> None:

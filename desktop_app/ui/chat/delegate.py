@@ -49,12 +49,15 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop_app.present.pi16_words import EDIT_OMITTED
+
 from .messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
     as_text,
     block_type,
     content_blocks,
+    edit_mark,
     message_kind,
     message_status,
     message_text,
@@ -430,7 +433,7 @@ class MessageDelegate(QStyledItemDelegate):
                     as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text"
                 )
             else:
-                text = as_text(message.get("summary" if role in CARD_KINDS else "output"))
+                text = message_text(message) if role == "system" else as_text(message.get("summary" if role in CARD_KINDS else "output"))
             lines += 1 + min(_text_lines(text, chars_per_line), 420)
         elif role in ("user", "custom", "assistant"):
             content = message.get("content")
@@ -477,8 +480,12 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         pen = QPen(QColor(bubble.border))
         pen.setWidthF(1.5 if kind in CARD_KINDS else 1.0)
-        if kind == "custom":
+        mark = edit_mark(message)
+        if kind == "custom" or mark is not None:
             pen.setStyle(Qt.PenStyle.DashLine)
+        if mark is not None:  # a context edit omitted or replaced it (pi 1.6.0)
+            pen.setColor(QColor(theme.edit.border))
+        omitted = mark is not None and mark.get("state") == EDIT_OMITTED
         painter.setPen(pen)
         painter.setBrush(QColor(bubble.fill))
         outline = QRectF(box).adjusted(0.5, 0.5, -0.5, -0.5)
@@ -503,6 +510,8 @@ class MessageDelegate(QStyledItemDelegate):
         if doc.placeholder and top < 0:  # a tall row scrolled into: show the preview where one looks
             painter.translate(0, -top)
             context.clip = context.clip.translated(0, top)
+        if omitted:  # still shown where it was, faded: the model does not receive it
+            painter.setOpacity(0.5)
         doc.draw(painter, context)
         painter.restore()
 

@@ -13,15 +13,18 @@ import math
 import re
 from typing import Any
 
+from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
+from desktop_app.present.pi16_words import system_summary, system_text
+
 Message = dict[str, Any]
 
 KNOWN_KINDS = frozenset(
-    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary"}
+    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
 )
 #: Kinds whose whole row is one collapsible section (section 0), collapsed by default.
-SINGLE_SECTION_KINDS = frozenset({"toolResult", "bashExecution", "branchSummary", "compactionSummary"})
-#: Kinds painted as summary cards.
-CARD_KINDS = frozenset({"branchSummary", "compactionSummary"})
+SINGLE_SECTION_KINDS = frozenset({"toolResult", "bashExecution", "branchSummary", "compactionSummary", "system"})
+#: Kinds painted as summary cards (pi 1.6.0's system prompt records too).
+CARD_KINDS = frozenset({"branchSummary", "compactionSummary", "system"})
 
 
 def js_truthy(value: Any) -> bool:
@@ -118,9 +121,25 @@ def message_text(message: Any) -> str:
     if kind == "bashExecution":
         output = as_text(message.get("output"))
         return f"$ {as_text(message.get('command'))}" + (f"\n{output}" if output else "")
+    if kind == "system":
+        return system_text(message)
     if kind in CARD_KINDS:
         return as_text(message.get("summary"))
     return ""
+
+
+def edit_mark(message: Any) -> dict[str, Any] | None:
+    """The context-edit mark of a row (``present.chat_feed.EDIT_MARK``), or ``None``."""
+    mark = message.get(EDIT_MARK) if isinstance(message, dict) else None
+    return mark if isinstance(mark, dict) else None
+
+
+def system_line(message: Message) -> str:
+    """A system row's one-line summary: its mark's, or worked out from the message alone."""
+    mark = message.get(SYSTEM_MARK)
+    if isinstance(mark, dict) and isinstance(mark.get("summary"), str):
+        return str(mark["summary"])
+    return system_summary(message, whole=None)
 
 
 def message_status(message: Any) -> str:

@@ -20,6 +20,8 @@ from typing import Any, Literal, NamedTuple
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
+from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
+
 from .messages import (
     collapsible_sections,
     is_displayed,
@@ -47,6 +49,8 @@ _REBUILT_KINDS = ("compactionSummary", "branchSummary", "custom")
 def _state_key(message: Any) -> Hashable:
     if type(message) is dict and message.get("role") in _REBUILT_KINDS:
         return (message["role"], message.get("timestamp"), message_text(message), str(message.get("fromId")))
+    if type(message) is dict and (EDIT_MARK in message or SYSTEM_MARK in message):  # marked copies
+        return ("marked", message.get("role"), message.get("timestamp"), str(message.get(EDIT_MARK)), message_text(message))
     return ("id", id(message))
 
 

@@ -12,11 +12,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
+
 from ..markdown import code_block_html, escape, markdown_parts
 from .messages import (
     as_text,
     block_type,
     content_blocks,
+    edit_mark,
     first_line,
     format_count,
     hard_line_breaks,
@@ -25,6 +28,7 @@ from .messages import (
     message_status,
     plain_preview,
     pretty_json,
+    system_line,
     tool_call_summary,
 )
 from .theme import ChatTheme
@@ -333,6 +337,39 @@ def _summary_card(message: dict[str, Any], kind: str, expanded: frozenset[int], 
         out.markdown(as_text(message.get("summary")))
 
 
+def _system_card(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None:
+    """pi 1.6.0's system prompt (or a change to it): collapsed, the summary of what it says or
+    changes; expanded, the whole text (instructions, sections, tools)."""
+    bubble = out.theme.bubble("system")
+    line = system_line(message)
+    head, _, rest = line.partition(" · ")
+    is_open = 0 in expanded
+    out.toggle(0, is_open, f"⚙ {line if is_open else head}", rest, color=bubble.accent)
+    if is_open:
+        text, note = clip(system_text(message) or "(empty)")
+        out.pre_text(text)
+        if note:
+            out.note(note)
+
+
+def _edit_banner(mark: dict[str, Any], out: _Html) -> None:
+    """What a context edit did to this row (pi 1.6.0): the model no longer receives it, or
+    receives the replacement shown below instead of the original."""
+    theme = out.theme
+    edit = as_text(mark.get("editId"))
+    if mark.get("state") == EDIT_OMITTED:
+        text = f"⊘ Omitted by context edit {edit}: the model no longer receives this message"
+    else:
+        original = first_line(as_text(mark.get("original")), 90)
+        text = f"✎ Replaced by context edit {edit}: the model receives the text below" + (
+            f" instead of “{original}”" if original else ""
+        )
+    out.add(
+        f'<p style="margin-top:0px; margin-bottom:4px;"><span style="color:{theme.edit.accent}; '
+        f'font-weight:700; font-size:small;">{escape(text)}</span></p>'
+    )
+
+
 def render_message(
     message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
 ) -> str:
@@ -352,6 +389,9 @@ def render_parts(
 def _outline(message: Any, theme: ChatTheme, expanded: frozenset[int], streaming: bool) -> _Html:
     out = _Html(theme)
     kind = message_kind(message)
+    mark = edit_mark(message)
+    if mark is not None:
+        _edit_banner(mark, out)
     if kind == "user":
         out.header("You", theme.user.accent, escape(_time(message)))
         out.markdown(hard_line_breaks(joined_text(message)))
@@ -364,6 +404,8 @@ def _outline(message: Any, theme: ChatTheme, expanded: frozenset[int], streaming
         _bash(message, expanded, out)
     elif kind in ("compactionSummary", "branchSummary"):
         _summary_card(message, kind, expanded, out)
+    elif kind == "system":
+        _system_card(message, expanded, out)
     elif kind == "custom":
         out.header(
             as_text(message.get("customType")) or "custom message",

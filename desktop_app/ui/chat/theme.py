@@ -36,6 +36,8 @@ class ChatTheme:
     custom: Bubble
     compaction: Bubble
     branch: Bubble
+    system: Bubble
+    edit: Bubble
     error: Bubble
     aborted: Bubble
     unknown: Bubble
@@ -52,6 +54,7 @@ class ChatTheme:
             "custom": self.custom,
             "compactionSummary": self.compaction,
             "branchSummary": self.branch,
+            "system": self.system,
         }.get(kind, self.unknown)
 
 
@@ -68,6 +71,8 @@ LIGHT = ChatTheme(
     custom=Bubble("#f6f8fa", "#b8c0c8", "#6639ba"),
     compaction=Bubble("#fff5d6", "#d4a72c", "#7d4e00"),
     branch=Bubble("#f1ebff", "#a37ff0", "#6639ba"),
+    system=Bubble("#f8f0fc", "#cc5de8", "#862e9c"),
+    edit=Bubble("#fff5f5", "#e03131", "#c92a2a"),
     error=Bubble("#fff0ee", "#ff8182", "#cf222e"),
     aborted=Bubble("#fff4e8", "#f0a25a", "#bc4c00"),
     unknown=Bubble("#f6f8fa", "#d0d7de", "#656d76"),
@@ -86,6 +91,8 @@ DARK = ChatTheme(
     custom=Bubble("#161b22", "#484f58", "#bc8cff"),
     compaction=Bubble("#2b2111", "#9e6a03", "#e3b341"),
     branch=Bubble("#221a38", "#6e40c9", "#bc8cff"),
+    system=Bubble("#2b1733", "#9c36b5", "#e599f7"),
+    edit=Bubble("#2a1416", "#c92a2a", "#ff8787"),
     error=Bubble("#2a1416", "#da3633", "#f85149"),
     aborted=Bubble("#2b1b0e", "#bd561d", "#f0883e"),
     unknown=Bubble("#161b22", "#30363d", "#9198a1"),

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import BranchSummaryInfo, CompactionAudit
-from desktop_app.present.audit_words import audit_words, split_summary
+from desktop_app.present.audit_words import audit_words, checkpoint_words, split_summary
+from desktop_app.present.pi16_words import system_text
 
 __all__ = ["CompactionAuditPanel"]
 
@@ -31,7 +32,8 @@ def _tokens(value: int | float | None) -> str:
 
 
 class CompactionAuditPanel(QWidget):
-    """Summary text, tokensBefore, files read/modified, split-turn flag and who made it."""
+    """Summary text, tokensBefore, files read/modified, split-turn flag, who made it and pi 1.6.0's
+    system-prompt checkpoint."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +52,12 @@ class CompactionAuditPanel(QWidget):
         for files in (self._read, self._modified):
             files.setMaximumHeight(110)
             files.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        self._checkpoint = QLabel()
+        self._checkpoint.setWordWrap(True)
+        self._prompt = QPlainTextEdit()  # the checkpoint's text (pi 1.6.0's systemMessage)
+        self._prompt.setReadOnly(True)
+        self._prompt.setMaximumHeight(120)
+        self._prompt.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self._summary = QPlainTextEdit()
         self._summary.setReadOnly(True)
         self._summary.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -60,6 +68,8 @@ class CompactionAuditPanel(QWidget):
         form.addRow("Split turn:", self._split)
         form.addRow("Entries:", self._counts)
         form.addRow("First kept:", self._first_kept)
+        form.addRow("System prompt:", self._checkpoint)
+        form.addRow("", self._prompt)
         form.addRow("Files read:", self._read)
         form.addRow("Files modified:", self._modified)
         layout = QVBoxLayout(self)
@@ -77,8 +87,10 @@ class CompactionAuditPanel(QWidget):
                 "<b>Compaction audit</b><br><i>Select a compaction node to see what it "
                 "summarized and what it kept.</i>"
             )
-            for label in (self._tokens, self._made_by, self._split, self._counts, self._first_kept):
+            for label in (self._tokens, self._made_by, self._split, self._counts, self._first_kept, self._checkpoint):
                 label.setText("–")
+            self._prompt.setPlainText("")
+            self._prompt.setVisible(False)
             self._read.clear()
             self._modified.clear()
             self._summary.setPlainText("")
@@ -91,9 +103,22 @@ class CompactionAuditPanel(QWidget):
             if audit.is_split_turn
             else "no"
         )
-        words = audit_words(len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn)
+        words = audit_words(
+            len(audit.summarized_ids),
+            len(audit.kept_ids),
+            audit.first_kept_found,
+            audit.is_split_turn,
+            keeps_nothing=audit.keeps_nothing,
+        )
         self._counts.setText(f"{words.above.removeprefix('▲ ')} · {words.below.removeprefix('▼ ')}")
         self._first_kept.setText(f"{words.first_kept} (entry {audit.first_kept_entry_id or 'none'})")
+        self._checkpoint.setText(checkpoint_words(audit.system_message, len(audit.checkpoint_ids)))
+        self._checkpoint.setToolTip(
+            "pi 1.6.0 stores the system prompt replayed at the compaction (systemMessage): after it the "
+            "model reads this prompt first, then the summary"
+        )
+        self._prompt.setPlainText(system_text(audit.system_message) if audit.system_message is not None else "")
+        self._prompt.setVisible(audit.system_message is not None)
         summary, read, modified = split_summary(audit.summary)
         self._fill(self._read, audit.read_files or read)
         self._fill(self._modified, audit.modified_files or modified)
@@ -110,6 +135,8 @@ class CompactionAuditPanel(QWidget):
         self._split.setText("–")
         self._counts.setText(f"abandoned branch: {info.abandoned_text}")
         self._first_kept.setText("–")
+        self._checkpoint.setText("–")
+        self._prompt.setVisible(False)
         summary, read, modified = split_summary(info.summary)
         self._fill(self._read, info.read_files or read)
         self._fill(self._modified, info.modified_files or modified)
@@ -127,6 +154,8 @@ class CompactionAuditPanel(QWidget):
             self._split.text(),
             self._counts.text(),
             self._first_kept.text(),
+            self._checkpoint.text(),
+            self._prompt.toPlainText(),
             *(self._read.item(i).text() for i in range(self._read.count())),
             *(self._modified.item(i).text() for i in range(self._modified.count())),
             self._summary.toPlainText(),

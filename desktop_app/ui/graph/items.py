@@ -30,12 +30,13 @@ from desktop_app.present.viewgraph import Node, ViewNode
 
 from .style import GraphStyle
 
-__all__ = ["PILL_INSET", "EdgeItem", "NodeItem", "OverviewLayer", "edge_path"]
+__all__ = ["PILL_INSET", "EdgeItem", "NodeItem", "OverviewLayer", "edge_path", "edit_link_path", "edit_link_pen"]
 
 _PAD_X = 16.0  # room for the leaf pin on the right and halos
 _PAD_TOP = 18.0  # room for the label flag above
 _PAD_BOTTOM = 8.0
 PILL_INSET = 7.0  # pills (tool results, settings) are this much shorter than the box, top and bottom
+MARKER_INSET = 13.0  # usage markers are smaller still
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 
 
@@ -58,9 +59,8 @@ class NodeItem(QGraphicsRectItem):
         self.setPen(_NO_PEN)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         #: Half the drawn height: where edges attach (pills are shorter than the layout box).
-        self.half_height = h / 2 - (
-            PILL_INSET if style.kind(view.kind).shape == "pill" else 0.0
-        )
+        shape = style.kind(view.kind).shape
+        self.half_height = h / 2 - (PILL_INSET if shape == "pill" else MARKER_INSET if shape == "marker" else 0.0)
 
     # ------------------------------------------------------------------------------------ state
 
@@ -94,6 +94,23 @@ class NodeItem(QGraphicsRectItem):
         elif shape == "pill":
             inner = r.adjusted(14, PILL_INSET, -14, -PILL_INSET)
             path.addRoundedRect(inner, inner.height() / 2, inner.height() / 2)
+        elif shape == "marker":
+            inner = r.adjusted(r.width() * 0.18, MARKER_INSET, -r.width() * 0.18, -MARKER_INSET)
+            path.addRoundedRect(inner, inner.height() / 2, inner.height() / 2)
+        elif shape == "note":  # a card with its top-right corner folded over
+            fold = 10.0
+            path.addPolygon(
+                QPolygonF(
+                    [
+                        QPointF(r.left(), r.top()),
+                        QPointF(r.right() - fold, r.top()),
+                        QPointF(r.right(), r.top() + fold),
+                        QPointF(r.right(), r.bottom()),
+                        QPointF(r.left(), r.bottom()),
+                    ]
+                )
+            )
+            path.closeSubpath()
         elif shape == "hexagon":
             k = r.height() / 2
             path.addPolygon(
@@ -164,7 +181,7 @@ class NodeItem(QGraphicsRectItem):
             ring.addRoundedRect(self._body.adjusted(-5, -5, 5, 5), 10, 10)
             painter.drawPath(ring)
 
-        if ks.shape in ("card", "terminal"):  # kind stripe
+        if ks.shape in ("card", "terminal", "note"):  # kind stripe
             stripe = QPainterPath()
             stripe.addRoundedRect(QRectF(self._body.left(), self._body.top(), 6, self._body.height()), 3, 3)
             painter.fillPath(stripe, ks.accent)
@@ -180,6 +197,17 @@ class NodeItem(QGraphicsRectItem):
         style = self.style
         r = self._body
         text = self.view.text
+        if ks.shape == "marker":
+            inner = r.adjusted(r.width() * 0.18 + 10, MARKER_INSET, -r.width() * 0.18 - 8, -MARKER_INSET)
+            painter.setFont(style.tag_font)
+            painter.setPen(style.muted)
+            metrics = QFontMetricsF(style.tag_font)
+            painter.drawText(
+                inner,
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                metrics.elidedText("Σ " + text, Qt.TextElideMode.ElideRight, inner.width()),
+            )
+            return
         if ks.shape == "pill":
             inner = r.adjusted(24, PILL_INSET, -22, -PILL_INSET)
             font = style.mono_font if kind == "toolResult" else style.font
@@ -192,7 +220,7 @@ class NodeItem(QGraphicsRectItem):
                 metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()),
             )
             return
-        left = r.left() + (14 if ks.shape in ("card", "terminal") else 26 if ks.shape == "hexagon" else 12)
+        left = r.left() + (14 if ks.shape in ("card", "terminal", "note") else 26 if ks.shape == "hexagon" else 12)
         right = r.right() - (26 if ks.shape == "hexagon" else 10)
         title = KIND_TITLES.get(kind, kind)
         if kind == "segment":
@@ -204,6 +232,14 @@ class NodeItem(QGraphicsRectItem):
             title = "⤺ BRANCH SUMMARY"
             if not text:
                 text = "(empty summary)"
+        elif kind == "system":
+            head, _, rest = text.partition(" · ")
+            title = "⚙ " + (head.upper() if head.startswith("System") else "SYSTEM")
+            text = rest or head
+        elif kind == "context_edit":
+            verb, _, rest = text.partition(": ")
+            title = "✎ CONTEXT EDIT · " + ("OMITS" if verb == "omits" else "REPLACES")
+            text = rest or text
         painter.setFont(style.tag_font)
         painter.setPen(ks.text if ks.shape in ("slab", "hexagon", "terminal") else ks.accent)
         tag_rect = QRectF(left, r.top() + 4, right - left, 14)
@@ -294,6 +330,32 @@ def edge_path(start: QPointF, end: QPointF) -> QPainterPath:
     else:
         path.cubicTo(QPointF(start.x(), start.y() + dy), QPointF(end.x(), end.y() - dy), end)
     return path
+
+
+def edit_link_path(
+    source: tuple[float, float], target: tuple[float, float], half_width: float, *, outward: bool = False
+) -> QPainterPath:
+    """A context edit's link to its target (usually an ancestor in the same column): it leaves the
+    edit's right edge and bows out to the right before it enters the target's right edge, arrow
+    first; ``outward`` uses the left edges instead (a column on the left side of the tree)."""
+    (sx, sy), (tx, ty) = source, target
+    sign = -1.0 if outward else 1.0
+    start, end = QPointF(sx + sign * half_width, sy), QPointF(tx + sign * (half_width + 3), ty)
+    bow = sign * (36.0 + min(abs(ty - sy) * 0.2, 110.0))
+    path = QPainterPath(start)
+    path.cubicTo(QPointF(start.x() + bow, sy), QPointF(end.x() + bow, ty), end)
+    tip = path.pointAtPercent(1.0)
+    angle = math.radians(path.angleAtPercent(0.97))
+    back = QPointF(tip.x() - 9 * math.cos(angle), tip.y() + 9 * math.sin(angle))
+    normal = QPointF(4.5 * math.sin(angle), 4.5 * math.cos(angle))
+    path.addPolygon(QPolygonF([tip, back + normal, back - normal, tip]))
+    return path
+
+
+def edit_link_pen(style: GraphStyle) -> QPen:
+    pen = QPen(style.edit_link, 1.8, Qt.PenStyle.DashLine)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    return pen
 
 
 class EdgeItem(QGraphicsRectItem):

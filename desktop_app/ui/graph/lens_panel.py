@@ -2,7 +2,8 @@
 
 A thin view of :func:`desktop_app.present.lens.context_lens`: the total (pi's estimate) beside the
 last reported usage, a bar and a line per section (compaction summary, kept entries, newer
-messages), and every message with its role as sent, its token estimate and its first line. While
+messages), and every message with its role as sent, its token estimate and its first line; an
+entry a context edit omitted is listed struck through with no tokens, a replaced one says so. While
 the panel shows, the graph draws the same numbers as a heat strip along the path. A click on a row
 selects its entry on the graph.
 """
@@ -30,6 +31,7 @@ __all__ = ["LensPanel", "SECTION_COLORS"]
 
 SECTION_COLORS = {"compaction summary": "#e8590c", "kept": "#f08c00", "newer": "#7048e8", "usage": "#adb5bd"}
 _ENTRY_ROLE = Qt.ItemDataRole.UserRole
+_EDIT_COLOR = "#c92a2a"  #: rows a context edit omitted or replaced (the graph's edit colour)
 
 
 def _n(value: float | int | None) -> str:
@@ -154,11 +156,19 @@ class LensPanel(QWidget):
         )
         self.leaf_button.setEnabled(not at_leaf)
         covered = [r for r in lens.rows if r.covered_by_usage]
-        after = len(lens.rows) - len(covered)
+        sent_rows = lens.sent_rows
+        after = len(sent_rows) - len(covered)
         if lens.total is None:
             total = "Total unknown: a malformed message (pi's estimate would fail)."
         else:
-            total = f"<b>≈ {_n(lens.total)} tokens</b> in {len(lens.rows)} messages (pi's estimate)"
+            total = f"<b>≈ {_n(lens.total)} tokens</b> in {len(sent_rows)} messages (pi's estimate)"
+        omitted = len(lens.rows) - len(sent_rows)
+        replaced = sum(1 for r in lens.rows if r.edit == "replaced")
+        if omitted or replaced:
+            total += (
+                f"<br><span style='color:{_EDIT_COLOR}'>Context edits: {omitted} omitted (listed, not sent),"
+                f" {replaced} replaced</span>"
+            )
         if covered:
             total += (
                 f"<br>Last reported usage: <b>{_n(lens.usage_tokens)}</b> — counts the system prompt, the tools"
@@ -180,13 +190,28 @@ class LensPanel(QWidget):
         )
         self.table.clear()
         rows = []
-        for i, row in enumerate(lens.rows, 1):
+        number = 0
+        for row in lens.rows:
             sent = row.llm_role if row.llm_role == row.role else f"{row.role} → {row.llm_role}"
-            item = QTreeWidgetItem([str(i), _n(row.tokens), sent, row.text])
+            if row.sent:
+                number += 1
+            if row.edit == "omitted":
+                item = QTreeWidgetItem(["–", "0", f"{row.role} · omitted", row.text])
+            else:
+                item = QTreeWidgetItem([str(number), _n(row.tokens), sent + (" · replaced" if row.edit else ""), row.text])
             item.setData(0, _ENTRY_ROLE, row.entry_id)
-            item.setForeground(2, QColor(SECTION_COLORS[row.section]))
+            item.setForeground(2, QColor(_EDIT_COLOR if row.edit else SECTION_COLORS[row.section]))
             item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            item.setToolTip(3, f"{row.section} · {row.text}")
+            tip = f"{row.section} · {row.text}"
+            if row.edit:
+                tip = f"{row.edit} by context edit {row.edit_id} · " + tip
+            item.setToolTip(3, tip)
+            if row.edit == "omitted":
+                font = item.font(3)
+                font.setStrikeOut(True)
+                item.setFont(3, font)
+                for column in (0, 1, 3):
+                    item.setForeground(column, QColor("#868e96"))
             rows.append(item)
         self.table.addTopLevelItems(rows)
         for column in (0, 1, 2):

@@ -38,6 +38,9 @@ class Legend(QWidget):
         ("pill", "toolResult", "tool result"),
         ("slab", "compaction", "compaction"),
         ("hexagon", "branch_summary", "branch summary"),
+        ("card", "system", "system prompt / change"),
+        ("note", "context_edit", "context edit ⇢ its target"),
+        ("marker", "usage", "usage (filter “all”)"),
         ("stack", "segment", "folded run"),
         ("path", "", "active path"),
         ("pin", "", "active leaf"),
@@ -92,6 +95,18 @@ class Legend(QWidget):
         painter.setBrush(ks.fill)
         if shape == "pill":
             painter.drawRoundedRect(r.adjusted(0, 2, 0, -2), 4, 4)
+        elif shape == "marker":
+            painter.drawRoundedRect(r.adjusted(4, 4, -4, -4), 3, 3)
+        elif shape == "note":
+            fold = 4.0
+            path = QPainterPath(QPointF(r.left(), r.top()))
+            path.lineTo(r.right() - fold, r.top())
+            path.lineTo(r.right(), r.top() + fold)
+            path.lineTo(r.right(), r.bottom())
+            path.lineTo(r.left(), r.bottom())
+            path.closeSubpath()
+            painter.drawPath(path)
+            painter.fillRect(QRectF(r.left(), r.top(), 3, r.height()), ks.accent)
         elif shape == "hexagon":
             k = r.height() / 2
             path = QPainterPath(QPointF(r.left(), r.center().y()))

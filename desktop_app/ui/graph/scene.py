@@ -28,7 +28,7 @@ from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.present.audit_words import audit_words
 from desktop_app.present.viewgraph import Node, ViewGraph
 
-from .items import EdgeItem, NodeItem, OverviewLayer
+from .items import EdgeItem, NodeItem, OverviewLayer, edit_link_path, edit_link_pen
 from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
@@ -305,6 +305,17 @@ class GraphScene(QGraphicsScene):
             item.setToolTip("branch summary → the branch it abandoned")
             self.addItem(item)
             self.links.append(item)
+        xs = [x for x, _ in self.positions.values()]
+        middle = (min(xs) + max(xs)) / 2 if xs else 0.0
+        for source, target in self.graph.edit_links:  # pi 1.6.0: a context edit → the entry it edits
+            if source in self.positions and target in self.positions and source != target:
+                ends = self.positions[source], self.positions[target]
+                link = QGraphicsPathItem(edit_link_path(*ends, spec.node_width / 2, outward=ends[0][0] < middle))
+                link.setPen(edit_link_pen(self.graph_style))
+                link.setZValue(0.5)
+                link.setToolTip("context edit → the entry it omits or replaces in the context")
+                self.addItem(link)
+                self.links.append(link)
 
     def _update_rect(self) -> None:
         if not self.positions:
@@ -340,7 +351,10 @@ class GraphScene(QGraphicsScene):
         kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
         bands = AuditBands(audit, summarized, kept, split_entry)
         style = self.graph_style
-        words = audit_words(len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn)
+        words = audit_words(
+            len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
+            keeps_nothing=audit.keeps_nothing,
+        )
         if summarized:
             item = QGraphicsPathItem(self._band_path(summarized))
             item.setPen(QPen(Qt.PenStyle.NoPen))

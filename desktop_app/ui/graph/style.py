@@ -3,7 +3,9 @@
 One place decides how each kind reads at a glance: messages are rounded cards with a coloured
 stripe, bookkeeping entries are small pills, and the two kinds that rewrite context look like
 nothing else: a compaction is a solid orange slab with torn top and bottom edges (history was cut
-here), a branch summary a solid teal hexagon.
+here), a branch summary a solid teal hexagon. pi 1.6.0's kinds: a system message (the prompt and
+tool set, or a change to them) is a grape card, a context edit a dashed red note linked to the
+entry it omits or replaces, a usage entry a small grey marker.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ __all__ = ["GraphStyle", "KindStyle", "default_style"]
 
 
 #: ``card`` rounded card, ``pill`` small rounded pill, ``terminal`` dark card, ``slab`` the torn
-#: compaction block, ``hexagon`` the branch summary, ``stack`` a folded run.
+#: compaction block, ``hexagon`` the branch summary, ``stack`` a folded run, ``note`` a context
+#: edit, ``marker`` a usage entry (a small pill in the middle of its box).
 SHAPES = {
     "user": "card",
     "assistant": "card",
@@ -34,6 +37,9 @@ SHAPES = {
     "session_info": "pill",
     "unknown": "pill",
     "segment": "stack",
+    "system": "card",
+    "context_edit": "note",
+    "usage": "marker",
 }
 
 _ACCENTS = {
@@ -51,6 +57,9 @@ _ACCENTS = {
     "session_info": "#868e96",
     "unknown": "#868e96",
     "segment": "#868e96",
+    "system": "#862e9c",
+    "context_edit": "#c92a2a",
+    "usage": "#868e96",
 }
 
 
@@ -90,6 +99,7 @@ class GraphStyle:
     kept: QColor = field(default_factory=lambda: QColor("#e8590c"))
     cut: QColor = field(default_factory=lambda: QColor("#c92a2a"))
     summary_link: QColor = field(default_factory=lambda: QColor("#0c8599"))
+    edit_link: QColor = field(default_factory=lambda: QColor("#c92a2a"))
     text: QColor = field(default_factory=lambda: QColor("#212529"))
     muted: QColor = field(default_factory=lambda: QColor("#6c757d"))
     font: QFont = field(default_factory=QFont)
@@ -122,7 +132,9 @@ class GraphStyle:
             else:
                 fill = _mix(base, accent, 0.22 if self.dark else 0.11)
                 text = self.text
-            dashed = kind in ("custom", "label", "session_info", "unknown", "segment")
+            if kind == "system":  # a little stronger than a message: it frames every message after it
+                fill = _mix(base, accent, 0.3 if self.dark else 0.16)
+            dashed = kind in ("custom", "label", "session_info", "unknown", "segment", "context_edit", "usage")
             self.kinds[kind] = KindStyle(shape, accent, fill, text, dashed)
 
     def kind(self, kind: str) -> KindStyle:

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinc
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
+from desktop_app.present.chat_feed import session_profile
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
@@ -422,7 +423,7 @@ class GraphView(QGraphicsView):
 
     def _audit_of(self, compaction_id: str) -> CompactionAudit:
         assert self._session is not None
-        return audit_compaction(self._session.index, compaction_id)
+        return audit_compaction(self._session.index, compaction_id, session_profile(self._session))
 
     def _restore_selection(self) -> None:
         node = self._selection.node
@@ -751,7 +752,9 @@ class GraphView(QGraphicsView):
             return ""
         index = self._session.index
         view = self._model.graph.nodes[node]
-        compaction = audit_compaction(index, view.entry_id) if view.kind == "compaction" else None
+        compaction = (
+            audit_compaction(index, view.entry_id, session_profile(self._session)) if view.kind == "compaction" else None
+        )
         abandoned = (
             branch_summary_info(index, view.entry_id).abandoned_text if view.kind == "branch_summary" else None
         )
