@@ -19,6 +19,7 @@ from PySide6.QtTest import QTest
 from desktop_app.agent import AgentSession, StreamUpdated
 from desktop_app.llm.offline import OfflineProvider
 from desktop_app.llm.protocol import TextDelta
+from desktop_app.present.chat_feed import SYSTEM_MARK
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION, initial_session
@@ -82,7 +83,11 @@ async def test_send_streams_persists_and_adds_nodes(tmp_path: Path, qtbot: Any) 
     assert len(window.graph.graph()) == nodes_before + 3
     context = build_session_context(manager.get_entries(), manager.leaf_id, manager.index).messages
     shown = [m for m in context if not (m.get("role") == "custom" and not m.get("display"))]
-    assert rows(window) == shown  # rows added one by one still equal the context, in order
+    # rows added one by one still equal the context, in order; a system row carries the chat's
+    # mark (what changed, for its collapsed card) on a copy of the message
+    unmarked = [{k: v for k, v in r.items() if k != SYSTEM_MARK} for r in rows(window)]
+    assert unmarked == shown
+    assert SYSTEM_MARK in rows(window)[-3] and rows(window)[-3]["role"] == "system"
     assert "What did we plan for day two?" in json.dumps(rows(window)[-2])
     window.close()
 
