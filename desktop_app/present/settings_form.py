@@ -18,9 +18,11 @@ from desktop_app.llm.catalog import DEFAULT_MODEL_ID, get_model, list_models
 from desktop_app.llm.keys import ENV_VAR, KeySource
 from desktop_app.llm.offline import OFFLINE_MODEL
 from desktop_app.session.entries import THINKING_LEVELS
+from desktop_app.session.profile import DEFAULT_PI_VERSION, PROFILES
 from desktop_app.settings import Settings
 
 __all__ = [
+    "PI_VERSION_CHOICES",
     "PROVIDERS",
     "THEME_CHOICES",
     "THINKING_CHOICES",
@@ -39,6 +41,11 @@ __all__ = [
 PROVIDERS: tuple[tuple[str, str], ...] = (("anthropic", "Anthropic (Claude)"), ("offline", "Offline (no network)"))
 THINKING_CHOICES: tuple[str, ...] = THINKING_LEVELS
 THEME_CHOICES: tuple[tuple[str, str], ...] = (("system", "Follow the system"), ("light", "Light"), ("dark", "Dark"))
+#: Whose rules a session opened from now on follows (files carry no version: DESIGN.md §5).
+PI_VERSION_CHOICES: tuple[tuple[str, str], ...] = tuple(
+    (version, f"pi {version}" + (" (today's pi)" if version == DEFAULT_PI_VERSION else ""))
+    for version in sorted(PROFILES, key=lambda v: v != DEFAULT_PI_VERSION)
+)
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,7 @@ class SettingsForm:
     base_delay_ms: int = 2000  # retry.baseDelayMs
     fsync: bool = True  # fsync
     theme: str = "system"  # theme
+    pi_version: str = DEFAULT_PI_VERSION  # piVersion (Arbor's own: which pi's rules a session follows)
 
 
 _KEYS: Mapping[str, tuple[str, ...]] = {
@@ -74,6 +82,7 @@ _KEYS: Mapping[str, tuple[str, ...]] = {
     "base_delay_ms": ("retry", "baseDelayMs"),
     "fsync": ("fsync",),
     "theme": ("theme",),
+    "pi_version": ("piVersion",),
 }
 """Form field → the ``settings.json`` path it is saved under (pi's names where pi has them)."""
 
@@ -93,6 +102,7 @@ def form_from_settings(settings: Settings) -> SettingsForm:
         base_delay_ms=settings.retry.base_delay_ms,
         fsync=settings.fsync,
         theme=settings.theme,
+        pi_version=settings.pi_version,
     )
 
 
@@ -108,6 +118,8 @@ def validate(form: SettingsForm) -> list[str]:
         problems.append("Token counts cannot be negative.")
     if form.reserve_tokens >= window:
         problems.append(f"The compaction reserve ({form.reserve_tokens:,}) must be below the model's context window ({window:,}).")
+    if form.pi_version not in {v for v, _ in PI_VERSION_CHOICES}:
+        problems.append(f"Unknown pi version {form.pi_version!r}.")
     if form.max_retries < 0 or form.base_delay_ms < 0:
         problems.append("Retry counts and delays cannot be negative.")
     url = form.base_url.strip()
@@ -150,6 +162,7 @@ def apply_form(settings: Settings, form: SettingsForm) -> None:
     settings.retry.base_delay_ms = form.base_delay_ms
     settings.fsync = form.fsync
     settings.theme = form.theme
+    settings.pi_version = form.pi_version  # sessions opened from now on; the open one keeps its rules
 
 
 # ================================================================================ models

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.llm import keys
 from desktop_app.present.settings_form import (
+    PI_VERSION_CHOICES,
     PROVIDERS,
     THEME_CHOICES,
     THINKING_CHOICES,
@@ -128,6 +129,13 @@ class SettingsDialog(QDialog):
         for key, text in THEME_CHOICES:
             self.theme.addItem(text, key)
         self.theme.setToolTip("theme")
+        self.pi_version = QComboBox()
+        for key, text in PI_VERSION_CHOICES:
+            self.pi_version.addItem(text, key)
+        self.pi_version.setToolTip(
+            "piVersion — whose rules sessions follow (context, compaction, what is written); "
+            "applies to sessions opened from now on"
+        )
         behaviour = QGroupBox("Sessions")
         behaviour_form = QFormLayout(behaviour)
         behaviour_form.addRow(self.compaction)
@@ -139,6 +147,7 @@ class SettingsDialog(QDialog):
         behaviour_form.addRow("First delay", self.base_delay)
         behaviour_form.addRow(self.fsync)
         behaviour_form.addRow("Theme", self.theme)
+        behaviour_form.addRow("Follow", self.pi_version)
 
         self.problems = QLabel()
         self.problems.setObjectName("settingsProblems")
@@ -184,6 +193,7 @@ class SettingsDialog(QDialog):
         self.base_delay.setValue(form.base_delay_ms)
         self.fsync.setChecked(form.fsync)
         self.theme.setCurrentIndex(max(0, self.theme.findData(form.theme)))
+        self.pi_version.setCurrentIndex(max(0, self.pi_version.findData(form.pi_version)))
         self._sync_enabled()
 
     def _fill_models(self, current: str | None) -> None:
@@ -218,6 +228,7 @@ class SettingsDialog(QDialog):
             base_delay_ms=self.base_delay.value(),
             fsync=self.fsync.isChecked(),
             theme=self.theme.currentData(),
+            pi_version=self.pi_version.currentData(),
         )
 
     # ============================================================================ key

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from desktop_app.present.settings_form import (
+    PI_VERSION_CHOICES,
     SettingsForm,
     apply_form,
     changed_values,
@@ -17,6 +18,7 @@ from desktop_app.present.settings_form import (
     model_label,
     validate,
 )
+from desktop_app.session.profile import PROFILES
 from desktop_app.settings import Settings
 
 
@@ -74,3 +76,24 @@ def test_key_status_says_the_environment_wins_and_when_the_keyring_is_missing() 
     assert "not available" in missing.text and "this run only" in missing.text and missing.editable_wins
     assert "stored in the system keyring" in key_status("keyring", None).text
     assert "memory" in key_status("memory", None).text
+
+
+def test_pi_version_is_saved_as_piVersion_and_reloads(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    settings = Settings.load(path)
+    before = form_from_settings(settings)
+    assert before.pi_version == "1.6.0"  # today's pi by default
+    after = replace(before, pi_version="0.73.1")
+    assert changed_values(before, after) == [(("piVersion",), "0.73.1")]
+    for keys, value in changed_values(before, after):
+        assert settings.save_value(keys, value)
+    apply_form(settings, after)
+    assert settings.profile.version == "0.73.1"
+    assert json.loads(path.read_text())["piVersion"] == "0.73.1"
+    assert form_from_settings(Settings.load(path)).pi_version == "0.73.1"
+
+
+def test_the_pi_versions_offered_are_the_profiles_today_s_first() -> None:
+    assert [v for v, _ in PI_VERSION_CHOICES] == ["1.6.0", "0.73.1"]
+    assert {v for v, _ in PI_VERSION_CHOICES} == set(PROFILES)
+    assert any("pi version" in p for p in validate(SettingsForm(pi_version="2.0")))

@@ -262,3 +262,23 @@ def test_f1_lists_the_keys_and_every_tooltip_names_its_shortcut(tmp_path: Path, 
 
 def test_nothing_is_left_in_the_environment() -> None:
     assert "ANTHROPIC_API_KEY" not in os.environ
+
+
+def test_pi_version_chosen_in_the_dialog_is_saved_and_used_by_the_next_session(
+    memory_keyring: MemoryKeyring, tmp_path: Path, qtbot: Any
+) -> None:
+    win = window(tmp_path, qtbot)
+    assert win.agent.session.profile.version == "1.6.0"
+    dialog = win.shell.open_settings()
+    assert dialog.pi_version.currentData() == "1.6.0"
+    dialog.pi_version.setCurrentIndex(dialog.pi_version.findData("0.73.1"))
+    dialog.accept()
+    home = arbor_home()
+    assert home is not None
+    assert json.loads((home / "settings.json").read_text())["piVersion"] == "0.73.1"
+    assert win.agent.session.profile.version == "1.6.0"  # the open session keeps its rules
+    other = tmp_path / "other.jsonl"
+    shutil.copyfile(SAMPLE_SESSION, other)
+    win.open_path(str(other))
+    assert win.agent.session.profile.version == "0.73.1"
+    win.close()
