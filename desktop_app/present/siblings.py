@@ -10,6 +10,7 @@ question) as a double-click. No Qt: the chat panel places the arrows on the row 
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,28 +52,39 @@ def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
     return best
 
 
-def sibling_switches(view: SessionView) -> list[SiblingSwitch]:
-    """The arrows for the active path, top to bottom (empty when the path never branches)."""
+def sibling_switches(view: SessionView, shown: Collection[int] | None = None) -> list[SiblingSwitch]:
+    """The arrows for the active path, top to bottom (empty when the path never branches).
+
+    ``shown``: the ``id()`` of every message object the chat shows; a switch whose message is not
+    among them is skipped before its newest leaves are searched (a 100,000-entry path branches
+    ~2,700 times, the chat since the last compaction shows a few of them).
+    """
     path = view.get_branch()
     ids = [str(e.get("id")) for e in path]
-    points = [i for i in range(len(path) - 1) if len(view.get_children(ids[i])) > 1]
+    start = 0
+    if shown is not None:  # no carrier above the first shown message but the branch point just above it
+        first = next((j for j, e in enumerate(path) if id(e.get("message")) in shown), len(path))
+        start = next((i for i in range(first - 1, -1, -1) if len(view.get_children(ids[i])) > 1), 0)
+    points = [i for i in range(start, len(path) - 1) if len(view.get_children(ids[i])) > 1]
     if not points:
         return []
-    order = {str(e.get("id")): n for n, e in enumerate(view.get_entries())}
+    order: dict[str, int] = {}
     switches: list[SiblingSwitch] = []
-    for i in points:
+    for at, i in enumerate(points):
         siblings = [str(c.get("id")) for c in view.get_children(ids[i])]
         active = ids[i + 1]
         if active not in siblings:
             continue
         k = siblings.index(active)
-        end = points[points.index(i) + 1] + 1 if points.index(i) + 1 < len(points) else len(path)
+        end = points[at + 1] + 1 if at + 1 < len(points) else len(path)
         carrier = next(
             (path[j] for j in range(i + 1, end) if path[j].get("type") == "message" and isinstance(path[j].get("message"), dict)),
             None,
         )
-        if carrier is None:
+        if carrier is None or (shown is not None and id(carrier["message"]) not in shown):
             continue
+        if not order:
+            order = {str(e.get("id")): n for n, e in enumerate(view.get_entries())}
         switches.append(
             SiblingSwitch(
                 message=carrier["message"],

@@ -205,3 +205,15 @@ def test_sibling_switches_sit_on_the_first_message_of_the_active_branch(tree: An
     assert (second.entry_id, second.index, second.previous_leaf, second.next_leaf) == (ids["a3"], 1, None, newer)
     m.branch(ids["a1"])
     assert sibling_switches(m) == []  # the path ends at the branch point: nothing to switch yet
+
+
+def test_sibling_switches_only_for_messages_the_chat_shows(tree: Any) -> None:
+    m, ids = tree
+    m.branch(ids["u3"])
+    m.append_message(_assistant("a newer side answer"))
+    m.branch(ids["a3"])
+    both = sibling_switches(m)
+    assert len(both) == 2
+    shown = {id(both[1].message)}  # the chat shows only the second switch's message
+    assert [s.entry_id for s in sibling_switches(m, shown)] == [both[1].entry_id]
+    assert sibling_switches(m, set()) == []

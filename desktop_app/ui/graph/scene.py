@@ -9,7 +9,7 @@ scene whose items move in bulk).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from math import cos, radians, sin
 from typing import Any
 
@@ -87,6 +87,47 @@ class GraphScene(QGraphicsScene):
 
     def show_graph(self, graph: ViewGraph, positions: Positions) -> None:
         """Replace every item: the graph's nodes and edges at ``positions``."""
+        for _ in self.show_graph_in_steps(graph, positions, step=0):
+            pass
+
+    def show_graph_in_steps(
+        self, graph: ViewGraph, positions: Positions, step: int = 1000
+    ) -> Generator[int, None, None]:
+        """:meth:`show_graph` in slices: the new items are made ``step`` at a time into hidden
+        layers (yielding the count made so far after each slice) while the old ones stay on
+        screen; the last step swaps them in. ``step=0``: all at once. Nothing else may change the
+        scene until the iterator is exhausted (an abandoned one leaves the old picture)."""
+        edge_layer, node_layer = self._layer(0.0), self._layer(1.0)
+        edge_layer.setVisible(False)
+        node_layer.setVisible(False)
+        style = self.graph_style
+        where = dict(positions)
+        nodes: dict[Node, NodeItem] = {}
+        edges: dict[tuple[Node, Node], EdgeItem] = {}
+        made = 0
+        try:
+            for node, view in graph.nodes.items():
+                node_item = NodeItem(node, view, style, node_layer)
+                node_item.setPos(*where[node])
+                nodes[node] = node_item
+                made += 1
+                if step and made % step == 0:
+                    yield made
+            view_nodes = graph.nodes
+            for a, b in graph.edges():
+                if a in where and b in where:
+                    active = view_nodes[a].on_active_path and view_nodes[b].on_active_path
+                    edge = edges[(a, b)] = EdgeItem(style, active, edge_layer)
+                    ax, ay = where[a]
+                    bx, by = where[b]
+                    edge.set_ends(QPointF(ax, ay + nodes[a].half_height), QPointF(bx, by - nodes[b].half_height))
+                    made += 1
+                    if step and made % step == 0:
+                        yield made
+        except GeneratorExit:
+            self.removeItem(edge_layer)
+            self.removeItem(node_layer)
+            raise
         audit = self.bands.audit if self.bands is not None else None
         split = self.bands.split_entry if self.bands is not None else None
         self.clear_audit()
@@ -94,22 +135,13 @@ class GraphScene(QGraphicsScene):
             self.removeItem(item)
         for layer in (self._edge_layer, self._node_layer):
             self.removeItem(layer)
-        self._edge_layer = self._layer(0.0)
-        self._node_layer = self._layer(1.0)
-        self._apply_overview_visibility()
-        self.nodes.clear()
-        self.edges.clear()
+        self._edge_layer, self._node_layer = edge_layer, node_layer
+        self.nodes = nodes
+        self.edges = edges
         self.links.clear()
         self.graph = graph
-        self.positions = dict(positions)
-        style = self.graph_style
-        layer = self._node_layer
-        for node, view in graph.nodes.items():
-            node_item = NodeItem(node, view, style, layer)
-            node_item.setPos(*self.positions[node])
-            self.nodes[node] = node_item
-        for a, b in graph.edges():
-            self._add_edge(a, b)
+        self.positions = where
+        self._apply_overview_visibility()
         self._pinned = None
         self.update_pin()
         self._rebuild_links()

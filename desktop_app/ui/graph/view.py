@@ -14,15 +14,23 @@ leaf"), and the window decides (through the agent).
 Layout never runs on the UI thread beyond the O(n) tidy tree: the ``dot`` layout runs in a child
 process (:class:`Layouter`) and its result comes back through a queued Qt signal, tagged with a
 generation number so a stale result is dropped instead of applied.
+
+A big session (``neighbourhood_min_entries`` entries or more) opens on the active leaf's
+neighbourhood (:mod:`desktop_app.present.neighbourhood`): a small view graph built and laid out in
+milliseconds at any size. The whole view graph and its tidy tree are built on a worker thread (pure
+Python over the session's dicts, ~1–2 s at 100,000 entries) once the first picture has been
+painted, and swapped in with the leaf (or the selection) kept where it was on screen. Session
+events that arrive meanwhile restart that build, so the swapped-in graph is never stale.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
@@ -45,6 +53,7 @@ from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lens import heat
 from desktop_app.present.lod import GROUPS_SCALE, Detail, Mark, Placed, Rect, detail_for, node_marks
 from desktop_app.present.navigation import visible_order
+from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
@@ -52,7 +61,7 @@ from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionEvent, SessionView
 
 from .labels import LabelPainter
-from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
+from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
 from .scene import GraphScene
 from .style import GraphStyle, default_style
@@ -84,12 +93,25 @@ _KEYS = {
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
 
+#: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
+#: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
+NEIGHBOURHOOD_MIN_ENTRIES = 6_000
+#: Builds restarted because the session changed under them before the whole graph is built on the
+#: UI thread instead (a session streaming from the first second on must still get its graph).
+_MAX_BUILD_RESTARTS = 2
+#: If the canvas is never painted (hidden), the whole graph's build starts this long after opening.
+_BUILD_START_MS = 250
+#: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
+_SWAP_STEP = 600
+
 
 class _Bridge(QObject):
     """Queued hops onto the UI thread: session events (any thread) and dot results (a worker)."""
 
     session_event = Signal(object)
     dot_done = Signal(int, object, object)
+    #: generation, the whole graph's model (or None), its tidy positions, an error
+    full_done = Signal(int, object, object, object)
 
 
 class GraphView(QGraphicsView):
@@ -122,6 +144,8 @@ class GraphView(QGraphicsView):
         dot_node_limit: int | None = DOT_NODE_LIMIT,
         filter_mode: str = "default",
         folding: bool = True,
+        neighbourhood_min_entries: int | None = NEIGHBOURHOOD_MIN_ENTRIES,
+        neighbourhood_limits: NeighbourhoodLimits | None = None,
     ) -> None:
         super().__init__(parent)
         self._style = style or default_style()
@@ -150,10 +174,20 @@ class GraphView(QGraphicsView):
         self._search = GraphSearch()
         self._controller = GraphController()
         self._order: list[Node] | None = None
+        self._neighbourhood_min = neighbourhood_min_entries
+        self._neighbourhood_limits = neighbourhood_limits or NeighbourhoodLimits()
+        #: the model holds only the leaf's neighbourhood; the whole graph is on its way
+        self._partial = False
+        self._build_generation = 0
+        self._build_state = "idle"  #: idle, waiting (for the first paint), running, swapping
+        self._build_restarts = 0
+        self._events_during_build = False
+        self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
 
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
+        self._bridge.full_done.connect(self._on_full_done)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
@@ -174,6 +208,7 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.cancel()
+        self._cancel_build()
         self._session = session
         self._selection.reset()
         self._search = GraphSearch()
@@ -183,11 +218,22 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(_EMPTY, {})
             self._minimap.redraw_now(self.graph())
             return
-        self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+        index = session.index
+        big = self._neighbourhood_min is not None and len(index.by_id) >= self._neighbourhood_min
+        if big:  # the leaf's neighbourhood now, the whole graph from a worker thread
+            ids = leaf_neighbourhood(index, session.leaf_id, self._neighbourhood_limits)
+            self._model = ViewGraphModel(sub_index(index, ids), session.leaf_id, self._filter, self._folding)
+            self._partial = True
+        else:
+            self._model = ViewGraphModel(index, session.leaf_id, self._filter, self._folding)
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
         self._relayout()
         self.resetTransform()
         self.center_on_leaf()
+        if big:
+            self._build_restarts = 0
+            self._build_state = "waiting"  # starts after the first paint: the picture comes first
+            QTimer.singleShot(_BUILD_START_MS, self, self._start_full_build)
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
@@ -195,9 +241,145 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.close()
+        self._cancel_build()
+
+    # ================================================================================ whole graph
+
+    @property
+    def partial(self) -> bool:
+        """Only the leaf's neighbourhood is shown; the whole graph is being built."""
+        return self._partial
+
+    def _cancel_build(self) -> None:
+        self._build_generation += 1  # a running build's result is dropped when it arrives
+        self._build_state = "idle"
+        self._partial = False
+        if self._swap is not None:
+            self._swap[1].close()  # the half-made items go; the picture on screen stays
+            self._swap = None
+
+    def _start_full_build(self) -> None:
+        """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
+        if self._build_state != "waiting" or self._session is None or self._model is None:
+            return
+        self._build_state = "running"
+        self._build_generation += 1
+        generation = self._build_generation
+        self._events_during_build = False
+        index, leaf = self._session.index, self._session.leaf_id
+        mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
+        spec = self._style.spec
+        emit = self._bridge.full_done.emit
+
+        def build() -> None:
+            try:
+                model = ViewGraphModel(index, leaf, mode, folding, expanded)
+                positions = tidy_tree_layout(model.graph, spec)
+            except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
+                emit(generation, None, None, f"{type(exc).__name__}: {exc}")
+                return
+            emit(generation, model, positions, None)
+
+        threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
+
+    def _on_full_done(
+        self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
+    ) -> None:
+        if generation != self._build_generation or self._session is None or self._model is None:
+            return  # superseded (another session, or a restarted build)
+        if model is None or positions is None or self._events_during_build:
+            self._rebuild_whole(error)
+            return
+        self._build_state = "swapping"
+        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, _SWAP_STEP))
+        self._swap_step()
+
+    def _rebuild_whole(self, error: str | None) -> None:
+        """The build failed or went stale: again on the worker, or (after a few tries) right here."""
+        if self._swap is not None:
+            self._swap[1].close()
+            self._swap = None
+        if self._build_restarts < _MAX_BUILD_RESTARTS:
+            self._build_restarts += 1
+            self._build_state = "waiting"
+            self._start_full_build()
+            return
+        assert self._session is not None
+        log.info("graph build: %s; building on the UI thread", error or "the session kept changing")
+        session = self._session
+        model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+        self._build_state = "swapping"
+        positions = tidy_tree_layout(model.graph, self._style.spec)
+        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, 0))
+        self._events_during_build = False
+        self._swap_step()
+
+    def _swap_step(self) -> None:
+        """Make the next slice of the whole graph's items; the last one swaps them in."""
+        if self._swap is None or self._model is None:
+            return
+        if self._events_during_build:  # the session moved on: what is being made is stale
+            self._rebuild_whole(None)
+            return
+        model, steps = self._swap
+        entry = self.selected_entry()
+        anchor: tuple[Node, QPoint] | None = None
+        for old in (self._selection.node, self._leaf_node()):
+            if old is not None and old in self._scene.positions:
+                view = self.graph().nodes.get(old)
+                new = model.node_for_entry(view.entry_id) if view is not None else None
+                if new is not None:
+                    anchor = (new, self.mapFromScene(QPointF(*self._scene.positions[old])))
+                    break
+        try:
+            next(steps)
+        except StopIteration:
+            pass
+        else:
+            QTimer.singleShot(0, self, self._swap_step)
+            return
+        self._swap = None
+        self._build_state = "idle"
+        self._partial = False
+        self._swap_in(model, entry, anchor)
+
+    def _swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+        """The whole graph's items are on screen: adopt its model; the selection (else the leaf)
+        keeps its place on screen."""
+        folds = self._model.expanded if self._model is not None else set()
+        self._model = model
+        self._generation += 1
+        generation = self._generation
+        if model.expanded != folds:  # runs were unfolded while the build ran
+            model.set_expanded(folds)
+            self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
+        self._layout_kind = "tidy"
+        self._order = None
+        self._selection.follow(model, entry)
+        self._restore_selection()
+        self._rematch()
+        if anchor is not None:
+            self._restore_anchor(anchor)
+        else:
+            self.center_on_leaf()
+        self._minimap.redraw(model.graph)
+        self.layout_applied.emit("tidy")
+
+        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
+            self._bridge.dot_done.emit(generation, result, error)
+
+        self._layouter.start_dot(model.graph, done, self._use_dot)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        if self._build_state == "waiting":  # the first picture is on screen: now the whole graph
+            QTimer.singleShot(0, self, self._start_full_build)
 
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
+            return
+        if self._partial:  # the whole graph being built may not have it: build again when done
+            self._events_during_build = True
             return
         delta = self._model.apply(event, self._session.index)
         if delta.texts_changed:
@@ -261,7 +443,7 @@ class GraphView(QGraphicsView):
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
             self._bridge.dot_done.emit(generation, result, error)
 
-        self._layouter.start_dot(graph, done, self._use_dot)
+        self._layouter.start_dot(graph, done, self._use_dot and not self._partial)
 
     def _on_dot_done(self, generation: int, positions: Positions | None, error: str | None) -> None:
         if generation != self._generation or self._model is None:
@@ -315,6 +497,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
+        self._events_during_build |= self._partial  # a whole graph being built has the old mode
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_filter(mode)
@@ -333,6 +516,7 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
+        self._events_during_build |= self._partial
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_folding(folding)
@@ -923,7 +1107,8 @@ class GraphView(QGraphicsView):
 
     @property
     def layout_busy(self) -> bool:
-        return self._layouter.busy
+        """A layout is on its way: the whole graph (after the neighbourhood) or ``dot``'s."""
+        return self._partial or self._layouter.busy
 
     @property
     def layout_worker_pid(self) -> int | None:
