@@ -13,8 +13,8 @@ from collections.abc import Generator, Iterable, Mapping
 from math import cos, radians, sin
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -49,6 +49,48 @@ class AuditBands:
         self.items: list[QGraphicsItem] = []
 
 
+class StretchLayer(QGraphicsItem):
+    """Far out, a folded run's edge drawn as a thick line: the tidy tree gives a run
+    :func:`~desktop_app.present.lod.stretch_rows` rows, so the line's length shows the run's size
+    where no count is legible (issue 10 item 1). Drawn with the overview, in one bulk call."""
+
+    def __init__(self, style: GraphStyle) -> None:
+        super().__init__()
+        self._style = style
+        self._bounds = QRectF()
+        self._lines: list[QLineF] = []
+        self._active: list[QLineF] = []
+        self.setZValue(1.6)
+
+    def set_lines(self, bounds: QRectF, lines: list[QLineF], active: list[QLineF]) -> None:
+        self.prepareGeometryChange()
+        self._bounds = QRectF(bounds)
+        self._lines, self._active = lines, active
+        self.update()
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines) + len(self._active)
+
+    def lines(self) -> list[QLineF]:
+        return self._lines + self._active
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: Any, widget: Any = None) -> None:
+        for lines, color, width in (
+            (self._lines, self._style.kind("segment").accent, 4.0),
+            (self._active, self._style.active, 6.0),
+        ):
+            if lines:
+                pen = QPen(color, width)
+                pen.setCosmetic(True)  # as thick far out as near
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                painter.setPen(pen)
+                painter.drawLines(lines)
+
+
 class GraphScene(QGraphicsScene):
     """Items for one view graph; see the module docstring."""
 
@@ -70,6 +112,9 @@ class GraphScene(QGraphicsScene):
         self._overview = OverviewLayer(style)
         self._overview.setVisible(False)
         self.addItem(self._overview)
+        self.stretches = StretchLayer(style)
+        self.stretches.setVisible(False)
+        self.addItem(self.stretches)
         self._overview_dirty = True
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
@@ -179,6 +224,7 @@ class GraphScene(QGraphicsScene):
         self._edge_layer.setVisible(not self.overview)
         self._node_layer.setVisible(not self.overview)
         self._overview.setVisible(self.overview)
+        self.stretches.setVisible(self.overview)
 
     def _content_changed(self) -> None:
         self.version += 1
@@ -190,6 +236,15 @@ class GraphScene(QGraphicsScene):
         kinds = {n: view.kind for n, view in self.graph.nodes.items()}
         edges = [(a, b, e.active) for (a, b), e in self.edges.items()]
         self._overview.set_content(self.sceneRect(), self.positions, kinds, edges)
+        lines: list[QLineF] = []
+        active: list[QLineF] = []
+        nodes = self.graph.nodes
+        for (a, b), edge in self.edges.items():
+            view = nodes.get(a)
+            if view is not None and view.is_segment:
+                (ax, ay), (bx, by) = self.positions[a], self.positions[b]
+                (active if edge.active else lines).append(QLineF(ax, ay, bx, by - self.nodes[b].half_height))
+        self.stretches.set_lines(self.sceneRect(), lines, active)
         self._overview_dirty = False
         self.update_marks()
 
