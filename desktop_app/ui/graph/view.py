@@ -36,7 +36,7 @@ from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinc
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
-from desktop_app.present.filters import check_mode, next_mode
+from desktop_app.present.filters import check_mode, is_visible, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
     ClearSearch,
@@ -58,7 +58,7 @@ from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import SessionEvent, SessionView
+from desktop_app.session import LeafMoved, SessionEvent, SessionView
 
 from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node, tidy_tree_layout
@@ -183,6 +183,7 @@ class GraphView(QGraphicsView):
         self._build_restarts = 0
         self._events_during_build = False
         self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
+        self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
 
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
@@ -218,22 +219,58 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(_EMPTY, {})
             self._minimap.redraw_now(self.graph())
             return
-        index = session.index
-        big = self._neighbourhood_min is not None and len(index.by_id) >= self._neighbourhood_min
-        if big:  # the leaf's neighbourhood now, the whole graph from a worker thread
-            ids = leaf_neighbourhood(index, session.leaf_id, self._neighbourhood_limits)
-            self._model = ViewGraphModel(sub_index(index, ids), session.leaf_id, self._filter, self._folding)
-            self._partial = True
+        if self._big():  # the leaf's neighbourhood now, the whole graph from a worker thread
+            self._show_neighbourhood(set())
         else:
-            self._model = ViewGraphModel(index, session.leaf_id, self._filter, self._folding)
+            self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+            self._relayout()
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
-        self._relayout()
         self.resetTransform()
         self.center_on_leaf()
-        if big:
-            self._build_restarts = 0
-            self._build_state = "waiting"  # starts after the first paint: the picture comes first
-            QTimer.singleShot(_BUILD_START_MS, self, self._start_full_build)
+
+    def _big(self) -> bool:
+        """The session is big enough to show the leaf's neighbourhood first (module docstring)."""
+        session = self._session
+        limit = self._neighbourhood_min
+        return session is not None and limit is not None and len(session.index.by_id) >= limit
+
+    def _show_neighbourhood(self, expanded: set[str]) -> None:
+        """The session leaf's neighbourhood now (folds ``expanded`` kept), the whole graph after
+        the next paint. The selection follows its entry, or comes back with the whole graph."""
+        assert self._session is not None
+        session = self._session
+        entry = self.selected_entry() if self._model is not None else None
+        self._cancel_build()
+        ids = leaf_neighbourhood(session.index, session.leaf_id, self._neighbourhood_limits)
+        part = sub_index(session.index, ids)
+        self._model = ViewGraphModel(part, session.leaf_id, self._filter, self._folding, expanded)
+        self._selection.follow(self._model, entry)
+        self._reselect = entry if self._selection.node is None else None
+        self._partial = True
+        self._relayout()
+        self._build_restarts = 0
+        self._build_state = "waiting"  # starts after the first paint: the picture comes first
+        QTimer.singleShot(_BUILD_START_MS, self, self._start_full_build)
+
+    def _leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
+        """Whether the model can move the leaf without rebuilding (a restyle of two paths).
+
+        A hint only, mirroring ``ViewGraphModel.set_leaf``'s fast path: a wrong "cheap" costs a
+        rebuild on this thread, a wrong "not cheap" a neighbourhood and a build on the worker."""
+        assert self._model is not None and self._session is not None
+        graph = self._model.graph
+        if leaf_id is not None:
+            rep = graph.anchor.get(leaf_id)
+            if leaf_id not in graph.anchor or (rep is not None and not isinstance(graph.node_of.get(rep), str)):
+                return False
+        index, old = self._session.index, self._model.leaf_id
+        for entry_id in (old, leaf_id):
+            entry = index.by_id.get(entry_id) if entry_id is not None else None
+            if entry is not None and is_visible(entry, self._filter, old, index.labels) != is_visible(
+                entry, self._filter, leaf_id, index.labels
+            ):
+                return False
+        return True
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
@@ -355,7 +392,8 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
         self._layout_kind = "tidy"
         self._order = None
-        self._selection.follow(model, entry)
+        self._selection.follow(model, entry or self._reselect)
+        self._reselect = None
         self._restore_selection()
         self._rematch()
         if anchor is not None:
@@ -378,6 +416,10 @@ class GraphView(QGraphicsView):
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
             return
+        if isinstance(event, LeafMoved) and (self._partial or self._big()):
+            if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
+                self._show_neighbourhood(set(self._model.expanded))
+                return
         if self._partial:  # the whole graph being built may not have it: build again when done
             self._events_during_build = True
             return

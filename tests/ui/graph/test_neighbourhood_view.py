@@ -13,6 +13,7 @@ from PySide6.QtCore import QRect
 
 from desktop_app.present.graph_model import build_view_graph
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
+from desktop_app.present.viewgraph import SegmentKey
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import GraphView
 from tests.present.builders import synthetic_session
@@ -106,3 +107,44 @@ def test_small_sessions_are_built_at_once(qtbot: Any, tmp_path: Path) -> None:
     view = make_view(qtbot)
     view.set_session(manager)
     assert not view.partial and len(view.graph()) == len(build_view_graph(manager.index, manager.leaf_id))
+
+
+def test_a_far_branch_switch_shows_the_new_leafs_neighbourhood_then_the_whole_graph(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    graph = view.graph()
+    index = manager.index
+    far = next(
+        e["id"]
+        for e in index.entries
+        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
+    )  # a leaf folded into a run: moving there reshapes the folds (a rebuild)
+    manager.branch(far)
+    assert view.partial and view.graph().leaf_node == far
+    assert len(view.graph()) < len(graph) / 3
+    pin = view.pin_center()
+    assert pin is not None and on_screen(view).contains(pin)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert set(view.graph().nodes) == set(build_view_graph(index, far).nodes)
+    after = view.pin_center()
+    # on screen; it may shift when the whole graph's edge stops the scroll (this leaf is near the root)
+    assert after is not None and on_screen(view).contains(after)
+
+
+def test_a_near_branch_switch_between_standing_nodes_restyles_in_place(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    graph = view.graph()
+    standing = next(
+        n for n in reversed(list(graph.nodes)) if isinstance(n, str) and n != graph.leaf_node and graph.nodes[n].kind == "user"
+    )
+    items = view.graph_scene().nodes[standing]
+    manager.branch(standing)
+    assert not view.partial and view.graph().leaf_node == standing
+    assert view.graph_scene().nodes[standing] is items  # the same items: no rebuild, no new picture
