@@ -217,3 +217,17 @@ def test_sibling_switches_only_for_messages_the_chat_shows(tree: Any) -> None:
     shown = {id(both[1].message)}  # the chat shows only the second switch's message
     assert [s.entry_id for s in sibling_switches(m, shown)] == [both[1].entry_id]
     assert sibling_switches(m, set()) == []
+
+
+def test_sibling_cache_is_reused_until_the_session_grows(tree: Any) -> None:
+    from desktop_app.present.siblings import SiblingCache
+
+    m, ids = tree
+    cache = SiblingCache()
+    [first] = sibling_switches(m, cache=cache)
+    [(sibling, leaf)] = cache.newest.items()  # the one newest leaf searched, kept
+    assert leaf == first.previous_leaf
+    cache.newest[sibling] = "stale"  # reused while nothing is appended ...
+    assert sibling_switches(m, cache=cache)[0].previous_leaf == "stale"
+    m.append_message(_assistant("one more"))  # ... and forgotten once the session grows
+    assert sibling_switches(m, cache=cache)[0].previous_leaf == first.previous_leaf

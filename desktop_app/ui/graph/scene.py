@@ -13,7 +13,7 @@ from collections.abc import Generator, Iterable, Mapping
 from math import cos, radians, sin
 from typing import Any
 
-from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
@@ -32,6 +32,9 @@ from .items import EdgeItem, NodeItem, OverviewLayer
 from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
+
+#: Items deleted per event-loop turn when a big picture is replaced (~10 ms).
+_DISCARD_STEP = 1500
 
 Positions = Mapping[Any, tuple[float, float]]
 
@@ -116,6 +119,7 @@ class GraphScene(QGraphicsScene):
         self.stretches.setVisible(False)
         self.addItem(self.stretches)
         self._overview_dirty = True
+        self._trash: list[QGraphicsItem] = []  #: replaced layers being emptied (see :meth:`_discard`)
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
 
@@ -179,7 +183,7 @@ class GraphScene(QGraphicsScene):
         for item in self.links:
             self.removeItem(item)
         for layer in (self._edge_layer, self._node_layer):
-            self.removeItem(layer)
+            self._discard(layer)
         self._edge_layer, self._node_layer = edge_layer, node_layer
         self.nodes = nodes
         self.edges = edges
@@ -194,6 +198,35 @@ class GraphScene(QGraphicsScene):
         self._content_changed()
         if audit is not None:
             self.show_audit(audit, split)
+
+    def _discard(self, layer: QGraphicsItem) -> None:
+        """Take a replaced layer off the picture. Deleting 20,000 items at once stalls the event
+        loop for ~100 ms (a branch switch at 100,000 entries): a big layer is hidden and emptied
+        :data:`_DISCARD_STEP` items per event-loop turn instead."""
+        if len(layer.childItems()) <= _DISCARD_STEP:
+            self.removeItem(layer)
+            return
+        layer.setVisible(False)
+        self._trash.append(layer)
+        if len(self._trash) == 1:
+            QTimer.singleShot(0, self, self._empty_trash)
+
+    def _empty_trash(self) -> None:
+        if not self._trash:
+            return
+        layer = self._trash[0]
+        children = layer.childItems()
+        for item in children[:_DISCARD_STEP]:
+            self.removeItem(item)
+        if len(children) <= _DISCARD_STEP:
+            self.removeItem(self._trash.pop(0))
+        if self._trash:
+            QTimer.singleShot(0, self, self._empty_trash)
+
+    @property
+    def discarding(self) -> bool:
+        """Items of a replaced picture are still being deleted (hidden meanwhile)."""
+        return bool(self._trash)
 
     def move_to(self, positions: Positions) -> None:
         """New positions for the same graph (the dot layout arriving): move items, re-route edges."""

@@ -821,7 +821,9 @@ class GraphView(QGraphicsView):
         if self._model is None or self._session is None:
             self._scene.show_matches(old, (), None)
             return []
-        matches = self._search.rematch(self._model.graph, self._visible_order(), self._session.index)
+        # the visible order only when there is a query: it walks the whole graph (~15 ms at 10,000 nodes)
+        order = self._visible_order() if self._search.query.strip() else []
+        matches = self._search.rematch(self._model.graph, order, self._session.index)
         self._scene.show_matches(old, matches, self._search.current_node)
         self.search_changed.emit(self._search.status())
         return matches

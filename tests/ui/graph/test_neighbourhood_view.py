@@ -148,3 +148,19 @@ def test_a_near_branch_switch_between_standing_nodes_restyles_in_place(qtbot: An
     manager.branch(standing)
     assert not view.partial and view.graph().leaf_node == standing
     assert view.graph_scene().nodes[standing] is items  # the same items: no rebuild, no new picture
+
+
+def test_a_big_replaced_picture_is_hidden_at_once_and_deleted_in_slices(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = GraphView(use_dot=False, neighbourhood_min_entries=None, folding=False, filter_mode="all")
+    qtbot.addWidget(view)
+    view.show()
+    view.set_session(manager)
+    scene = view.graph_scene()
+    before = len(scene.items())
+    assert before > 3_000
+    view.set_session(None)  # a small picture replaces it
+    assert scene.discarding
+    assert sum(1 for item in scene.items() if item.isVisible()) < 20  # the old items are hidden at once
+    qtbot.waitUntil(lambda: not scene.discarding, timeout=10_000)
+    assert len(scene.items()) < 20
