@@ -40,6 +40,13 @@ sessions), so the real home directory is never read or written, and no keyring i
 item 4), rendered and laid out as the chat does, for this checkout and the others given (e.g. an older
 commit's worktree), each case in a fresh process.
 
+``.venv/bin/python benchmarks/bench_gui.py --entries 10000 100000 [--runs 3] [--tokens 2000]``: issue 10
+item 8 at each size in one run, side by side with pi 0.73.1 when node and pi are installed
+(``PI_DIR``, default ``/tmp/pi0731``): ``arbor FILE`` to its first painted picture (the leaf's
+neighbourhood for a big session) and to the whole graph painted, the longest event-loop stall meanwhile,
+peak RSS; node opening the file with pi (``pi_side_by_side.mjs --rss``), interleaved run by run; then
+one streaming + compacting child and one branch-switch child. Medians, ratios, targets met or not.
+
 ``--profile open|stream|switch`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the

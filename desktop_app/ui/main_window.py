@@ -50,7 +50,7 @@ from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
-from .graph.view import GraphView
+from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -241,8 +241,11 @@ class MainWindow(QMainWindow):
             self.chat.apply(update)
             match update:
                 case ShowContext(messages=messages):
-                    # on the next turn: the picture first (the meter walks the whole path: ~0.4 s at 100k)
-                    QTimer.singleShot(0, self, lambda shown=list(messages): self._update_meter(shown))
+                    if len(self.agent.view.index.by_id) >= NEIGHBOURHOOD_MIN_ENTRIES:
+                        # a big session: the picture first (the meter walks the whole path: ~0.4 s at 100k)
+                        QTimer.singleShot(0, self, lambda shown=list(messages): self._update_meter(shown))
+                    else:
+                        self._update_meter(list(messages))
                 case AppendRows() | StreamEnded():
                     self._meter_timer.start()  # a moment later, in its own event
                 case _:
