@@ -306,7 +306,13 @@ class GraphView(QGraphicsView):
         index, leaf = self._session.index, self._session.leaf_id
         mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
         spec = self._style.spec
-        emit = self._bridge.full_done.emit
+        signal = self._bridge.full_done
+
+        def emit(*result: object) -> None:
+            try:
+                signal.emit(*result)
+            except RuntimeError:  # the canvas was deleted meanwhile (the window closed): nobody waits
+                pass
 
         def build() -> None:
             try:
