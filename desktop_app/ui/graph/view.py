@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Generator
+from concurrent.futures import Future
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
@@ -92,6 +93,8 @@ _KEYS = {
 }
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
+#: What the graph-build worker leaves: the whole graph's model, its tidy positions, or an error.
+_Built = tuple[ViewGraphModel | None, Positions | None, str | None]
 
 #: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
 #: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
@@ -110,8 +113,6 @@ class _Bridge(QObject):
 
     session_event = Signal(object)
     dot_done = Signal(int, object, object)
-    #: generation, the whole graph's model (or None), its tidy positions, an error
-    full_done = Signal(int, object, object, object)
 
 
 class GraphView(QGraphicsView):
@@ -188,7 +189,10 @@ class GraphView(QGraphicsView):
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
-        self._bridge.full_done.connect(self._on_full_done)
+        self._build_result: tuple[int, Future[_Built]] | None = None
+        self._build_poll = QTimer(self)  #: polls the worker's result (see :meth:`_start_full_build`)
+        self._build_poll.setInterval(15)
+        self._build_poll.timeout.connect(self._poll_build)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
@@ -291,6 +295,8 @@ class GraphView(QGraphicsView):
         self._build_generation += 1  # a running build's result is dropped when it arrives
         self._build_state = "idle"
         self._partial = False
+        self._build_result = None
+        self._build_poll.stop()
         if self._swap is not None:
             self._swap[1].close()  # the half-made items go; the picture on screen stays
             self._swap = None
@@ -306,24 +312,35 @@ class GraphView(QGraphicsView):
         index, leaf = self._session.index, self._session.leaf_id
         mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
         spec = self._style.spec
-        signal = self._bridge.full_done
-
-        def emit(*result: object) -> None:
-            try:
-                signal.emit(*result)
-            except RuntimeError:  # the canvas was deleted meanwhile (the window closed): nobody waits
-                pass
+        # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
+        # thread): it leaves its result in a plain Future the UI thread polls.
+        result: Future[_Built] = Future()
 
         def build() -> None:
             try:
                 model = ViewGraphModel(index, leaf, mode, folding, expanded)
                 positions = tidy_tree_layout(model.graph, spec)
             except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
-                emit(generation, None, None, f"{type(exc).__name__}: {exc}")
+                result.set_result((None, None, f"{type(exc).__name__}: {exc}"))
                 return
-            emit(generation, model, positions, None)
+            result.set_result((model, positions, None))
 
+        self._build_result = (generation, result)
         threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
+        self._build_poll.start()
+
+    def _poll_build(self) -> None:
+        pending = self._build_result
+        if pending is None:
+            self._build_poll.stop()
+            return
+        generation, result = pending
+        if not result.done():
+            return
+        self._build_poll.stop()
+        self._build_result = None
+        model, positions, error = result.result()
+        self._on_full_done(generation, model, positions, error)
 
     def _on_full_done(
         self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
