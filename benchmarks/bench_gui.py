@@ -40,6 +40,13 @@ sessions), so the real home directory is never read or written, and no keyring i
 item 4), rendered and laid out as the chat does, for this checkout and the others given (e.g. an older
 commit's worktree), each case in a fresh process.
 
+``.venv/bin/python benchmarks/bench_gui.py --entries 10000 100000 [--runs 3] [--tokens 2000]``: issue 10
+item 8 at each size in one run, side by side with pi 0.73.1 when node and pi are installed
+(``PI_DIR``, default ``/tmp/pi0731``): ``arbor FILE`` to its first painted picture (the leaf's
+neighbourhood for a big session) and to the whole graph painted, the longest event-loop stall meanwhile,
+peak RSS; node opening the file with pi (``pi_side_by_side.mjs --rss``), interleaved run by run; then
+one streaming + compacting child and one branch-switch child. Medians, ratios, targets met or not.
+
 ``--profile open|stream|switch`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the
@@ -57,6 +64,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -492,14 +500,25 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             return bool(original_viewport_event(self, event))
         begin = now()
         result = bool(original_viewport_event(self, event))
+        partial = bool(getattr(self, "partial", False))
         paints.append(
-            {"start": begin, "end": now(), "layout": self.layout_kind, "items": len(self.graph_scene().nodes)}
+            {
+                "start": begin,
+                "end": now(),
+                "layout": self.layout_kind,
+                "items": len(self.graph_scene().nodes),
+                "partial": partial,
+            }
         )
         if "first_paint_end" not in marks and "shown" in marks and self.layout_kind in ("tidy", "dot"):
             marks["first_paint_start"] = begin
             marks["first_paint_end"] = paints[-1]["end"]
             marks["first_paint_layout"] = self.layout_kind
+            marks["first_paint_partial"] = partial  # the leaf's neighbourhood (a big session)
+            marks["first_paint_items"] = paints[-1]["items"]
             QTimer.singleShot(0, lambda: marks.setdefault("first_turn_after_paint", now()))
+        if "complete_paint_end" not in marks and "first_paint_end" in marks and not partial:
+            marks["complete_paint_end"] = paints[-1]["end"]  # the whole graph painted
             _maybe_finish()
         return result
 
@@ -507,7 +526,7 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
 
     def _maybe_finish() -> None:
         window = state["window"]
-        if window is None or state["done"] or "first_paint_end" not in marks:
+        if window is None or state["done"] or "complete_paint_end" not in marks:
             return
         graph = window.graph
         wants_dot = graph._layouter.wants_dot(graph.graph()) and graph._use_dot
@@ -664,8 +683,8 @@ def _child_stream(params: dict[str, Any], started_wall: float, spawned_wall: flo
             agent = AgentSession(manager, provider, stream_settings)
             window = MainWindow(agent, settings, ui_state=UiState())
             window.show()
-            result["dot_before_start"] = await _wait_layout(window, "dot", 60)
-            await _settle_layout(window)
+            await _settle_layout(window, 120)  # the whole graph (after the neighbourhood) and dot, if any
+            result["dot_before_start"] = window.graph.layout_kind == "dot"
             other = SessionManager.open(_copy_session(params["file"], params["tmp"] + "/other"), fsync=settings.fsync)
             compactor = AgentSession(other, provider, Settings.load())
 
@@ -820,8 +839,7 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
         agent = AgentSession(manager, OfflineProvider(), settings)
         window = MainWindow(agent, settings, ui_state=UiState())
         window.show()
-        await _wait_layout(window, "dot", 60)
-        await _settle_layout(window)
+        await _settle_layout(window, 120)
         a, b = _distant_leaves(manager)
         result["leaves"] = {
             "a": a,
@@ -859,8 +877,9 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
             painted = time.perf_counter()
             assert manager.leaf_id == target, (manager.leaf_id, target)
             relayout = "tidy" in layouts
-            if relayout and window.graph.layout_busy:
-                await _wait_layout(window, "dot", 60)
+            deadline = time.perf_counter() + 120
+            while window.graph.layout_busy and time.perf_counter() < deadline:  # whole graph / dot
+                await asyncio.sleep(0.01)
             dot_applied = time.perf_counter()
             await asyncio.sleep(0.2)
             beats = heartbeat.stop()
@@ -1408,6 +1427,170 @@ def vs_pi_markdown(rows: list[dict[str, Any]]) -> str:
 
 
 
+# ====================================================================================== issue 10 at sizes
+
+#: Issue 10 item 8's targets.
+TARGET10_OPEN_RATIO = 0.5  #: `arbor FILE` to a legible picture, as a share of pi's open
+TARGET10_NEIGHBOURHOOD_MS = 500.0
+TARGET10_SWITCH_MS = 50.0
+TARGET10_STALL_MS = 16.0
+TARGET10_RSS = 0.5e9
+
+
+def _pi_command(file: Path) -> list[str] | None:
+    """``node pi_side_by_side.mjs --rss FILE`` when node and pi 0.73.1 are installed, else ``None``."""
+    pi = Path(os.environ.get("PI_DIR", "/tmp/pi0731"))
+    if shutil.which("node") is None or not (pi / "node_modules/@mariozechner/pi-coding-agent").is_dir():
+        return None
+    return ["node", str(PI_SCRIPT), "--pi", str(pi), "--rss", str(file)]
+
+
+def at_sizes(sizes: list[int], runs: int = 3, tokens: int = FULL_TOKENS) -> list[dict[str, Any]]:
+    """Issue 10 item 8 at each size, in one run with pi: ``runs`` interleaved fresh processes of
+    ``arbor FILE`` (the ``open`` child, offline model) and of node opening the file with pi; then
+    one streaming + compacting child and one branch-switch child. Medians."""
+    from benchmarks.generate import cached_session, describe
+
+    rows: list[dict[str, Any]] = []
+    for n in sizes:
+        file, stats = cached_session(n)
+        print(f"session {n:,}: {describe(stats)}", file=sys.stderr, flush=True)
+        pi = _pi_command(file)
+        samples: dict[str, list[float]] = {
+            k: []
+            for k in (
+                "first_picture",
+                "neighbourhood",
+                "complete",
+                "open_stall",
+                "peak_rss",
+                "pi",
+                "pi_rss",
+                "engine_open",
+            )
+        }
+        first_items: list[int] = []
+        _spawn("open", {"file": str(file)})  # untimed: fills the bytecode cache
+        with tempfile.TemporaryDirectory(prefix="arbor-bench-sizes-") as tmp:
+            env = _child_env(Path(tmp) / "home", anthropic=False)
+            if pi is not None:
+                _wall(pi, env)
+            for i in range(runs):
+                print(f"  run {i + 1}/{runs}: arbor FILE, pi open ...", file=sys.stderr, flush=True)
+                r = _spawn("open", {"file": str(file)})
+                if "first_paint_end" in r:
+                    samples["first_picture"].append(r["first_paint_end"])
+                    samples["neighbourhood"].append(r["first_paint_end"] - r["after_open"])
+                    first_items.append(r.get("first_paint_items", 0))
+                if "complete_paint_end" in r:
+                    samples["complete"].append(r["complete_paint_end"])
+                samples["engine_open"].append(r["after_open"] - r["before_open"])
+                if r.get("beats", {}).get("stall_ms") is not None:
+                    samples["open_stall"].append(r["beats"]["stall_ms"])
+                if r.get("peak_rss"):
+                    samples["peak_rss"].append(r["peak_rss"])
+                if pi is not None:
+                    took, out = _wall(pi, env)
+                    samples["pi"].append(took)
+                    peak = json.loads(out.strip().splitlines()[-1]).get("peakKiB")
+                    if peak:
+                        samples["pi_rss"].append(peak * 1024)
+        print(f"  streaming {tokens:,} deltas + compacting ...", file=sys.stderr, flush=True)
+        try:
+            stream = _spawn("stream", {"file": str(file), "tokens": tokens})
+        except Exception as exc:  # noqa: BLE001 - reported in the table, the other sizes still run
+            stream = {"error": repr(exc)[-500:]}
+        print("  branch switch × 5 ...", file=sys.stderr, flush=True)
+        try:
+            switch = _spawn("switch", {"file": str(file), "switches": 5})
+        except Exception as exc:  # noqa: BLE001
+            switch = {"error": repr(exc)[-500:], "api": [], "ui": []}
+        medians = {k: _median(v) for k, v in samples.items()}
+        rows.append(
+            {
+                "entries": n,
+                "bytes": stats.bytes,
+                "runs": runs,
+                "samples": samples,
+                "medians": medians,
+                "first_items": first_items,
+                "stall_ms": stream.get("stall_ms"),
+                "stall_p99_ms": stream.get("p99_gap_ms"),
+                "stall_worst": stream.get("worst_gaps"),
+                "stream_rss": stream.get("peak_rss"),
+                "compaction_error": stream.get("compaction_error"),
+                "switch_ms": _median([x["total_ms"] for x in switch["api"]]),
+                "switch_ui_ms": _median([x["total_ms"] for x in switch["ui"]]),
+                "switch_complete_ms": _median([x["dot_ms"] for x in switch["api"] if x["dot_ms"] is not None]),
+                "switch_error": switch.get("error"),
+                "stream_error": stream.get("error"),
+                "switch_series": [round(x["total_ms"], 1) for x in switch["api"]],
+                "switch_relayouts": sum(1 for x in switch["api"] if x["relayout"]),
+                "leaves": switch.get("leaves"),
+                "calibration_ms": _calibrate(),
+                "tokens": tokens,
+            }
+        )
+    return rows
+
+
+def at_sizes_markdown(rows: list[dict[str, Any]]) -> str:
+    def cell(value: Any, fmt: Callable[[Any], str]) -> str:
+        return "–" if value is None else fmt(value)
+
+    def verdict(ok: bool | None) -> str:
+        return "–" if ok is None else ("met" if ok else "**not met**")
+
+    head = "| measure | target | " + " | ".join(f"{r['entries']:,} entries ({r['bytes'] / 1e6:,.0f} MB)" for r in rows) + " |"
+    lines = [head, "|---|---|" + "---:|" * len(rows)]
+
+    def line(name: str, target: str, values: list[str]) -> None:
+        lines.append(f"| {name} | {target} | " + " | ".join(values) + " |")
+
+    ms = _fmt_ms
+    line("`SessionManager.open` in the window process", "", [ms(r["medians"]["engine_open"]) for r in rows])
+    line("`arbor FILE` → first painted picture (spawn → end of paint)", "", [ms(r["medians"]["first_picture"]) for r in rows])
+    line("pi 0.73.1: node opens the file and builds the context (spawn → exit)", "", [ms(r["medians"]["pi"]) for r in rows])
+    ratios = []
+    for r in rows:
+        m = r["medians"]
+        ratio = m["first_picture"] / m["pi"] if m.get("first_picture") and m.get("pi") else None
+        ratios.append(cell(ratio, lambda v: f"{v:.2f}× ({verdict(v <= TARGET10_OPEN_RATIO)})"))
+    line("first picture / pi", f"≤ {TARGET10_OPEN_RATIO}×", ratios)
+    line(
+        "leaf neighbourhood on screen (session opened → end of first paint; its nodes)",
+        f"≤ {TARGET10_NEIGHBOURHOOD_MS:,.0f} ms",
+        [
+            f"{ms(r['medians']['neighbourhood'])} ({r['first_items'][0] if r['first_items'] else '?'} nodes; "
+            f"{verdict(r['medians']['neighbourhood'] is not None and r['medians']['neighbourhood'] <= TARGET10_NEIGHBOURHOOD_MS)})"
+            for r in rows
+        ],
+    )
+    line("`arbor FILE` → the whole graph painted (spawn)", "", [ms(r["medians"]["complete"]) for r in rows])
+    line("longest event-loop stall from show until the whole graph is painted", "", [ms(r["medians"]["open_stall"]) for r in rows])
+    line(
+        "branch switch, `navigate_tree` → chat re-bound, graph updated, painted (median of 5)",
+        f"≤ {TARGET10_SWITCH_MS:,.0f} ms",
+        [cell(r["switch_ms"], lambda v: f"{ms(v)} ({verdict(v <= TARGET10_SWITCH_MS)})") for r in rows],
+    )
+    line("… through the window (`node_activated`)", "", [ms(r["switch_ui_ms"]) for r in rows])
+    line("… until the whole graph is on screen again (a far switch)", "", [ms(r["switch_complete_ms"]) for r in rows])
+    line(
+        f"longest event-loop stall, streaming {rows[0]['tokens']:,} deltas + compacting (5 ms heartbeat)",
+        f"≤ {TARGET10_STALL_MS:,.0f} ms",
+        [cell(r["stall_ms"], lambda v: f"{ms(v)} ({verdict(v <= TARGET10_STALL_MS)})") for r in rows],
+    )
+    line("… p99 heartbeat gap", "", [ms(r["stall_p99_ms"]) for r in rows])
+    line(
+        "peak RSS, `arbor FILE` until the whole graph is painted",
+        "≤ 0.5 GB",
+        [cell(r["medians"]["peak_rss"], lambda v: f"{_fmt_bytes(v)} ({verdict(v <= TARGET10_RSS)})") for r in rows],
+    )
+    line("peak RSS, pi (node, open + context)", "", [_fmt_bytes(r["medians"]["pi_rss"]) for r in rows])
+    line("peak RSS, streaming + compacting process", "", [_fmt_bytes(r["stream_rss"]) for r in rows])
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv and argv[0] == "--markdown":
@@ -1421,6 +1604,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if argv and argv[0] == "--child":
         return _child_main(*argv[1:5])
+    if argv and argv[0] == "--entries":  # --entries N [N ...] [--runs R] [--tokens T]: issue 10 item 8
+        rest = argv[1:]
+        options = {"--runs": 3, "--tokens": FULL_TOKENS}
+        for flag in list(options):
+            if flag in rest:
+                at = rest.index(flag)
+                options[flag] = int(rest[at + 1])
+                rest = rest[:at] + rest[at + 2 :]
+        found = at_sizes([int(a.replace("_", "")) for a in rest] or [10_000, 100_000], options["--runs"], options["--tokens"])
+        print(json.dumps(found, default=str), file=sys.stderr)
+        print(at_sizes_markdown(found))
+        return 0
     if argv and argv[0] == "--vs-pi":  # --vs-pi N [N ...] [--runs R]: arbor vs pi wall times (issue 10)
         rest = argv[1:]
         runs = 3

@@ -188,10 +188,11 @@ class SessionStats:
 
 
 class _Generator:
-    def __init__(self, n_entries: int, seed: int, active_fraction: float) -> None:
+    def __init__(self, n_entries: int, seed: int, active_fraction: float, compaction_every: int = 450) -> None:
         self.rng = random.Random(seed)
         self.n = n_entries
         self.active = active_fraction
+        self.compaction_every = compaction_every
         corpus_rng = random.Random(seed * 7919 + 1)
         self.prose = _make_corpus(corpus_rng, 60_000)
         self.code = _make_code(corpus_rng, 6_000)
@@ -544,7 +545,8 @@ class _Generator:
             if tail_room and excess > 6 + rng.random() * 40:
                 self._branch_event(excess)
                 continue
-            if tail_room and since_compaction > 450 + rng.random() * 250:
+            every = self.compaction_every  # 450: 450–700 path entries apart (the default's bytes)
+            if tail_room and since_compaction > every + rng.random() * every * 250 / 450:
                 self._compaction()
                 since_compaction = 0
                 continue
@@ -567,10 +569,18 @@ class _Generator:
 
 
 def generate_session(
-    path: str | os.PathLike[str], n_entries: int, seed: int = 0, active_fraction: float = 0.72
+    path: str | os.PathLike[str],
+    n_entries: int,
+    seed: int = 0,
+    active_fraction: float = 0.72,
+    compaction_every: int = 450,
 ) -> SessionStats:
-    """Write a session of ``n_entries`` entries (plus the header) to ``path``; returns its stats."""
-    gen = _Generator(n_entries, seed, active_fraction)
+    """Write a session of ``n_entries`` entries (plus the header) to ``path``; returns its stats.
+
+    ``compaction_every``: path entries between compactions (×1 to ×1.56); e.g. 700 entries with
+    ``compaction_every=20`` and ``active_fraction=0.6`` look like the issue's 691-entry session
+    with 23 compactions and ~25 leaves."""
+    gen = _Generator(n_entries, seed, active_fraction, compaction_every)
     lines = gen.run()
     assert len(lines) == n_entries + 1, (len(lines), n_entries)
     data = "".join(lines).encode("utf-8")
@@ -636,10 +646,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--active-fraction", type=float, default=0.72)
     parser.add_argument("--out", help="write here instead of the cache (one size only)")
+    parser.add_argument(
+        "--compaction-every", type=int, default=450, help="path entries between compactions (needs --out if not 450)"
+    )
     args = parser.parse_args(argv)
+    if args.compaction_every != 450 and not args.out:
+        parser.error("--compaction-every needs --out (the cache holds the default sessions only)")
     for n in args.entries:
         if args.out:
-            stats = generate_session(args.out, n, args.seed, args.active_fraction)
+            stats = generate_session(args.out, n, args.seed, args.active_fraction, args.compaction_every)
         else:
             _, stats = cached_session(n, args.seed, args.active_fraction, verbose=False)
         print(f"{stats.path}: {describe(stats)}")

@@ -21,6 +21,7 @@ without Qt and the view only paints the result.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -42,6 +43,7 @@ __all__ = [
     "node_marks",
     "place_labels",
     "shows_text",
+    "stretch_rows",
 ]
 
 #: From this scale up a node's own 12 px text is at least ~10 px on screen: the nodes write it.
@@ -68,6 +70,23 @@ def detail_for(scale: float) -> Detail:
     if scale >= GROUPS_SCALE:
         return Detail.GROUPS
     return Detail.LANDMARKS
+
+
+# ----------------------------------------------------------------------------------- stretches
+
+
+def stretch_rows(count: int) -> int:
+    """Rows a node spans down the layout: 1 for an entry; a folded run of ``count`` entries spans
+    ``1 + round(2·log10(count))`` (2 entries: 2 rows, 10: 3, 100: 5, 1,000: 7), its edge to the
+    next node running through the extra rows.
+
+    Far out, where no count is legible, a linear stretch is then drawn as a line whose length shows
+    its size (issue 10 item 1). Logarithmic, because a proportional line would make a 100,000-entry
+    session a hundred thousand rows tall; monotone, so a longer line is always a longer run.
+    """
+    if count < 2:
+        return 1
+    return 1 + round(2 * math.log10(count))
 
 
 # ----------------------------------------------------------------------------------- marks

@@ -49,7 +49,7 @@ from .chat import ChatPanel
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
-from .graph.view import GraphView
+from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -244,7 +244,11 @@ class MainWindow(QMainWindow):
             self.chat.apply(update)
             match update:
                 case ShowContext(messages=messages):
-                    self._update_meter(list(messages))
+                    if len(self.agent.view.index.by_id) >= NEIGHBOURHOOD_MIN_ENTRIES:
+                        # a big session: the picture first (the meter walks the whole path: ~0.4 s at 100k)
+                        QTimer.singleShot(0, self, lambda shown=list(messages): self._update_meter(shown))
+                    else:
+                        self._update_meter(list(messages))
                 case AppendRows() | StreamEnded():
                     self._meter_timer.start()  # a moment later, in its own event
                 case _:

@@ -205,3 +205,29 @@ def test_sibling_switches_sit_on_the_first_message_of_the_active_branch(tree: An
     assert (second.entry_id, second.index, second.previous_leaf, second.next_leaf) == (ids["a3"], 1, None, newer)
     m.branch(ids["a1"])
     assert sibling_switches(m) == []  # the path ends at the branch point: nothing to switch yet
+
+
+def test_sibling_switches_only_for_messages_the_chat_shows(tree: Any) -> None:
+    m, ids = tree
+    m.branch(ids["u3"])
+    m.append_message(_assistant("a newer side answer"))
+    m.branch(ids["a3"])
+    both = sibling_switches(m)
+    assert len(both) == 2
+    shown = {id(both[1].message)}  # the chat shows only the second switch's message
+    assert [s.entry_id for s in sibling_switches(m, shown)] == [both[1].entry_id]
+    assert sibling_switches(m, set()) == []
+
+
+def test_sibling_cache_is_reused_until_the_session_grows(tree: Any) -> None:
+    from desktop_app.present.siblings import SiblingCache
+
+    m, ids = tree
+    cache = SiblingCache()
+    [first] = sibling_switches(m, cache=cache)
+    [(sibling, leaf)] = cache.newest.items()  # the one newest leaf searched, kept
+    assert leaf == first.previous_leaf
+    cache.newest[sibling] = "stale"  # reused while nothing is appended ...
+    assert sibling_switches(m, cache=cache)[0].previous_leaf == "stale"
+    m.append_message(_assistant("one more"))  # ... and forgotten once the session grows
+    assert sibling_switches(m, cache=cache)[0].previous_leaf == first.previous_leaf

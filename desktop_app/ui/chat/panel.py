@@ -245,7 +245,9 @@ class ChatPanel(QWidget):
         self._model.rowsInserted.connect(self._follow_bottom)
         self._model.dataChanged.connect(self._follow_bottom)
         self._model.stream_updated.connect(self._stream_updated)
-        self._arrows: list[SiblingArrows] = []
+        self._switches: list[SiblingSwitch] = []
+        self._arrows: list[SiblingArrows] = []  #: made on demand, for rows that came on screen
+        self._arrow_of: dict[str, SiblingArrows] = {}  #: by the switch's entry id
         self._arrow_rows: dict[int, int] | None = None  #: id(message) → row, while rows stay put
         self._place_timer = QTimer(self)
         self._place_timer.setSingleShot(True)
@@ -396,15 +398,14 @@ class ChatPanel(QWidget):
     # ================================================================================ sibling arrows
 
     def set_sibling_switches(self, switches: Sequence[SiblingSwitch]) -> None:
-        """Show "‹ k/n ›" on the rows whose message is a switch's ``message`` (the same object)."""
+        """Show "‹ k/n ›" on the rows whose message is a switch's ``message`` (the same object).
+
+        A switch's widget is made when its row first comes on screen, not before."""
         for arrows in self._arrows:
             arrows.deleteLater()
         self._arrows = []
-        for switch in switches:
-            arrows = SiblingArrows(switch, self._view.viewport())
-            arrows.step.connect(self.sibling_requested)
-            arrows.hide()
-            self._arrows.append(arrows)
+        self._arrow_of = {}
+        self._switches = list(switches)
         self._place_arrows()
 
     def _rows_changed(self, *_args: Any) -> None:
@@ -413,23 +414,35 @@ class ChatPanel(QWidget):
 
     @property
     def sibling_arrows(self) -> list[SiblingArrows]:
+        """The arrow widgets made so far (only for rows that have been on screen)."""
         return list(self._arrows)
+
+    @property
+    def sibling_switches(self) -> list[SiblingSwitch]:
+        """Every switch the chat may show arrows for."""
+        return list(self._switches)
 
     def _place_arrows(self) -> None:
         """Each arrow strip at the top right of its row, hidden while the row is off screen."""
-        if not self._arrows:
+        if not self._switches:
             return
         model = self._model
         if self._arrow_rows is None:
             self._arrow_rows = {id(model.message(row)): row for row in range(model.rowCount())}
         rows = self._arrow_rows
         viewport = self._view.viewport().rect()
-        for arrows in self._arrows:
-            row = rows.get(id(arrows.switch.message))
+        for switch in self._switches:
+            arrows = self._arrow_of.get(switch.entry_id)
+            row = rows.get(id(switch.message))
             rect = self._view.visualRect(model.index(row)) if row is not None else None
             if rect is None or not rect.isValid() or not rect.intersects(viewport):
-                arrows.hide()
+                if arrows is not None:
+                    arrows.hide()
                 continue
+            if arrows is None:
+                arrows = self._arrow_of[switch.entry_id] = SiblingArrows(switch, self._view.viewport())
+                arrows.step.connect(self.sibling_requested)
+                self._arrows.append(arrows)
             arrows.move(rect.right() - arrows.width() - 14, rect.top() + 6)
             arrows.show()
             arrows.raise_()

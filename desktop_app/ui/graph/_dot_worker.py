@@ -4,7 +4,9 @@ Run as a script (``python _dot_worker.py``), never imported by the app: pygraphv
 for the whole layout (DESIGN.md §8), so it lives in a process the UI can kill when the request
 is superseded. Input on stdin::
 
-    {"nodes": N, "edges": [[a, b], ...], "width": px, "height": px, "nodesep": px, "ranksep": px}
+    {"nodes": N, "edges": [[a, b, minlen], ...], "width": px, "height": px, "nodesep": px, "ranksep": px}
+
+(``minlen``, optional, is the ranks an edge spans: a folded run's line is as long as its size.)
 
 Output on stdout: ``{"positions": [[x, y], ...]}`` (node centres, index order, points = pixels,
 y growing downwards), or ``{"error": "..."}`` with exit status 1.
@@ -29,7 +31,10 @@ def _dot_source(data: dict[str, Any]) -> str:
         f'  node [shape=box, fixedsize=true, label="", width="{width:.4f}", height="{height:.4f}"];',
     ]
     lines.extend(f"  n{i};" for i in range(int(data["nodes"])))
-    lines.extend(f"  n{a} -> n{b};" for a, b in data["edges"])
+    for edge in data["edges"]:  # [a, b] or [a, b, minlen]: a folded run's edge spans its rows
+        a, b = edge[0], edge[1]
+        minlen = int(edge[2]) if len(edge) > 2 else 1
+        lines.append(f"  n{a} -> n{b} [minlen={minlen}];" if minlen > 1 else f"  n{a} -> n{b};")
     lines.append("}")
     return "\n".join(lines)
 

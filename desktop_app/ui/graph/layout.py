@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_app.present.lod import stretch_rows
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 __all__ = [
@@ -138,6 +139,29 @@ def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
     return nodes, children, parent
 
 
+def _stretch(graph: ViewGraph, nodes: list[Node], children: list[list[int]], parent: list[int]) -> None:
+    """A folded run spans :func:`~desktop_app.present.lod.stretch_rows` rows: chain that many − 1
+    placeholder nodes (indices after the virtual root) between it and its children, so the packing
+    keeps the rows its line runs through free, as for any node."""
+    view_nodes = graph.nodes
+    for i, node in enumerate(nodes):
+        view = view_nodes.get(node)
+        extra = stretch_rows(view.count) - 1 if view is not None and view.is_segment else 0
+        if extra <= 0:
+            continue
+        below = children[i]
+        last = i
+        for _ in range(extra):
+            dummy = len(children)
+            children.append([])
+            parent.append(last)
+            children[last] = [dummy]
+            last = dummy
+        children[last] = below
+        for c in below:
+            parent[c] = last
+
+
 def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Positions:
     """Buchheim–Walker ("Improving Walker's algorithm to run in linear time", 2002), iteratively.
 
@@ -145,13 +169,14 @@ def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Posit
     contours allow, never overlapping. One change to the paper: a parent sits above its *first*
     child instead of centred over all of them, so a conversation's original thread runs straight
     down and each branch steps out to the right, rather than the main line drifting sideways by
-    half a column at every branch point.
+    half a column at every branch point. A folded run spans several rows (:func:`_stretch`).
     """
     nodes, children, parent = _forest(graph)
     count = len(nodes)
     if count == 0:
         return {}
-    total = count + 1
+    _stretch(graph, nodes, children, parent)
+    total = len(children)
     root = count
     number = [0] * total
     for kids in children:
@@ -289,12 +314,18 @@ def place_new_node(
 # ----------------------------------------------------------------------------------- dot child
 
 
+def _rows(graph: ViewGraph, node: Node) -> int:
+    view = graph.nodes[node]
+    return stretch_rows(view.count) if view.is_segment else 1
+
+
 def _payload(graph: ViewGraph, spec: LayoutSpec) -> tuple[list[Node], bytes]:
     nodes = list(graph.nodes)
     index = {n: i for i, n in enumerate(nodes)}
     data = {
         "nodes": len(nodes),
-        "edges": [[index[a], index[b]] for a, b in graph.edges()],
+        # a folded run's edge spans its rows (minlen), as in the tidy tree (:func:`_stretch`)
+        "edges": [[index[a], index[b], _rows(graph, a)] for a, b in graph.edges()],
         "width": spec.node_width,
         "height": spec.node_height,
         "nodesep": spec.h_gap,

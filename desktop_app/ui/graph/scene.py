@@ -9,12 +9,12 @@ scene whose items move in bulk).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Generator, Iterable, Mapping
 from math import cos, radians, sin
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
@@ -33,6 +33,9 @@ from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
 
+#: Items deleted per event-loop turn when a big picture is replaced (~10 ms).
+_DISCARD_STEP = 1500
+
 Positions = Mapping[Any, tuple[float, float]]
 
 
@@ -47,6 +50,48 @@ class AuditBands:
         self.kept_nodes = kept
         self.split_entry = split_entry  #: where the split turn starts (marked), or ``None``
         self.items: list[QGraphicsItem] = []
+
+
+class StretchLayer(QGraphicsItem):
+    """Far out, a folded run's edge drawn as a thick line: the tidy tree gives a run
+    :func:`~desktop_app.present.lod.stretch_rows` rows, so the line's length shows the run's size
+    where no count is legible (issue 10 item 1). Drawn with the overview, in one bulk call."""
+
+    def __init__(self, style: GraphStyle) -> None:
+        super().__init__()
+        self._style = style
+        self._bounds = QRectF()
+        self._lines: list[QLineF] = []
+        self._active: list[QLineF] = []
+        self.setZValue(1.6)
+
+    def set_lines(self, bounds: QRectF, lines: list[QLineF], active: list[QLineF]) -> None:
+        self.prepareGeometryChange()
+        self._bounds = QRectF(bounds)
+        self._lines, self._active = lines, active
+        self.update()
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines) + len(self._active)
+
+    def lines(self) -> list[QLineF]:
+        return self._lines + self._active
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def paint(self, painter: QPainter, option: Any, widget: Any = None) -> None:
+        for lines, color, width in (
+            (self._lines, self._style.kind("segment").accent, 4.0),
+            (self._active, self._style.active, 6.0),
+        ):
+            if lines:
+                pen = QPen(color, width)
+                pen.setCosmetic(True)  # as thick far out as near
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                painter.setPen(pen)
+                painter.drawLines(lines)
 
 
 class GraphScene(QGraphicsScene):
@@ -70,7 +115,11 @@ class GraphScene(QGraphicsScene):
         self._overview = OverviewLayer(style)
         self._overview.setVisible(False)
         self.addItem(self._overview)
+        self.stretches = StretchLayer(style)
+        self.stretches.setVisible(False)
+        self.addItem(self.stretches)
         self._overview_dirty = True
+        self._trash: list[QGraphicsItem] = []  #: replaced layers being emptied (see :meth:`_discard`)
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
 
@@ -87,29 +136,61 @@ class GraphScene(QGraphicsScene):
 
     def show_graph(self, graph: ViewGraph, positions: Positions) -> None:
         """Replace every item: the graph's nodes and edges at ``positions``."""
+        for _ in self.show_graph_in_steps(graph, positions, step=0):
+            pass
+
+    def show_graph_in_steps(
+        self, graph: ViewGraph, positions: Positions, step: int = 1000
+    ) -> Generator[int, None, None]:
+        """:meth:`show_graph` in slices: the new items are made ``step`` at a time into hidden
+        layers (yielding the count made so far after each slice) while the old ones stay on
+        screen; the last step swaps them in. ``step=0``: all at once. Nothing else may change the
+        scene until the iterator is exhausted (an abandoned one leaves the old picture)."""
+        edge_layer, node_layer = self._layer(0.0), self._layer(1.0)
+        edge_layer.setVisible(False)
+        node_layer.setVisible(False)
+        style = self.graph_style
+        where = dict(positions)
+        nodes: dict[Node, NodeItem] = {}
+        edges: dict[tuple[Node, Node], EdgeItem] = {}
+        made = 0
+        try:
+            for node, view in graph.nodes.items():
+                node_item = NodeItem(node, view, style, node_layer)
+                node_item.setPos(*where[node])
+                nodes[node] = node_item
+                made += 1
+                if step and made % step == 0:
+                    yield made
+            view_nodes = graph.nodes
+            for a, b in graph.edges():
+                if a in where and b in where:
+                    active = view_nodes[a].on_active_path and view_nodes[b].on_active_path
+                    edge = edges[(a, b)] = EdgeItem(style, active, edge_layer)
+                    ax, ay = where[a]
+                    bx, by = where[b]
+                    edge.set_ends(QPointF(ax, ay + nodes[a].half_height), QPointF(bx, by - nodes[b].half_height))
+                    made += 1
+                    if step and made % step == 0:
+                        yield made
+        except GeneratorExit:
+            self.removeItem(edge_layer)
+            self.removeItem(node_layer)
+            raise
         audit = self.bands.audit if self.bands is not None else None
         split = self.bands.split_entry if self.bands is not None else None
         self.clear_audit()
         for item in self.links:
             self.removeItem(item)
         for layer in (self._edge_layer, self._node_layer):
-            self.removeItem(layer)
-        self._edge_layer = self._layer(0.0)
-        self._node_layer = self._layer(1.0)
-        self._apply_overview_visibility()
-        self.nodes.clear()
-        self.edges.clear()
+            self._discard(layer)
+        self._edge_layer, self._node_layer = edge_layer, node_layer
+        self.nodes = nodes
+        self.edges = edges
         self.links.clear()
         self.graph = graph
-        self.positions = dict(positions)
-        style = self.graph_style
-        layer = self._node_layer
-        for node, view in graph.nodes.items():
-            node_item = NodeItem(node, view, style, layer)
-            node_item.setPos(*self.positions[node])
-            self.nodes[node] = node_item
-        for a, b in graph.edges():
-            self._add_edge(a, b)
+        self.positions = where
+        self._apply_overview_visibility()
         self._pinned = None
         self.update_pin()
         self._rebuild_links()
@@ -117,6 +198,35 @@ class GraphScene(QGraphicsScene):
         self._content_changed()
         if audit is not None:
             self.show_audit(audit, split)
+
+    def _discard(self, layer: QGraphicsItem) -> None:
+        """Take a replaced layer off the picture. Deleting 20,000 items at once stalls the event
+        loop for ~100 ms (a branch switch at 100,000 entries): a big layer is hidden and emptied
+        :data:`_DISCARD_STEP` items per event-loop turn instead."""
+        if len(layer.childItems()) <= _DISCARD_STEP:
+            self.removeItem(layer)
+            return
+        layer.setVisible(False)
+        self._trash.append(layer)
+        if len(self._trash) == 1:
+            QTimer.singleShot(0, self, self._empty_trash)
+
+    def _empty_trash(self) -> None:
+        if not self._trash:
+            return
+        layer = self._trash[0]
+        children = layer.childItems()
+        for item in children[:_DISCARD_STEP]:
+            self.removeItem(item)
+        if len(children) <= _DISCARD_STEP:
+            self.removeItem(self._trash.pop(0))
+        if self._trash:
+            QTimer.singleShot(0, self, self._empty_trash)
+
+    @property
+    def discarding(self) -> bool:
+        """Items of a replaced picture are still being deleted (hidden meanwhile)."""
+        return bool(self._trash)
 
     def move_to(self, positions: Positions) -> None:
         """New positions for the same graph (the dot layout arriving): move items, re-route edges."""
@@ -147,6 +257,7 @@ class GraphScene(QGraphicsScene):
         self._edge_layer.setVisible(not self.overview)
         self._node_layer.setVisible(not self.overview)
         self._overview.setVisible(self.overview)
+        self.stretches.setVisible(self.overview)
 
     def _content_changed(self) -> None:
         self.version += 1
@@ -158,6 +269,15 @@ class GraphScene(QGraphicsScene):
         kinds = {n: view.kind for n, view in self.graph.nodes.items()}
         edges = [(a, b, e.active) for (a, b), e in self.edges.items()]
         self._overview.set_content(self.sceneRect(), self.positions, kinds, edges)
+        lines: list[QLineF] = []
+        active: list[QLineF] = []
+        nodes = self.graph.nodes
+        for (a, b), edge in self.edges.items():
+            view = nodes.get(a)
+            if view is not None and view.is_segment:
+                (ax, ay), (bx, by) = self.positions[a], self.positions[b]
+                (active if edge.active else lines).append(QLineF(ax, ay, bx, by - self.nodes[b].half_height))
+        self.stretches.set_lines(self.sceneRect(), lines, active)
         self._overview_dirty = False
         self.update_marks()
 

@@ -14,22 +14,31 @@ leaf"), and the window decides (through the agent).
 Layout never runs on the UI thread beyond the O(n) tidy tree: the ``dot`` layout runs in a child
 process (:class:`Layouter`) and its result comes back through a queued Qt signal, tagged with a
 generation number so a stale result is dropped instead of applied.
+
+A big session (``neighbourhood_min_entries`` entries or more) opens on the active leaf's
+neighbourhood (:mod:`desktop_app.present.neighbourhood`): a small view graph built and laid out in
+milliseconds at any size. The whole view graph and its tidy tree are built on a worker thread (pure
+Python over the session's dicts, ~1–2 s at 100,000 entries) once the first picture has been
+painted, and swapped in with the leaf (or the selection) kept where it was on screen. Session
+events that arrive meanwhile restart that build, so the swapped-in graph is never stale.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Generator
+from concurrent.futures import Future
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
 from desktop_app.present.chat_feed import session_profile
-from desktop_app.present.filters import check_mode, next_mode
+from desktop_app.present.filters import check_mode, is_visible, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
     ClearSearch,
@@ -46,14 +55,15 @@ from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lens import heat
 from desktop_app.present.lod import GROUPS_SCALE, Detail, Mark, Placed, Rect, detail_for, node_marks
 from desktop_app.present.navigation import visible_order
+from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import SessionEvent, SessionView
+from desktop_app.session import LeafMoved, SessionEvent, SessionView
 
 from .labels import LabelPainter
-from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node
+from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
 from .scene import GraphScene
 from .style import GraphStyle, default_style
@@ -84,6 +94,19 @@ _KEYS = {
 }
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
+#: What the graph-build worker leaves: the whole graph's model, its tidy positions, or an error.
+_Built = tuple[ViewGraphModel | None, Positions | None, str | None]
+
+#: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
+#: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
+NEIGHBOURHOOD_MIN_ENTRIES = 6_000
+#: Builds restarted because the session changed under them before the whole graph is built on the
+#: UI thread instead (a session streaming from the first second on must still get its graph).
+_MAX_BUILD_RESTARTS = 2
+#: If the canvas is never painted (hidden), the whole graph's build starts this long after opening.
+_BUILD_START_MS = 250
+#: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
+_SWAP_STEP = 600
 
 
 class _Bridge(QObject):
@@ -123,6 +146,8 @@ class GraphView(QGraphicsView):
         dot_node_limit: int | None = DOT_NODE_LIMIT,
         filter_mode: str = "default",
         folding: bool = True,
+        neighbourhood_min_entries: int | None = NEIGHBOURHOOD_MIN_ENTRIES,
+        neighbourhood_limits: NeighbourhoodLimits | None = None,
     ) -> None:
         super().__init__(parent)
         self._style = style or default_style()
@@ -151,10 +176,24 @@ class GraphView(QGraphicsView):
         self._search = GraphSearch()
         self._controller = GraphController()
         self._order: list[Node] | None = None
+        self._neighbourhood_min = neighbourhood_min_entries
+        self._neighbourhood_limits = neighbourhood_limits or NeighbourhoodLimits()
+        #: the model holds only the leaf's neighbourhood; the whole graph is on its way
+        self._partial = False
+        self._build_generation = 0
+        self._build_state = "idle"  #: idle, waiting (for the first paint), running, swapping
+        self._build_restarts = 0
+        self._events_during_build = False
+        self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
+        self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
 
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
+        self._build_result: tuple[int, Future[_Built]] | None = None
+        self._build_poll = QTimer(self)  #: polls the worker's result (see :meth:`_start_full_build`)
+        self._build_poll.setInterval(15)
+        self._build_poll.timeout.connect(self._poll_build)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
@@ -175,6 +214,7 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.cancel()
+        self._cancel_build()
         self._session = session
         self._selection.reset()
         self._search = GraphSearch()
@@ -184,11 +224,58 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(_EMPTY, {})
             self._minimap.redraw_now(self.graph())
             return
-        self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+        if self._big():  # the leaf's neighbourhood now, the whole graph from a worker thread
+            self._show_neighbourhood(set())
+        else:
+            self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+            self._relayout()
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
-        self._relayout()
         self.resetTransform()
         self.center_on_leaf()
+
+    def _big(self) -> bool:
+        """The session is big enough to show the leaf's neighbourhood first (module docstring)."""
+        session = self._session
+        limit = self._neighbourhood_min
+        return session is not None and limit is not None and len(session.index.by_id) >= limit
+
+    def _show_neighbourhood(self, expanded: set[str]) -> None:
+        """The session leaf's neighbourhood now (folds ``expanded`` kept), the whole graph after
+        the next paint. The selection follows its entry, or comes back with the whole graph."""
+        assert self._session is not None
+        session = self._session
+        entry = self.selected_entry() if self._model is not None else None
+        self._cancel_build()
+        ids = leaf_neighbourhood(session.index, session.leaf_id, self._neighbourhood_limits)
+        part = sub_index(session.index, ids)
+        self._model = ViewGraphModel(part, session.leaf_id, self._filter, self._folding, expanded)
+        self._selection.follow(self._model, entry)
+        self._reselect = entry if self._selection.node is None else None
+        self._partial = True
+        self._relayout()
+        self._build_restarts = 0
+        self._build_state = "waiting"  # starts after the first paint: the picture comes first
+        QTimer.singleShot(_BUILD_START_MS, self, self._start_full_build)
+
+    def _leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
+        """Whether the model can move the leaf without rebuilding (a restyle of two paths).
+
+        A hint only, mirroring ``ViewGraphModel.set_leaf``'s fast path: a wrong "cheap" costs a
+        rebuild on this thread, a wrong "not cheap" a neighbourhood and a build on the worker."""
+        assert self._model is not None and self._session is not None
+        graph = self._model.graph
+        if leaf_id is not None:
+            rep = graph.anchor.get(leaf_id)
+            if leaf_id not in graph.anchor or (rep is not None and not isinstance(graph.node_of.get(rep), str)):
+                return False
+        index, old = self._session.index, self._model.leaf_id
+        for entry_id in (old, leaf_id):
+            entry = index.by_id.get(entry_id) if entry_id is not None else None
+            if entry is not None and is_visible(entry, self._filter, old, index.labels) != is_visible(
+                entry, self._filter, leaf_id, index.labels
+            ):
+                return False
+        return True
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
@@ -196,9 +283,169 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.close()
+        self._cancel_build()
+
+    # ================================================================================ whole graph
+
+    @property
+    def partial(self) -> bool:
+        """Only the leaf's neighbourhood is shown; the whole graph is being built."""
+        return self._partial
+
+    def _cancel_build(self) -> None:
+        self._build_generation += 1  # a running build's result is dropped when it arrives
+        self._build_state = "idle"
+        self._partial = False
+        self._build_result = None
+        self._build_poll.stop()
+        if self._swap is not None:
+            self._swap[1].close()  # the half-made items go; the picture on screen stays
+            self._swap = None
+
+    def _start_full_build(self) -> None:
+        """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
+        if self._build_state != "waiting" or self._session is None or self._model is None:
+            return
+        self._build_state = "running"
+        self._build_generation += 1
+        generation = self._build_generation
+        self._events_during_build = False
+        index, leaf = self._session.index, self._session.leaf_id
+        mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
+        spec = self._style.spec
+        # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
+        # thread): it leaves its result in a plain Future the UI thread polls.
+        result: Future[_Built] = Future()
+
+        def build() -> None:
+            try:
+                model = ViewGraphModel(index, leaf, mode, folding, expanded)
+                positions = tidy_tree_layout(model.graph, spec)
+            except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
+                result.set_result((None, None, f"{type(exc).__name__}: {exc}"))
+                return
+            result.set_result((model, positions, None))
+
+        self._build_result = (generation, result)
+        threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
+        self._build_poll.start()
+
+    def _poll_build(self) -> None:
+        pending = self._build_result
+        if pending is None:
+            self._build_poll.stop()
+            return
+        generation, result = pending
+        if not result.done():
+            return
+        self._build_poll.stop()
+        self._build_result = None
+        model, positions, error = result.result()
+        self._on_full_done(generation, model, positions, error)
+
+    def _on_full_done(
+        self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
+    ) -> None:
+        if generation != self._build_generation or self._session is None or self._model is None:
+            return  # superseded (another session, or a restarted build)
+        if model is None or positions is None or self._events_during_build:
+            self._rebuild_whole(error)
+            return
+        self._build_state = "swapping"
+        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, _SWAP_STEP))
+        self._swap_step()
+
+    def _rebuild_whole(self, error: str | None) -> None:
+        """The build failed or went stale: again on the worker, or (after a few tries) right here."""
+        if self._swap is not None:
+            self._swap[1].close()
+            self._swap = None
+        if self._build_restarts < _MAX_BUILD_RESTARTS:
+            self._build_restarts += 1
+            self._build_state = "waiting"
+            self._start_full_build()
+            return
+        assert self._session is not None
+        log.info("graph build: %s; building on the UI thread", error or "the session kept changing")
+        session = self._session
+        model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
+        self._build_state = "swapping"
+        positions = tidy_tree_layout(model.graph, self._style.spec)
+        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, 0))
+        self._events_during_build = False
+        self._swap_step()
+
+    def _swap_step(self) -> None:
+        """Make the next slice of the whole graph's items; the last one swaps them in."""
+        if self._swap is None or self._model is None:
+            return
+        if self._events_during_build:  # the session moved on: what is being made is stale
+            self._rebuild_whole(None)
+            return
+        model, steps = self._swap
+        entry = self.selected_entry()
+        anchor: tuple[Node, QPoint] | None = None
+        for old in (self._selection.node, self._leaf_node()):
+            if old is not None and old in self._scene.positions:
+                view = self.graph().nodes.get(old)
+                new = model.node_for_entry(view.entry_id) if view is not None else None
+                if new is not None:
+                    anchor = (new, self.mapFromScene(QPointF(*self._scene.positions[old])))
+                    break
+        try:
+            next(steps)
+        except StopIteration:
+            pass
+        else:
+            QTimer.singleShot(0, self, self._swap_step)
+            return
+        self._swap = None
+        self._build_state = "idle"
+        self._partial = False
+        self._swap_in(model, entry, anchor)
+
+    def _swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+        """The whole graph's items are on screen: adopt its model; the selection (else the leaf)
+        keeps its place on screen."""
+        folds = self._model.expanded if self._model is not None else set()
+        self._model = model
+        self._generation += 1
+        generation = self._generation
+        if model.expanded != folds:  # runs were unfolded while the build ran
+            model.set_expanded(folds)
+            self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
+        self._layout_kind = "tidy"
+        self._order = None
+        self._selection.follow(model, entry or self._reselect)
+        self._reselect = None
+        self._restore_selection()
+        self._rematch()
+        if anchor is not None:
+            self._restore_anchor(anchor)
+        else:
+            self.center_on_leaf()
+        self._minimap.redraw(model.graph)
+        self.layout_applied.emit("tidy")
+
+        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
+            self._bridge.dot_done.emit(generation, result, error)
+
+        self._layouter.start_dot(model.graph, done, self._use_dot)
+
+    def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        if self._build_state == "waiting":  # the first picture is on screen: now the whole graph
+            QTimer.singleShot(0, self, self._start_full_build)
 
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
+            return
+        if isinstance(event, LeafMoved) and (self._partial or self._big()):
+            if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
+                self._show_neighbourhood(set(self._model.expanded))
+                return
+        if self._partial:  # the whole graph being built may not have it: build again when done
+            self._events_during_build = True
             return
         delta = self._model.apply(event, self._session.index)
         if delta.texts_changed:
@@ -262,7 +509,7 @@ class GraphView(QGraphicsView):
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
             self._bridge.dot_done.emit(generation, result, error)
 
-        self._layouter.start_dot(graph, done, self._use_dot)
+        self._layouter.start_dot(graph, done, self._use_dot and not self._partial)
 
     def _on_dot_done(self, generation: int, positions: Positions | None, error: str | None) -> None:
         if generation != self._generation or self._model is None:
@@ -316,6 +563,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
+        self._events_during_build |= self._partial  # a whole graph being built has the old mode
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_filter(mode)
@@ -334,6 +582,7 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
+        self._events_during_build |= self._partial
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_folding(folding)
@@ -596,7 +845,9 @@ class GraphView(QGraphicsView):
         if self._model is None or self._session is None:
             self._scene.show_matches(old, (), None)
             return []
-        matches = self._search.rematch(self._model.graph, self._visible_order(), self._session.index)
+        # the visible order only when there is a query: it walks the whole graph (~15 ms at 10,000 nodes)
+        order = self._visible_order() if self._search.query.strip() else []
+        matches = self._search.rematch(self._model.graph, order, self._session.index)
         self._scene.show_matches(old, matches, self._search.current_node)
         self.search_changed.emit(self._search.status())
         return matches
@@ -926,7 +1177,8 @@ class GraphView(QGraphicsView):
 
     @property
     def layout_busy(self) -> bool:
-        return self._layouter.busy
+        """A layout is on its way: the whole graph (after the neighbourhood) or ``dot``'s."""
+        return self._partial or self._layouter.busy
 
     @property
     def layout_worker_pid(self) -> int | None:

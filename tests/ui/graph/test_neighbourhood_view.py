@@ -1,0 +1,166 @@
+"""A big session opens on the leaf's neighbourhood, then the whole graph (built on a worker thread)
+replaces it without moving the leaf off screen (issue 10 item 8). Structural, not timed: the
+times are benchmark figures (``benchmarks/bench_gui.py``)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QRect
+
+from desktop_app.present.graph_model import build_view_graph
+from desktop_app.present.neighbourhood import NeighbourhoodLimits
+from desktop_app.present.viewgraph import SegmentKey
+from desktop_app.session import SessionManager
+from desktop_app.ui.graph import GraphView
+from tests.present.builders import synthetic_session
+
+LIMITS = NeighbourhoodLimits(path=80, branch=10, total=300)
+
+
+def big_manager(tmp_path: Path, count: int = 3_000) -> SessionManager:
+    manager = SessionManager.in_memory(str(tmp_path))
+    for entry in synthetic_session(count, branch_rate=0.03, seed=5):
+        manager._index.add(entry)
+    manager._leaf_id = manager._index.last_id
+    return manager
+
+
+def make_view(qtbot: Any, **options: Any) -> GraphView:
+    view = GraphView(use_dot=False, neighbourhood_min_entries=1_000, neighbourhood_limits=LIMITS, **options)
+    qtbot.addWidget(view)
+    view.resize(1000, 700)
+    view.show()
+    return view
+
+
+def on_screen(view: GraphView) -> QRect:
+    return view.viewport().rect()
+
+
+def test_the_leaf_first_then_the_whole_graph_with_the_leaf_kept_in_place(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    leaf = manager.leaf_id
+    whole = build_view_graph(manager.index, leaf)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    first = view.graph()
+    assert view.partial and view.layout_busy
+    assert first.leaf_node == leaf and 0 < len(first) < len(whole) / 3
+    assert len(view.graph_scene().nodes) == len(first)  # only the neighbourhood's items exist
+    pin = view.pin_center()
+    assert pin is not None and on_screen(view).contains(pin)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert set(view.graph().nodes) == set(whole.nodes)  # the complete graph, as built on the UI thread
+    assert len(view.graph_scene().nodes) == len(whole)
+    assert view.graph().leaf_node == leaf and not view.layout_busy
+    after = view.pin_center()
+    assert after is not None and on_screen(view).contains(after)
+    assert (after - pin).manhattanLength() <= 4  # the leaf did not move on screen
+
+
+def test_a_selected_node_keeps_its_place_when_the_whole_graph_arrives(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    path = manager.get_branch()
+    target = str(path[-6]["id"])
+    view.select(target, center=True)
+    node = view.selected_node()
+    assert node is not None
+    before = view.mapFromScene(*view.graph_scene().positions[node])
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert view.selected_entry() == view.graph().entry_of(view.model.node_for_entry(target))  # type: ignore[union-attr]
+    now = view.mapFromScene(*view.graph_scene().positions[view.selected_node()])  # type: ignore[index]
+    assert on_screen(view).contains(now) and (now - before).manhattanLength() <= 4
+
+
+def test_entries_appended_while_the_whole_graph_is_built_are_in_it(
+    qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import desktop_app.ui.graph.view as view_module
+
+    manager = big_manager(tmp_path)
+    release = threading.Event()
+    real_tidy = view_module.tidy_tree_layout
+
+    def held_tidy(*args: Any, **kwargs: Any) -> Any:  # the worker's build waits for the append
+        if threading.current_thread() is not threading.main_thread():
+            release.wait(30)
+        return real_tidy(*args, **kwargs)
+
+    monkeypatch.setattr(view_module, "tidy_tree_layout", held_tidy)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: view._build_state == "running", timeout=10_000)
+    late = manager.append_message({"role": "user", "content": "written while the graph was built", "timestamp": 1})
+    release.set()
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert view.graph().leaf_node == late and late in view.graph_scene().nodes
+
+
+def test_small_sessions_are_built_at_once(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path, count=600)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    assert not view.partial and len(view.graph()) == len(build_view_graph(manager.index, manager.leaf_id))
+
+
+def test_a_far_branch_switch_shows_the_new_leafs_neighbourhood_then_the_whole_graph(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    graph = view.graph()
+    index = manager.index
+    far = next(
+        e["id"]
+        for e in index.entries
+        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
+    )  # a leaf folded into a run: moving there reshapes the folds (a rebuild)
+    manager.branch(far)
+    assert view.partial and view.graph().leaf_node == far
+    assert len(view.graph()) < len(graph) / 3
+    pin = view.pin_center()
+    assert pin is not None and on_screen(view).contains(pin)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert set(view.graph().nodes) == set(build_view_graph(index, far).nodes)
+    after = view.pin_center()
+    # on screen; it may shift when the whole graph's edge stops the scroll (this leaf is near the root)
+    assert after is not None and on_screen(view).contains(after)
+
+
+def test_a_near_branch_switch_between_standing_nodes_restyles_in_place(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    graph = view.graph()
+    standing = next(
+        n for n in reversed(list(graph.nodes)) if isinstance(n, str) and n != graph.leaf_node and graph.nodes[n].kind == "user"
+    )
+    items = view.graph_scene().nodes[standing]
+    manager.branch(standing)
+    assert not view.partial and view.graph().leaf_node == standing
+    assert view.graph_scene().nodes[standing] is items  # the same items: no rebuild, no new picture
+
+
+def test_a_big_replaced_picture_is_hidden_at_once_and_deleted_in_slices(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = GraphView(use_dot=False, neighbourhood_min_entries=None, folding=False, filter_mode="all")
+    qtbot.addWidget(view)
+    view.show()
+    view.set_session(manager)
+    scene = view.graph_scene()
+    before = len(scene.items())
+    assert before > 3_000
+    view.set_session(None)  # a small picture replaces it
+    assert scene.discarding
+    assert sum(1 for item in scene.items() if item.isVisible()) < 20  # the old items are hidden at once
+    qtbot.waitUntil(lambda: not scene.discarding, timeout=10_000)
+    assert len(scene.items()) < 20

@@ -1,0 +1,58 @@
+"""Sibling arrows are widgets only for rows that came on screen (issue 10 item 8: at 100,000 entries
+the path branches ~2,700 times and making every strip up front took most of a second)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from desktop_app.session.entries import make_header
+from desktop_app.ui.testing import open_window, pump
+from tests.present.builders import msg
+
+TURNS = 60
+
+
+def wait_until(condition: Callable[[], Any], timeout_ms: int = 5000) -> bool:
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not condition() and time.monotonic() < deadline:
+        pump(20)
+    return bool(condition())
+
+
+def branchy_session(path: Path) -> None:
+    """60 turns; before every question after the first, another question was asked and abandoned
+    (written first, so the active one is sibling 2 of 2)."""
+    lines: list[dict[str, Any]] = [make_header("lazy-arrows", "/tmp", "2025-01-01T00:00:00.000Z")]
+    parent: str | None = None
+    for i in range(TURNS):
+        if parent is not None:
+            lines.append(msg(f"x{i}", parent, "user", f"an abandoned question {i}"))
+        lines.append(msg(f"u{i}", parent, "user", f"question {i}: " + "words " * 30))
+        lines.append(msg(f"a{i}", f"u{i}", "assistant", f"answer {i}: " + "more words " * 40))
+        parent = f"a{i}"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_arrows_are_made_for_rows_on_screen_only(tmp_path: Path) -> None:
+    path = tmp_path / "branchy.jsonl"
+    branchy_session(path)
+    window = open_window(path, size=(1200, 800))
+    try:
+        chat = window.chat
+        assert wait_until(lambda: len(chat.sibling_switches) == TURNS - 1)
+        assert wait_until(lambda: any(a.isVisible() for a in chat.sibling_arrows))
+        made = {a.switch.entry_id for a in chat.sibling_arrows}
+        assert 0 < len(made) < 15 < TURNS - 1  # the rows at the bottom of the chat, not all 59
+        assert "u1" not in made
+        chat.view.verticalScrollBar().setValue(0)  # the top of the chat comes on screen
+        assert wait_until(lambda: any(a.switch.entry_id == "u1" and a.isVisible() for a in chat.sibling_arrows))
+        assert len(chat.sibling_arrows) < TURNS - 1
+        top = next(a for a in chat.sibling_arrows if a.switch.entry_id == "u1")
+        assert top.label.text() == "2/2" and top.switch.previous_leaf == "x1"
+    finally:
+        window.close()
+        pump(50)
