@@ -282,3 +282,28 @@ def test_pi_version_chosen_in_the_dialog_is_saved_and_used_by_the_next_session(
     win.open_path(str(other))
     assert win.agent.session.profile.version == "0.73.1"
     win.close()
+
+
+def test_the_graph_follows_a_live_theme_switch(memory_keyring: MemoryKeyring, tmp_path: Path, qtbot: Any) -> None:
+    win = window(tmp_path, qtbot)
+    graph = win.graph
+    style = graph.graph_style
+    scene = graph.graph_scene()
+    assert not style.dark
+    light_background = scene.backgroundBrush().color()
+    edge = next(iter(scene.edges.values()))
+    light_edge_pen = edge._pen.color()
+    try:
+        apply_theme("dark")
+        QCoreApplication.processEvents()  # the palette change reaches the canvas as an event
+        assert style.dark and graph.graph_style is style  # the one shared style, changed in place
+        assert scene.backgroundBrush().color().lightness() < 60 < light_background.lightness()
+        assert graph.backgroundBrush().color() == scene.backgroundBrush().color()
+        assert edge._pen.color() == (style.active if edge.active else style.edge) != light_edge_pen
+        image = graph.viewport().grab().toImage()
+        corner = image.pixelColor(2, 2)
+        assert corner.lightness() < 60  # what is painted, not only what is set
+    finally:
+        apply_theme("light")
+        QCoreApplication.processEvents()
+    assert not style.dark and scene.backgroundBrush().color() == light_background

@@ -181,14 +181,15 @@ class OutlinePanel(QWidget):
             row = QListWidgetItem(item.text)
             row.setData(_ENTRY_ROLE, item.entry_id)
             color = self._color(item)
-            row.setForeground(color)
+            if color is not None:  # plain rows keep the list's own text colour (it follows the theme)
+                row.setForeground(color)
             if item.on_active_path:
                 font = row.font()
                 font.setBold(True)
                 row.setFont(font)
             self.list.addItem(row)
 
-    def _color(self, item: OutlineItem) -> QColor:
+    def _color(self, item: OutlineItem) -> QColor | None:
         style = self._style
         if item.role == "active-leaf":
             return style.pin
@@ -196,7 +197,7 @@ class OutlinePanel(QWidget):
             return style.kind(item.kind).accent.darker(115)
         if item.role == "label":
             return style.flag.darker(140)
-        return self.palette().windowText().color()
+        return None
 
     def _jump(self, row: QListWidgetItem) -> None:
         entry = row.data(_ENTRY_ROLE)

@@ -281,6 +281,20 @@ class GraphScene(QGraphicsScene):
         self._overview_dirty = False
         self.update_marks()
 
+    def restyle(self) -> None:
+        """Repaint everything with the style's current colours (after :meth:`GraphStyle.adopt`):
+        edges and links carry pens made from it, nodes and the overview cache their pictures."""
+        self.setBackgroundBrush(QBrush(self.graph_style.background))
+        for edge in self.edges.values():
+            edge.set_active(edge.active)
+        for item in self.nodes.values():
+            item.update()
+        self._rebuild_links()
+        self._overview_dirty = True
+        if self.overview:
+            self._refresh_overview()
+        self.update()
+
     def update_marks(self) -> None:
         """Carry selection, matches and the leaf over to the overview layer (when it shows)."""
         if not self.overview:

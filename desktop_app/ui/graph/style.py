@@ -10,7 +10,7 @@ entry it omits or replaces, a usage entry a small grey marker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
@@ -139,6 +139,12 @@ class GraphStyle:
 
     def kind(self, kind: str) -> KindStyle:
         return self.kinds.get(kind) or self.kinds["unknown"]
+
+    def adopt(self, other: GraphStyle) -> None:
+        """Take ``other``'s colours and fonts in place: the scene, its items, the minimap and the
+        side panels all hold this one object, so a theme switch reaches them without rebuilding."""
+        for f in fields(self):
+            setattr(self, f.name, getattr(other, f.name))
 
 
 def default_style() -> GraphStyle:

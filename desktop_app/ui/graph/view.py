@@ -136,6 +136,7 @@ class GraphView(QGraphicsView):
     branch_summary_selected = Signal(object)
     layout_applied = Signal(str)
     search_changed = Signal(str)
+    style_changed = Signal()  #: light ↔ dark: panels that colour rows from the style refill them
 
     def __init__(
         self,
@@ -901,6 +902,27 @@ class GraphView(QGraphicsView):
         if self._order is None:
             self._order = visible_order(self._model.graph) if self._model is not None else []
         return self._order
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        """A theme switch (the application palette changed): the canvas follows at once."""
+        if event.type() == QEvent.Type.PaletteChange:
+            self.follow_palette()
+        super().changeEvent(event)
+
+    def follow_palette(self) -> bool:
+        """Light or dark as the application palette is now; ``True`` when the canvas changed."""
+        fresh = default_style()
+        if fresh.dark == self._style.dark:
+            return False
+        fresh.spec = self._style.spec
+        self._style.adopt(fresh)
+        self.setBackgroundBrush(self._style.background)
+        self._scene.restyle()
+        if self._model is not None:
+            self._minimap.redraw_now(self._model.graph)
+        self.style_changed.emit()
+        self.viewport().update()
+        return True
 
     def event(self, event: QEvent) -> bool:
         """Esc belongs to the canvas while a search is shown: the window's Esc (Stop) must not take
