@@ -97,3 +97,37 @@ def test_screen_labels_re_mark_only_what_an_append_touched(qtbot: Any, open_case
     view.set_filter("all")  # a rebuild: everything afresh
     view.node_marks()
     assert len(full) == 1
+
+
+def test_minimap_redraws_in_bounded_chunks_and_ends_with_the_same_picture(
+    qtbot: Any, open_case: OpenCase, monkeypatch: Any
+) -> None:
+    import desktop_app.ui.graph.minimap as minimap
+
+    manager = open_case("gen-0031")
+    view = make_view(qtbot, manager)
+    binding = view._minimap
+    binding.redraw_now(view.graph())
+    whole = binding.widget.image()
+    assert whole is not None and len(view.positions()) > 40
+    whole = whole.copy()
+    monkeypatch.setattr(minimap, "CHUNK", 10)
+    steps: list[int] = []
+    original = minimap.MinimapDrawing.step
+
+    def counted(self: Any, budget: int | None = None) -> bool:
+        before = self.painted
+        done = original(self, budget)
+        steps.append(self.painted - before)
+        return bool(done)
+
+    monkeypatch.setattr(minimap.MinimapDrawing, "step", counted)
+    binding.widget.show_picture(binding.widget._scene_rect, whole.copy())
+    shown = binding.widget.image()
+    for _ in range(5):  # a stream of appends asks again and again: one picture follows
+        binding.redraw(view.graph())
+    qtbot.waitUntil(lambda: binding.drawing is None and binding.widget.image() is not shown, timeout=5_000)
+    assert len(steps) >= len(view.positions()) // 10  # the old minimap painted every dot in one turn
+    assert max(steps) <= 10
+    image = binding.widget.image()
+    assert image is not None and image == whole  # the same picture as drawn in one go
