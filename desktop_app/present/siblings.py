@@ -52,6 +52,11 @@ class SiblingCache:
     newest: dict[str, str] = field(default_factory=dict)
     #: entries appended since the cache was filled → the cached subtrees (keys of ``newest``) holding them
     under: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the active path (root → ``leaf``), its ids, and ``id(message)`` → its position on it
+    leaf: str | None = None
+    path: list[Any] | None = None
+    ids: list[str] = field(default_factory=list)
+    message_at: dict[int, int] = field(default_factory=dict)
 
     def check(self, view: SessionView) -> None:
         entries = view.get_entries()
@@ -66,8 +71,34 @@ class SiblingCache:
             for n in range(self.entries, count):
                 self._appended(view, entries[n], n)
         else:
-            self.order, self.newest, self.under = {}, {}, {}
+            self.order, self.newest, self.under, self.path = {}, {}, {}, None
         self.entries, self.last = count, last
+
+    def branch(self, view: SessionView) -> list[Any]:
+        """The active path, kept: the leaf moving to a child of the old leaf (an append, above all)
+        extends it, anything else walks it again (72,000 entries at 100k: ~40 ms)."""
+        leaf = view.leaf_id
+        path = self.path
+        if path is not None and leaf == self.leaf:
+            return path
+        entry = view.get_entry(leaf) if path is not None and leaf is not None and self.leaf is not None else None
+        if path is not None and entry is not None and str(entry.get("parentId")) == self.leaf and leaf not in self.ids[-1:]:
+            self._extend(entry)
+        else:
+            self.path, self.ids, self.message_at = [], [], {}
+            for e in view.get_branch():
+                self._extend(e)
+        self.leaf = leaf
+        assert self.path is not None
+        return self.path
+
+    def _extend(self, entry: Any) -> None:
+        assert self.path is not None
+        message = entry.get("message")
+        if message is not None:
+            self.message_at[id(message)] = len(self.path)
+        self.path.append(entry)
+        self.ids.append(str(entry.get("id")))
 
     def remember(self, entry_id: str, leaf: str) -> None:
         """A newly searched subtree: the notes of which subtrees hold which appended entry are stale."""
@@ -135,23 +166,19 @@ def sibling_switches(
     among them is skipped before its newest leaves are searched (a 100,000-entry path branches
     ~2,700 times, the chat since the last compaction shows a few of them).
     """
-    path = view.get_branch()
-    ids = [str(e.get("id")) for e in path]
+    if cache is None:
+        cache = SiblingCache()
+    cache.check(view)
+    path = cache.branch(view)
+    ids = cache.ids
     start = 0
     if shown is not None:  # no carrier above the first shown message but the branch point just above it
-        first, found = len(path), 0
-        for j in range(len(path) - 1, -1, -1):  # the chat shows the path's tail: stop once all are seen
-            if id(path[j].get("message")) in shown:
-                first, found = j, found + 1
-                if found >= len(shown):
-                    break
+        where = cache.message_at
+        first = min((where[m] for m in shown if m in where), default=len(path))
         start = next((i for i in range(first - 1, -1, -1) if len(view.get_children(ids[i])) > 1), 0)
     points = [i for i in range(start, len(path) - 1) if len(view.get_children(ids[i])) > 1]
     if not points:
         return []
-    if cache is None:
-        cache = SiblingCache()
-    cache.check(view)
     order, newest = cache.order, cache.newest
 
     def newest_of(entry_id: str) -> str:

@@ -271,14 +271,25 @@ def test_sibling_cache_kept_across_appends_equals_a_fresh_computation() -> None:
         return original(*args)
 
     siblings.newest_leaf = counting  # type: ignore[assignment]
+    branch_walks: list[object] = []
+    walk = m.get_branch
+
+    def counted_walk(from_id: str | None = None) -> list[Any]:
+        branch_walks.append(from_id)
+        return walk(from_id)
+
+    m.get_branch = counted_walk  # type: ignore[method-assign]
     try:
         for step in range(6):  # a reply streaming at the active leaf
             m.append_message(_assistant(f"streamed {step}"))
-            before = searches
+            before, walks = searches, len(branch_walks)
             kept = sibling_switches(m, cache=cache)
             assert searches == before  # the kept cache searched no subtree again
+            assert len(branch_walks) == walks  # nor walked the active path again
             assert kept == sibling_switches(m, cache=siblings.SiblingCache())
-            assert searches > before  # (a fresh cache does: the count can fail)
+            assert searches > before and len(branch_walks) > walks  # (a fresh cache does: the counts can fail)
+            shown = {id(e["message"]) for e in m.get_branch()[-7:] if "message" in e} | {id(object())}
+            assert sibling_switches(m, shown, cache) == sibling_switches(m, shown)
         leaf = m.leaf_id
         m.branch(sides[1])  # grow a side branch: its newest leaf moves
         newer = m.append_message(_user("side grows"))
