@@ -81,9 +81,10 @@ class SiblingCache:
         path = self.path
         if path is not None and leaf == self.leaf:
             return path
-        entry = view.get_entry(leaf) if path is not None and leaf is not None and self.leaf is not None else None
-        if path is not None and entry is not None and str(entry.get("parentId")) == self.leaf and leaf not in self.ids[-1:]:
-            self._extend(entry)
+        tail = self._tail(view, leaf) if path is not None else None
+        if tail is not None:
+            for entry in reversed(tail):
+                self._extend(entry)
         else:
             self.path, self.ids, self.message_at = [], [], {}
             for e in view.get_branch():
@@ -91,6 +92,22 @@ class SiblingCache:
         self.leaf = leaf
         assert self.path is not None
         return self.path
+
+    def _tail(self, view: SessionView, leaf: str | None, most: int = 64) -> list[Any] | None:
+        """The entries from just below the old leaf down to ``leaf`` (newest first), when ``leaf``
+        descends from the old leaf within ``most`` steps (a turn appends a few entries at once)."""
+        if leaf is None or self.leaf is None:
+            return None
+        tail: list[Any] = []
+        current: str | None = leaf
+        while current is not None and current != self.leaf and len(tail) < most:
+            entry = view.get_entry(current)
+            if entry is None:
+                return None
+            tail.append(entry)
+            up = entry.get("parentId")
+            current = None if up is None else str(up)
+        return tail if current == self.leaf and tail else None
 
     def _extend(self, entry: Any) -> None:
         assert self.path is not None

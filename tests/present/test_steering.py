@@ -280,8 +280,9 @@ def test_sibling_cache_kept_across_appends_equals_a_fresh_computation() -> None:
 
     m.get_branch = counted_walk  # type: ignore[method-assign]
     try:
-        for step in range(6):  # a reply streaming at the active leaf
-            m.append_message(_assistant(f"streamed {step}"))
+        for step in range(6):  # a reply streaming at the active leaf (one entry, or a few at once)
+            for _ in range(1 + step % 3):
+                m.append_message(_assistant(f"streamed {step}"))
             before, walks = searches, len(branch_walks)
             kept = sibling_switches(m, cache=cache)
             assert searches == before  # the kept cache searched no subtree again
