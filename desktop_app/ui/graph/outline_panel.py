@@ -188,8 +188,8 @@ class OutlinePanel(QWidget):
             self._fill(self.list.item(i), item)
 
     def _sync_rows(self, items: list[OutlineItem]) -> None:
-        """Make the list show ``items``: rows equal at both ends stay, the rows between are
-        refilled in place, and only the surplus is added or taken."""
+        """Make the list show ``items`` touching only the rows that differ: equal rows at both ends
+        stay; between them rows in both lists stay, gone rows are taken, new rows added."""
         old, lst = self.items, self.list
         if lst.count() != len(old):  # not ours to diff (cleared from outside): fill afresh
             lst.clear()
@@ -206,16 +206,30 @@ class OutlinePanel(QWidget):
         before, after = n - head - tail, m - head - tail  # rows replaced, rows replacing them
         if before > 500 and after > 500 and before + after > n:  # most of the list (a filter switch)
             lst.clear()
-            head, tail, before, after = 0, 0, 0, m
-        for k in range(min(before, after)):
-            self._fill(lst.item(head + k), items[head + k])
-        at = head + min(before, after)
-        for _ in range(before - after):
-            lst.takeItem(at)
-        for k in range(after - before if after > before else 0):
-            row = QListWidgetItem()
-            self._fill(row, items[at + k])
-            lst.insertItem(at + k, row)
+            for item in items:
+                row = QListWidgetItem()
+                self._fill(row, item)
+                lst.addItem(row)
+            return
+        # between the equal ends: keep rows found in both in order, take the gone, add the new, refill
+        # the rest in place (the old leaf's row gone here and the new leaf's row added there)
+        old_mid, new_mid = old[head : n - tail], items[head : m - tail]
+        old_set, new_set = set(old_mid), set(new_mid)
+        at, i, j = head, 0, 0
+        while i < before or j < after:
+            if i < before and j < after and old_mid[i] == new_mid[j]:
+                i, j, at = i + 1, j + 1, at + 1
+            elif i < before and (old_mid[i] not in new_set or j >= after):
+                lst.takeItem(at)
+                i += 1
+            elif j < after and (new_mid[j] not in old_set or i >= before):
+                row = QListWidgetItem()
+                self._fill(row, new_mid[j])
+                lst.insertItem(at, row)
+                j, at = j + 1, at + 1
+            else:  # both elsewhere in the other list: this row now says the new item
+                self._fill(lst.item(at), new_mid[j])
+                i, j, at = i + 1, j + 1, at + 1
 
     def _fill(self, row: QListWidgetItem | None, item: OutlineItem) -> None:
         if row is None:

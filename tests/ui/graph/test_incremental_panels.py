@@ -131,3 +131,30 @@ def test_minimap_redraws_in_bounded_chunks_and_ends_with_the_same_picture(
     assert max(steps) <= 10
     image = binding.widget.image()
     assert image is not None and image == whole  # the same picture as drawn in one go
+
+
+def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+    from desktop_app.present.outline import OutlineItem
+
+    view = make_view(qtbot, open_case("gen-0004"))
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+
+    def item(i: int | str) -> OutlineItem:
+        return OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False)
+
+    old = [item(i) for i in range(100)]
+    panel._sync_rows(old)
+    panel.items = old
+    filled: list[str] = []
+    fill = panel._fill
+
+    def counted(row: Any, it: OutlineItem) -> None:
+        filled.append(it.text)
+        fill(row, it)
+
+    monkeypatch.setattr(panel, "_fill", counted)
+    new = old[:10] + old[11:90] + [item("x")] + old[90:]  # the old leaf's row goes, the new leaf's comes
+    panel._sync_rows(new)
+    assert filled == ["row x"]  # not the 79 rows between
+    assert [panel.list.item(i).text() for i in range(panel.list.count())] == [it.text for it in new]
