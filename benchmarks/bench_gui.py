@@ -350,6 +350,12 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.layout", "Layouter", "start_dot"),
     ("desktop_app.ui.graph.scene", "GraphScene", "show_graph"),
     ("desktop_app.ui.graph.scene", "GraphScene", "move_to"),
+    ("desktop_app.ui.graph.outline_panel", "OutlinePanel", "refresh"),
+    ("desktop_app.ui.graph.minimap", "Minimap", "set_content"),
+    ("desktop_app.ui.graph.view", "GraphView", "node_marks"),
+    ("desktop_app.ui.graph.view", "GraphView", "_layout_labels"),
+    ("desktop_app.ui.steering", "Steering", "_show_siblings"),
+    ("desktop_app.present.siblings", "", "sibling_switches"),
 ]
 
 

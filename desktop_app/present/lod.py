@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Final
 
@@ -44,6 +44,7 @@ __all__ = [
     "place_labels",
     "shows_text",
     "stretch_rows",
+    "update_marks",
 ]
 
 #: From this scale up a node's own 12 px text is at least ~10 px on screen: the nodes write it.
@@ -173,22 +174,49 @@ def _text(graph: ViewGraph, node: Node, view: ViewNode, role: str, session_name:
     return _cut(body)
 
 
+def _mark(graph: ViewGraph, node: Node, view: ViewNode, position: int, session_name: str | None) -> Mark:
+    role = _role(graph, node, view)
+    if role == "root" and session_name is None and view.kind in ("compaction", "branch_summary"):
+        role = view.kind
+    text = _text(graph, node, view, role, session_name)
+    rank = (_ROLE_RANK[role], 0 if view.on_active_path else 1, position)
+    return Mark(node, role, text, view.kind, rank)
+
+
 def node_marks(graph: ViewGraph, session_name: str | None = None) -> dict[Node, Mark]:
     """What every node of ``graph`` would say, in order of importance (most important first).
 
     A node that is several things at once (a labelled branch point, a compaction on the leaf)
     takes its most important role; the root shows the session name when there is one.
     """
-    marks: list[Mark] = []
-    for position, (node, view) in enumerate(graph.nodes.items()):
-        role = _role(graph, node, view)
-        if role == "root" and session_name is None and view.kind in ("compaction", "branch_summary"):
-            role = view.kind
-        text = _text(graph, node, view, role, session_name)
-        rank = (_ROLE_RANK[role], 0 if view.on_active_path else 1, position)
-        marks.append(Mark(node, role, text, view.kind, rank))
+    marks = [_mark(graph, node, view, position, session_name) for position, (node, view) in enumerate(graph.nodes.items())]
     marks.sort(key=lambda m: m.rank)
     return {m.node: m for m in marks}
+
+
+def update_marks(
+    graph: ViewGraph, marks: Mapping[Node, Mark], dirty: Iterable[Node], session_name: str | None = None
+) -> dict[Node, Mark]:
+    """:func:`node_marks` of ``graph`` from the ``marks`` of its previous state, when only ``dirty``
+    nodes can say something else (added, restyled, or their children or leaf flag changed; nodes
+    gone from ``graph`` are dropped). Every other mark is kept (its position renumbered if a node
+    before it went), so an append costs a few marks and an almost sorted sort, not 10,000 texts."""
+    nodes = graph.nodes
+    position = {node: i for i, node in enumerate(nodes)}
+    redo = {node for node in dirty if node in nodes}
+    out: list[Mark] = []
+    for mark in marks.values():
+        at = position.get(mark.node)
+        if at is None or mark.node in redo:
+            continue
+        if mark.rank[2] != at:
+            mark = replace(mark, rank=(mark.rank[0], mark.rank[1], at))
+        out.append(mark)
+    out.extend(_mark(graph, node, nodes[node], position[node], session_name) for node in redo)
+    if len(out) != len(nodes):  # a node neither marked before nor named dirty: be exact, not quick
+        return node_marks(graph, session_name)
+    out.sort(key=lambda m: m.rank)
+    return {m.node: m for m in out}
 
 
 def shows_text(mark: Mark, detail: Detail) -> bool:

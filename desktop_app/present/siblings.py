@@ -37,18 +37,124 @@ class SiblingSwitch:
 
 @dataclass
 class SiblingCache:
-    """What :func:`sibling_switches` may reuse while the session gains no entries: file positions
-    and newest leaves (a branch near the root of a 100,000-entry session has a 70,000-entry
-    subtree to search). Keep one per session view; it resets itself when the entry count moves."""
+    """What :func:`sibling_switches` may reuse: file positions and newest leaves (a branch near the
+    root of a 100,000-entry session has a 70,000-entry subtree to search). Keep one per session view.
+
+    Appends keep it: a new entry is the file's newest leaf, so it becomes the newest leaf of exactly
+    the cached subtrees it lies in (:meth:`check` finds them by walking up from its parent until an
+    entry older than every cached subtree, or an entry appended earlier whose subtrees it noted), and
+    nothing else changes. While a reply streams, each append costs O(1) instead of a new search of
+    every subtree. Anything but a pure append (fewer entries, a different file) starts it afresh."""
 
     entries: int = -1
+    last: str | None = None  #: id of the entry at position ``entries - 1`` (same file, only grown?)
     order: dict[str, int] = field(default_factory=dict)
     newest: dict[str, str] = field(default_factory=dict)
+    #: entries appended since the cache was filled → the cached subtrees (keys of ``newest``) holding them
+    under: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the active path (root → ``leaf``), its ids, and ``id(message)`` → its position on it
+    leaf: str | None = None
+    path: list[Any] | None = None
+    ids: list[str] = field(default_factory=list)
+    message_at: dict[int, int] = field(default_factory=dict)
 
     def check(self, view: SessionView) -> None:
-        count = len(view.get_entries())
-        if count != self.entries:
-            self.entries, self.order, self.newest = count, {}, {}
+        entries = view.get_entries()
+        count = len(entries)
+        last = str(entries[-1].get("id")) if entries else None
+        if count == self.entries and last == self.last:
+            return
+        grown = 0 <= self.entries < count and (
+            self.entries == 0 or str(entries[self.entries - 1].get("id")) == self.last
+        )
+        if grown:
+            for n in range(self.entries, count):
+                self._appended(view, entries[n], n)
+        else:
+            self.order, self.newest, self.under, self.path = {}, {}, {}, None
+        self.entries, self.last = count, last
+
+    def branch(self, view: SessionView) -> list[Any]:
+        """The active path, kept: the leaf moving to a child of the old leaf (an append, above all)
+        extends it, anything else walks it again (72,000 entries at 100k: ~40 ms)."""
+        leaf = view.leaf_id
+        path = self.path
+        if path is not None and leaf == self.leaf:
+            return path
+        tail = self._tail(view, leaf) if path is not None else None
+        if tail is not None:
+            for entry in reversed(tail):
+                self._extend(entry)
+        else:
+            self.path, self.ids, self.message_at = [], [], {}
+            for e in view.get_branch():
+                self._extend(e)
+        self.leaf = leaf
+        assert self.path is not None
+        return self.path
+
+    def _tail(self, view: SessionView, leaf: str | None, most: int = 64) -> list[Any] | None:
+        """The entries from just below the old leaf down to ``leaf`` (newest first), when ``leaf``
+        descends from the old leaf within ``most`` steps (a turn appends a few entries at once)."""
+        if leaf is None or self.leaf is None:
+            return None
+        tail: list[Any] = []
+        current: str | None = leaf
+        while current is not None and current != self.leaf and len(tail) < most:
+            entry = view.get_entry(current)
+            if entry is None:
+                return None
+            tail.append(entry)
+            up = entry.get("parentId")
+            current = None if up is None else str(up)
+        return tail if current == self.leaf and tail else None
+
+    def _extend(self, entry: Any) -> None:
+        assert self.path is not None
+        message = entry.get("message")
+        if message is not None:
+            self.message_at[id(message)] = len(self.path)
+        self.path.append(entry)
+        self.ids.append(str(entry.get("id")))
+
+    def remember(self, entry_id: str, leaf: str) -> None:
+        """A newly searched subtree: the notes of which subtrees hold which appended entry are stale."""
+        self.newest[entry_id] = leaf
+        self.under.clear()
+
+    def _appended(self, view: SessionView, entry: Any, position: int) -> None:
+        entry_id = str(entry.get("id"))
+        if self.order:
+            self.order[entry_id] = position
+        if not self.newest:
+            return
+        holders = self._holders(view, entry.get("parentId"))
+        for key in holders:
+            self.newest[key] = entry_id  # a childless entry written last: the newest leaf there
+        self.under[entry_id] = holders
+
+    def _holders(self, view: SessionView, parent: Any) -> frozenset[str]:
+        """The cached subtrees holding ``parent`` (and so its new child). A parent is written before
+        its child, so the walk stops at the first entry older than every cached subtree's root."""
+        order, newest = self.order, self.newest
+        oldest = min((order.get(k, -1) for k in newest), default=-1)
+        found: set[str] = set()
+        current = None if parent is None else str(parent)
+        seen: set[str] = set()
+        while current is not None and current not in seen:
+            seen.add(current)
+            noted = self.under.get(current)
+            if noted is not None:
+                found |= noted
+                break
+            if current in newest:
+                found.add(current)
+            if order and order.get(current, -1) < oldest:
+                break
+            entry = view.get_entry(current)
+            up = entry.get("parentId") if entry is not None else None
+            current = None if up is None else str(up)
+        return frozenset(found)
 
 
 def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
@@ -77,25 +183,26 @@ def sibling_switches(
     among them is skipped before its newest leaves are searched (a 100,000-entry path branches
     ~2,700 times, the chat since the last compaction shows a few of them).
     """
-    path = view.get_branch()
-    ids = [str(e.get("id")) for e in path]
+    if cache is None:
+        cache = SiblingCache()
+    cache.check(view)
+    path = cache.branch(view)
+    ids = cache.ids
     start = 0
     if shown is not None:  # no carrier above the first shown message but the branch point just above it
-        first = next((j for j, e in enumerate(path) if id(e.get("message")) in shown), len(path))
+        where = cache.message_at
+        first = min((where[m] for m in shown if m in where), default=len(path))
         start = next((i for i in range(first - 1, -1, -1) if len(view.get_children(ids[i])) > 1), 0)
     points = [i for i in range(start, len(path) - 1) if len(view.get_children(ids[i])) > 1]
     if not points:
         return []
-    if cache is None:
-        cache = SiblingCache()
-    cache.check(view)
     order, newest = cache.order, cache.newest
 
     def newest_of(entry_id: str) -> str:
         if entry_id not in newest:
             if not order:
                 order.update((str(e.get("id")), n) for n, e in enumerate(view.get_entries()))
-            newest[entry_id] = newest_leaf(view, entry_id, order)
+            cache.remember(entry_id, newest_leaf(view, entry_id, order))
         return newest[entry_id]
 
     switches: list[SiblingSwitch] = []

@@ -186,3 +186,33 @@ def test_no_text_overlaps_at_any_scale_on_the_conformance_cases(
             assert placed and placed[0].mark.node == graph.leaf_node
             leaf_seen = True
     assert leaf_seen or graph.leaf_node is None or graph.leaf_node not in positions
+
+
+@pytest.mark.parametrize("case", ["gen-0031", "gen-0004"])
+def test_marks_updated_after_appends_equal_fresh_marks(case: str, tmp_path: object) -> None:
+    """Appends at the leaf (the model's fast path): re-marking only the added and changed nodes,
+    their parents and the old and new leaf gives what marking every node gives."""
+    from pathlib import Path
+
+    from desktop_app.present.graph_model import ViewGraphModel
+    from desktop_app.present.lod import update_marks
+    from tests.ui.conformance_cases import open_copy
+
+    manager = open_copy(case, Path(str(tmp_path)))
+    model = ViewGraphModel(manager.index, manager.leaf_id)
+    marks = node_marks(model.graph, "trip")
+    for step in range(4):
+        old_leaf = model.graph.leaf_node
+        role = "user" if step % 2 else "assistant"
+        entry_id = manager.append_message({"role": role, "content": [{"type": "text", "text": f"step {step}"}], "timestamp": 1})
+        entry = manager.get_entry(entry_id)
+        assert entry is not None
+        delta = model.add_entry(entry)
+        assert not delta.rebuilt  # the fast path, as while a reply streams
+        graph = model.graph
+        dirty = {*delta.added, *delta.changed, *(graph.parent_of(n) for n in delta.added), old_leaf, graph.leaf_node}
+        if old_leaf in graph.nodes:  # the old leaf's mark is stale when only the new node is re-marked
+            assert update_marks(graph, marks, set(delta.added), "trip") != node_marks(graph, "trip")
+        marks = update_marks(graph, marks, {n for n in dirty if n is not None}, "trip")
+        fresh = node_marks(graph, "trip")
+        assert marks == fresh and list(marks) == list(fresh)

@@ -229,5 +229,76 @@ def test_sibling_cache_is_reused_until_the_session_grows(tree: Any) -> None:
     assert leaf == first.previous_leaf
     cache.newest[sibling] = "stale"  # reused while nothing is appended ...
     assert sibling_switches(m, cache=cache)[0].previous_leaf == "stale"
-    m.append_message(_assistant("one more"))  # ... and forgotten once the session grows
-    assert sibling_switches(m, cache=cache)[0].previous_leaf == first.previous_leaf
+    m.append_message(_assistant("one more"))  # ... and after an append outside that subtree (no new search)
+    assert sibling_switches(m, cache=cache)[0].previous_leaf == "stale"
+    other = SessionManager.in_memory("/tmp")
+    other.append_message(_user("another file"))
+    cache.check(other)
+    assert cache.newest == {} and cache.order == {}  # not an append to the same file: afresh
+
+
+def _sibling_tree(m: SessionManager) -> list[str]:
+    """Three branch points on one path, each with an older side branch; returns the side leaves."""
+    sides = []
+    m.append_message(_user("root"))
+    for i in range(3):
+        point = m.append_message(_assistant(f"point {i}"))
+        side = m.append_message(_user(f"side {i}"))
+        sides.append(m.append_message(_assistant(f"side answer {i}")))
+        m.branch(point)
+        m.append_message(_user(f"main {i}"))
+        _ = side
+    m.append_message(_assistant("main answer"))
+    return sides
+
+
+def test_sibling_cache_kept_across_appends_equals_a_fresh_computation() -> None:
+    """Appends at the leaf, under a cached side branch (even at an entry older than its newest leaf)
+    and on a new branch: the kept cache answers what a fresh one computes, and an append at the
+    active leaf searches no subtree again (the old cache reset on every append)."""
+    import desktop_app.present.siblings as siblings
+
+    m = SessionManager.in_memory("/tmp")
+    sides = _sibling_tree(m)
+    cache = siblings.SiblingCache()
+    assert sibling_switches(m, cache=cache) == sibling_switches(m)
+    searches = 0
+    original = siblings.newest_leaf
+
+    def counting(*args: Any) -> str:
+        nonlocal searches
+        searches += 1
+        return original(*args)
+
+    siblings.newest_leaf = counting  # type: ignore[assignment]
+    branch_walks: list[object] = []
+    walk = m.get_branch
+
+    def counted_walk(from_id: str | None = None) -> list[Any]:
+        branch_walks.append(from_id)
+        return walk(from_id)
+
+    m.get_branch = counted_walk  # type: ignore[method-assign]
+    try:
+        for step in range(6):  # a reply streaming at the active leaf (one entry, or a few at once)
+            for _ in range(1 + step % 3):
+                m.append_message(_assistant(f"streamed {step}"))
+            before, walks = searches, len(branch_walks)
+            kept = sibling_switches(m, cache=cache)
+            assert searches == before  # the kept cache searched no subtree again
+            assert len(branch_walks) == walks  # nor walked the active path again
+            assert kept == sibling_switches(m, cache=siblings.SiblingCache())
+            assert searches > before and len(branch_walks) > walks  # (a fresh cache does: the counts can fail)
+            shown = {id(e["message"]) for e in m.get_branch()[-7:] if "message" in e} | {id(object())}
+            assert sibling_switches(m, shown, cache) == sibling_switches(m, shown)
+        leaf = m.leaf_id
+        m.branch(sides[1])  # grow a side branch: its newest leaf moves
+        newer = m.append_message(_user("side grows"))
+        m.branch(m.get_entry(sides[0])["parentId"])  # type: ignore[index]
+        m.append_message(_user("an older entry gets a new child"))
+        m.branch(leaf)
+        fresh = sibling_switches(m, cache=siblings.SiblingCache())
+        assert sibling_switches(m, cache=cache) == fresh
+        assert newer in {s.previous_leaf for s in fresh}
+    finally:
+        siblings.newest_leaf = original  # type: ignore[assignment]

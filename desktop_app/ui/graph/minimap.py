@@ -1,12 +1,14 @@
 """A small overview of the whole graph with the visible area framed; click or drag to move there.
 
 It draws its own picture (one coloured dot per node, re-rendered only when positions change)
-instead of asking the scene to paint 10,000 items into a thumbnail on every scroll.
+instead of asking the scene to paint 10,000 items into a thumbnail on every scroll. While a reply
+streams the picture is redrawn at most every 120 ms, :data:`CHUNK` dots per event-loop turn into a
+fresh image that replaces the old one when complete, so no turn waits for 20,000 dots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer
@@ -18,7 +20,82 @@ from desktop_app.present.viewgraph import ViewGraph
 from .scene import GraphScene
 from .style import GraphStyle
 
-__all__ = ["MIN_VIEWPORT", "Minimap", "MinimapBinding"]
+__all__ = ["CHUNK", "MIN_VIEWPORT", "Minimap", "MinimapBinding", "MinimapDrawing"]
+
+#: Dots painted per event-loop turn by a deferred redraw (~2 ms of Python per turn).
+CHUNK = 1_500
+
+
+class MinimapDrawing:
+    """One picture of the graph in the making: :meth:`step` paints the next dots; when all are
+    painted the widget shows the new image (the old one stays on screen meanwhile)."""
+
+    def __init__(
+        self,
+        widget: Minimap,
+        scene_rect: QRectF,
+        positions: Mapping[Any, tuple[float, float]],
+        kinds: Callable[[Any], str],
+        active: Callable[[Any], bool],
+    ) -> None:
+        self._widget = widget
+        self.scene_rect = QRectF(scene_rect)
+        self.image = QImage(widget.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        self.image.fill(Qt.GlobalColor.transparent)
+        self.total = len(positions)
+        self.painted = 0
+        self.done = False
+        self._items: Iterator[tuple[Any, tuple[float, float]]] = iter(list(positions.items()))
+        self._kinds, self._active = kinds, active
+        self._painter: QPainter | None = None
+        if positions and scene_rect.width() > 0 and scene_rect.height() > 0:
+            self._painter = QPainter(self.image)
+            self._painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            target = widget.target_for(scene_rect)
+            self._left, self._top = target.left(), target.top()
+            self._sx = target.width() / scene_rect.width()
+            self._sy = target.height() / scene_rect.height()
+            self._dot = 3.0 if self.total < 400 else 2.0
+        self._colors: dict[tuple[str, bool], QColor] = {}
+
+    def step(self, budget: int | None = None) -> bool:
+        """Paint up to ``budget`` (default :data:`CHUNK`) more dots; ``True`` once the picture is
+        complete and shown."""
+        if self.done:
+            return True
+        if budget is None:
+            budget = CHUNK
+        painter = self._painter
+        if painter is not None:
+            style, colors = self._widget.graph_style, self._colors
+            rect_left, rect_top = self.scene_rect.left(), self.scene_rect.top()
+            dot, half = self._dot, self._dot / 2
+            n = 0
+            for node, (x, y) in self._items:
+                key = (self._kinds(node), self._active(node))
+                color = colors.get(key)
+                if color is None:
+                    color = colors[key] = QColor(style.active) if key[1] else QColor(style.kind(key[0]).accent)
+                px = self._left + (x - rect_left) * self._sx
+                py = self._top + (y - rect_top) * self._sy
+                painter.fillRect(QRectF(px - half, py - half, dot, dot), color)
+                n += 1
+                if n >= budget:
+                    break
+            self.painted += n
+            if self.painted < self.total:
+                return False
+            painter.end()
+            self._painter = None
+        self.done = True
+        self._widget.show_picture(self.scene_rect, self.image)
+        return True
+
+    def cancel(self) -> None:
+        if self._painter is not None:
+            self._painter.end()
+            self._painter = None
+        self.done = True
 
 
 class Minimap(QWidget):
@@ -44,38 +121,33 @@ class Minimap(QWidget):
         kinds: Mapping[Any, str],
         active: Mapping[Any, bool],
     ) -> None:
-        """Redraw the picture of the graph (positions or structure changed)."""
+        """Redraw the picture of the graph now (positions or structure changed)."""
+        drawing = MinimapDrawing(self, scene_rect, positions, lambda n: kinds.get(n, ""), lambda n: bool(active.get(n)))
+        drawing.step(len(positions) + 1)
+
+    @property
+    def graph_style(self) -> GraphStyle:
+        return self._style
+
+    def show_picture(self, scene_rect: QRectF, image: QImage) -> None:
+        """A finished picture (:class:`MinimapDrawing`) of the graph in ``scene_rect``."""
         self._scene_rect = QRectF(scene_rect)
-        image = QImage(self.size(), QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(Qt.GlobalColor.transparent)
-        if positions and scene_rect.width() > 0 and scene_rect.height() > 0:
-            painter = QPainter(image)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-            target = self._target()
-            sx = target.width() / scene_rect.width()
-            sy = target.height() / scene_rect.height()
-            dot = 3.0 if len(positions) < 400 else 2.0
-            for node, (x, y) in positions.items():
-                color = (
-                    QColor(self._style.active)
-                    if active.get(node)
-                    else self._style.kind(kinds.get(node, "")).accent
-                )
-                px = target.left() + (x - scene_rect.left()) * sx
-                py = target.top() + (y - scene_rect.top()) * sy
-                painter.fillRect(QRectF(px - dot / 2, py - dot / 2, dot, dot), color)
-            painter.end()
         self._image = image
         self.update()
+
+    def image(self) -> QImage | None:
+        return self._image
 
     def set_viewport(self, visible: QRectF) -> None:
         self._viewport = QRectF(visible)
         self.update()
 
     def _target(self) -> QRectF:
-        """Where the scene maps inside the widget, keeping its aspect ratio."""
+        return self.target_for(self._scene_rect)
+
+    def target_for(self, rect: QRectF) -> QRectF:
+        """Where the scene ``rect`` maps inside the widget, keeping its aspect ratio."""
         inner = QRectF(self.rect()).adjusted(6, 6, -6, -6)
-        rect = self._scene_rect
         if rect.width() <= 0 or rect.height() <= 0:
             return inner
         scale = min(inner.width() / rect.width(), inner.height() / rect.height())
@@ -161,7 +233,11 @@ class MinimapBinding:
         self._timer = QTimer(view)
         self._timer.setSingleShot(True)
         self._timer.setInterval(120)
-        self._timer.timeout.connect(self.redraw_now)
+        self._timer.timeout.connect(self._start_drawing)
+        self._drawing: MinimapDrawing | None = None
+        self._steps = QTimer(view)  #: one chunk of dots per event-loop turn
+        self._steps.setInterval(0)
+        self._steps.timeout.connect(self._step)
         self._graph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
         view.horizontalScrollBar().valueChanged.connect(self.follow_viewport)
         view.verticalScrollBar().valueChanged.connect(self.follow_viewport)
@@ -172,18 +248,54 @@ class MinimapBinding:
         self.place()
 
     def redraw(self, graph: ViewGraph) -> None:
-        """Redraw a moment later, in its own event-loop turn (no single long stall)."""
+        """Redraw soon, a chunk of dots per event-loop turn (no single long stall). A stream of
+        appends asks on every one: the picture follows at most every 120 ms (a running request
+        is not pushed back, so it does follow while the stream lasts)."""
         self._graph = graph
-        self._timer.start()
+        if not self._timer.isActive():
+            self._timer.start()
 
     def redraw_now(self, graph: ViewGraph | None = None) -> None:
         if graph is not None:
             self._graph = graph
-        nodes = self._graph.nodes
-        kinds = {n: view.kind for n, view in nodes.items()}
-        active = {n: view.on_active_path for n, view in nodes.items()}
-        self.widget.set_content(self._scene.sceneRect(), self._scene.positions, kinds, active)
+        self._timer.stop()
+        drawing = self._new_drawing()
+        drawing.step(drawing.total + 1)
+        self._drawing = None
         self.follow_viewport()
+
+    def _new_drawing(self) -> MinimapDrawing:
+        if self._drawing is not None:
+            self._drawing.cancel()
+            self._steps.stop()
+        nodes = self._graph.nodes
+
+        def kind(node: Any) -> str:  # a node the graph no longer has: the default colour
+            view = nodes.get(node)
+            return "" if view is None else view.kind
+
+        def active(node: Any) -> bool:
+            view = nodes.get(node)
+            return view is not None and view.on_active_path
+
+        self._drawing = MinimapDrawing(self.widget, self._scene.sceneRect(), self._scene.positions, kind, active)
+        return self._drawing
+
+    def _start_drawing(self) -> None:
+        self._new_drawing()
+        self._steps.start()
+
+    def _step(self) -> None:
+        drawing = self._drawing
+        if drawing is None or drawing.step():
+            self._steps.stop()
+            self._drawing = None
+            self.follow_viewport()
+
+    @property
+    def drawing(self) -> MinimapDrawing | None:
+        """The picture being drawn chunk by chunk, if any."""
+        return self._drawing
 
     def follow_viewport(self, *_: Any) -> None:
         view = self._view

@@ -23,7 +23,7 @@ class GraphSidebar(QTabWidget):
         self.addTab(self.lens, "Context")
         self.setTabToolTip(1, "What the model receives at the active leaf or the selected entry")
         self.setMinimumWidth(200)
-        graph.style_changed.connect(self.outline.refresh)
+        graph.style_changed.connect(self.outline.restyle)
         graph.style_changed.connect(lambda: self.lens.refresh() if self.lens.isVisible() else None)
 
     def show_lens(self) -> None:

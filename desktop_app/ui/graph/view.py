@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import Any
 
@@ -53,7 +53,16 @@ from desktop_app.present.graph_controller import (
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lens import heat
-from desktop_app.present.lod import GROUPS_SCALE, Detail, Mark, Placed, Rect, detail_for, node_marks
+from desktop_app.present.lod import (
+    GROUPS_SCALE,
+    Detail,
+    Mark,
+    Placed,
+    Rect,
+    detail_for,
+    node_marks,
+    update_marks,
+)
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.preview import preview_html
@@ -201,6 +210,10 @@ class GraphView(QGraphicsView):
         self._labels_version = -1
         self._marks: dict[Node, Mark] = {}
         self._marks_version = -1
+        self._marks_leaf: Node | None = None  #: the graph's leaf node when the marks were made
+        self._marks_name: str | None = None
+        #: appends since the marks were made: (scene version before, after, nodes whose mark may differ)
+        self._marks_pending: tuple[int, int, set[Node]] | None = None
         self._last_seen = QRectF()
         self._heat: dict[str, int] | None = None  #: context lens tokens per entry, while it shows
         self._heat_nodes: dict[Node, int] = {}
@@ -456,7 +469,9 @@ class GraphView(QGraphicsView):
         elif delta.added or delta.removed:
             self._apply_append(delta)
         elif delta.changed:
+            before = self._scene.version
             self._scene.refresh(self._model.graph, delta.changed)
+            self._note_marks(before, delta.changed)
             self._order = None
             self._minimap.redraw(self._model.graph)
 
@@ -464,6 +479,7 @@ class GraphView(QGraphicsView):
         assert self._model is not None
         graph = self._model.graph
         scene = self._scene
+        before = scene.version
         was_visible = self._leaf_visible()
         for node in delta.removed:
             scene.remove_node(node)
@@ -471,6 +487,7 @@ class GraphView(QGraphicsView):
         for node in delta.added:
             scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec))
         scene.refresh(graph, delta.changed)
+        self._note_marks(before, [*delta.added, *delta.changed, *(graph.parent_of(n) for n in delta.added)])
         self._order = None
         if delta.added and was_visible:
             self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
@@ -1113,14 +1130,38 @@ class GraphView(QGraphicsView):
             obstacles,
         )
 
+    def _note_marks(self, before: int, nodes: Iterable[Node | None]) -> None:
+        """An append took the scene from version ``before`` to now, touching only ``nodes``' marks."""
+        pending = self._marks_pending
+        start, dirty = (pending[0], pending[2]) if pending is not None and pending[1] == before else (before, set())
+        dirty.update(n for n in nodes if n is not None)
+        leaf = self._scene.graph.leaf_node
+        if leaf is not None:
+            dirty.add(leaf)
+        self._marks_pending = (start, self._scene.version, dirty)
+
     def node_marks(self) -> dict[Node, Mark]:
         """What every node says when labelled, most important first (cached until the picture
-        changes; the screen labels and the outline share it)."""
+        changes; the screen labels and the outline share it). After appends only the marks they
+        touched are made again (:func:`update_marks`); anything else makes them all afresh."""
         version = self._scene.version
         if self._marks_version != version:
             name = self._session.get_session_name() if self._session is not None else None
-            self._marks = node_marks(self._scene.graph, name)
-            self._marks_version = version
+            graph = self._scene.graph
+            pending = self._marks_pending
+            if (
+                pending is not None
+                and pending[0] == self._marks_version
+                and pending[1] == version
+                and name == self._marks_name
+                and self._marks
+            ):
+                dirty = pending[2] | ({self._marks_leaf} if self._marks_leaf is not None else set())
+                self._marks = update_marks(graph, self._marks, dirty, name)
+            else:
+                self._marks = node_marks(graph, name)
+            self._marks_version, self._marks_leaf, self._marks_name = version, graph.leaf_node, name
+            self._marks_pending = None
         return self._marks
 
     def _caption_rects(self) -> list[Rect]:

@@ -1,0 +1,160 @@
+"""Issue 10 item 8: while a reply streams, the outline, the minimap and the screen labels cost what
+changed, not the whole session (counted, never timed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListWidgetItem
+
+import desktop_app.ui.graph.outline_panel as outline_panel
+from desktop_app.session import SessionManager
+from desktop_app.ui.graph import GraphView
+from desktop_app.ui.graph.outline_panel import OutlinePanel
+
+from .test_view import OpenCase, make_view
+
+
+def _rows(panel: OutlinePanel) -> list[tuple[Any, ...]]:
+    out = []
+    for i in range(panel.list.count()):
+        row = panel.list.item(i)
+        out.append((row.text(), row.data(Qt.ItemDataRole.UserRole), row.data(Qt.ItemDataRole.ForegroundRole), row.font().bold()))
+    return out
+
+
+def _append(manager: SessionManager, text: str) -> str:
+    return manager.append_message({"role": "assistant", "content": [{"type": "text", "text": text}], "timestamp": 1})
+
+
+def test_outline_touches_only_the_rows_an_append_changes(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+    manager = open_case("gen-0031")
+    view: GraphView = make_view(qtbot, manager)
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    assert panel.list.count() >= 10
+    kept = [panel.list.item(i) for i in range(panel.list.count())]
+    made: list[QListWidgetItem] = []
+
+    class Counted(QListWidgetItem):
+        def __init__(self, *args: Any) -> None:
+            super().__init__(*args)
+            made.append(self)
+
+    monkeypatch.setattr(outline_panel, "QListWidgetItem", Counted)
+    for step in range(3):  # a reply streaming at the leaf, the outline refreshed after each append
+        _append(manager, f"streamed {step}")
+        panel.refresh()
+    assert len(made) <= 3  # the old panel made every row again after each append
+    same = sum(1 for i, row in enumerate(kept[:-2]) if panel.list.item(i) is row)
+    assert same == len(kept) - 2  # the rows above the leaf are the very same objects
+    fresh = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(fresh)
+    fresh.refresh()
+    assert _rows(panel) == _rows(fresh) and panel.items == fresh.items  # and say what a fresh list says
+    before = len(made)
+    panel.refresh()
+    assert len(made) == before and _rows(panel) == _rows(fresh)  # nothing changed: nothing made
+
+
+def test_outline_filter_switch_and_back_matches_a_fresh_list(qtbot: Any, open_case: OpenCase) -> None:
+    manager = open_case("gen-0031")
+    view = make_view(qtbot, manager)
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    everything = _rows(panel)
+    panel.filter.setCurrentText("Leaves")
+    assert all(item.role in ("leaf", "active-leaf") for item in panel.items)
+    assert [r[1] for r in _rows(panel)] == [item.entry_id for item in panel.items]
+    panel.filter.setCurrentText("Everything")
+    assert _rows(panel) == everything
+
+
+def test_screen_labels_re_mark_only_what_an_append_touched(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+    import desktop_app.ui.graph.view as view_module
+    from desktop_app.present.lod import node_marks
+
+    manager = open_case("gen-0031")
+    view = make_view(qtbot, manager)
+    view.node_marks()
+    full: list[int] = []
+
+    def counted(graph: Any, name: Any = None) -> Any:
+        full.append(len(graph.nodes))
+        return node_marks(graph, name)
+
+    monkeypatch.setattr(view_module, "node_marks", counted)
+    for step in range(3):
+        _append(manager, f"streamed {step}")
+        if step != 1:  # two appends between two pictures are one update too
+            marks = view.node_marks()
+            assert marks == node_marks(view.graph(), manager.get_session_name())
+            assert list(marks) == list(node_marks(view.graph(), manager.get_session_name()))
+    assert full == []  # the old view marked all nodes again after every append
+    view.set_filter("all")  # a rebuild: everything afresh
+    view.node_marks()
+    assert len(full) == 1
+
+
+def test_minimap_redraws_in_bounded_chunks_and_ends_with_the_same_picture(
+    qtbot: Any, open_case: OpenCase, monkeypatch: Any
+) -> None:
+    import desktop_app.ui.graph.minimap as minimap
+
+    manager = open_case("gen-0031")
+    view = make_view(qtbot, manager)
+    binding = view._minimap
+    binding.redraw_now(view.graph())
+    whole = binding.widget.image()
+    assert whole is not None and len(view.positions()) > 40
+    whole = whole.copy()
+    monkeypatch.setattr(minimap, "CHUNK", 10)
+    steps: list[int] = []
+    original = minimap.MinimapDrawing.step
+
+    def counted(self: Any, budget: int | None = None) -> bool:
+        before = self.painted
+        done = original(self, budget)
+        steps.append(self.painted - before)
+        return bool(done)
+
+    monkeypatch.setattr(minimap.MinimapDrawing, "step", counted)
+    binding.widget.show_picture(binding.widget._scene_rect, whole.copy())
+    shown = binding.widget.image()
+    for _ in range(5):  # a stream of appends asks again and again: one picture follows
+        binding.redraw(view.graph())
+    qtbot.waitUntil(lambda: binding.drawing is None and binding.widget.image() is not shown, timeout=5_000)
+    assert len(steps) >= len(view.positions()) // 10  # the old minimap painted every dot in one turn
+    assert max(steps) <= 10
+    image = binding.widget.image()
+    assert image is not None and image == whole  # the same picture as drawn in one go
+
+
+def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+    from desktop_app.present.outline import OutlineItem
+
+    view = make_view(qtbot, open_case("gen-0004"))
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+
+    def item(i: int | str) -> OutlineItem:
+        return OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False)
+
+    old = [item(i) for i in range(100)]
+    panel._sync_rows(old)
+    panel.items = old
+    filled: list[str] = []
+    fill = panel._fill
+
+    def counted(row: Any, it: OutlineItem) -> None:
+        filled.append(it.text)
+        fill(row, it)
+
+    monkeypatch.setattr(panel, "_fill", counted)
+    new = old[:10] + old[11:90] + [item("x")] + old[90:]  # the old leaf's row goes, the new leaf's comes
+    panel._sync_rows(new)
+    assert filled == ["row x"]  # not the 79 rows between
+    assert [panel.list.item(i).text() for i in range(panel.list.count())] == [it.text for it in new]
