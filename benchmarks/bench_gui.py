@@ -47,7 +47,7 @@ neighbourhood for a big session) and to the whole graph painted, the longest eve
 peak RSS; node opening the file with pi (``pi_side_by_side.mjs --rss``), interleaved run by run; then
 one streaming + compacting child and one branch-switch child. Medians, ratios, targets met or not.
 
-``--profile open|stream|switch`` runs that child once under cProfile and once with a span tracer
+``--profile open|stream|switch [--size N]`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the
 Anthropic-provider open.
@@ -467,6 +467,8 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
     profile.start()
     marks: dict[str, Any] = {"interpreter_ready": now()}
     tracer = _Tracer(params)
+    sampler = _Sampler(params)  # with "sample": what the UI thread ran between show() and the first paint
+    raw: dict[str, float] = {}
     from desktop_app import cli  # what the `arbor` script imports first
 
     marks["cli_imported"] = now()
@@ -517,6 +519,7 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             }
         )
         if "first_paint_end" not in marks and "shown" in marks and self.layout_kind in ("tidy", "dot"):
+            raw["first_paint_start"] = time.perf_counter()
             marks["first_paint_start"] = begin
             marks["first_paint_end"] = paints[-1]["end"]
             marks["first_paint_layout"] = self.layout_kind
@@ -575,6 +578,8 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
         def show(self) -> None:
             super().show()
             marks["shown"] = now()
+            raw["shown"] = time.perf_counter()
+            sampler.start()
             state["heartbeat"].start()
             QTimer.singleShot(65_000, lambda: (_maybe_finish(), state["done"] or _finish()))
 
@@ -582,6 +587,9 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
     code = cli.main([params["file"]])
     marks["exit_code"] = code
     marks["paints"] = paints[:12]
+    sampler.stop()
+    if sampler.enabled and "first_paint_start" in raw:
+        marks["before_first_paint"] = sampler.attribute(raw["shown"], raw["first_paint_start"], top=12)
     if tracer.enabled:
         marks["trace_summary"] = tracer.summary()
     return marks
@@ -1259,7 +1267,9 @@ def details(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def profile(kind: str, quick: bool, tokens: int | None, anthropic: bool = False, limit: int = 30) -> None:
+def profile(
+    kind: str, quick: bool, tokens: int | None, anthropic: bool = False, limit: int = 30, entries: int | None = None
+) -> None:
     """One child under cProfile (top functions by cumulative and own time), then one with the span
     tracer (:data:`TRACED`): for ``stream``, what ran inside the longest heartbeat gaps; otherwise
     per-function medians. The tracer adds little overhead, cProfile roughly doubles Python time."""
@@ -1267,7 +1277,7 @@ def profile(kind: str, quick: bool, tokens: int | None, anthropic: bool = False,
 
     from benchmarks.generate import cached_session
 
-    n = QUICK_ENTRIES if quick else FULL_ENTRIES
+    n = entries or (QUICK_ENTRIES if quick else FULL_ENTRIES)
     file, _ = cached_session(n)
     with tempfile.TemporaryDirectory(prefix="arbor-bench-prof-") as tmp:
         path = str(Path(tmp) / f"{kind}.prof")
@@ -1645,10 +1655,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--anthropic", action="store_true", help="with --profile open: the Anthropic-provider variant"
     )
+    parser.add_argument("--size", type=int, help="with --profile: the session's entries (e.g. 100000)")
     parser.add_argument("--json", metavar="FILE", help="write the rows to FILE")
     args = parser.parse_args(argv)
     if args.profile:
-        profile(args.profile, args.quick, args.tokens, args.anthropic)
+        profile(args.profile, args.quick, args.tokens, args.anthropic, entries=args.size)
         return 0
     rows = run(quick=args.quick, runs=args.runs, tokens=args.tokens)
     if args.json:

@@ -209,8 +209,9 @@ class Steering(QObject):
         self.redo_action.setEnabled(self.history.can_redo)
 
     def chat_changed(self) -> None:
-        """The chat was rebuilt or grew: the sibling arrows follow (a moment later, once)."""
-        self._siblings_timer.start()
+        """The chat was rebuilt or grew: the sibling arrows follow (a moment later, once, and after
+        the graph's first picture of a big session: finding them walks the whole path)."""
+        self.window.graph.after_picture(self._siblings_timer.start)
 
     def _show_siblings(self) -> None:
         """Arrows only for branch points whose message the chat shows (the panel then makes a

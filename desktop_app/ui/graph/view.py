@@ -112,8 +112,10 @@ NEIGHBOURHOOD_MIN_ENTRIES = 6_000
 #: Builds restarted because the session changed under them before the whole graph is built on the
 #: UI thread instead (a session streaming from the first second on must still get its graph).
 _MAX_BUILD_RESTARTS = 2
-#: If the canvas is never painted (hidden), the whole graph's build starts this long after opening.
+#: If the canvas is hidden (never painted), the whole graph's build starts this long after opening.
 _BUILD_START_MS = 250
+#: A shown canvas waits this much longer for its first paint before the build starts anyway.
+_PICTURE_WAIT_MS = 2_000
 #: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
 _SWAP_STEP = 600
 
@@ -196,6 +198,14 @@ class GraphView(QGraphicsView):
         self._events_during_build = False
         self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
         self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
+        #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
+        #: (:meth:`after_picture`), and so does the whole graph's build.
+        self._picture_pending = False
+        self._after_picture: list[Callable[[], None]] = []
+        self._picture_timer = QTimer(self)  #: a hidden canvas is never painted: go on without it
+        self._picture_timer.setSingleShot(True)
+        self._picture_timer.timeout.connect(self._picture_overdue)
+        self._picture_waited = False
 
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
@@ -229,6 +239,8 @@ class GraphView(QGraphicsView):
             self._unsubscribe = None
         self._layouter.cancel()
         self._cancel_build()
+        if self._picture_pending:  # the old session's picture will never come: its work goes on
+            self._picture_painted()
         self._session = session
         self._selection.reset()
         self._search = GraphSearch()
@@ -269,7 +281,35 @@ class GraphView(QGraphicsView):
         self._relayout()
         self._build_restarts = 0
         self._build_state = "waiting"  # starts after the first paint: the picture comes first
-        QTimer.singleShot(_BUILD_START_MS, self, self._start_full_build)
+        self._picture_pending, self._picture_waited = True, False
+        self._picture_timer.start(_BUILD_START_MS)
+
+    def after_picture(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on a later event-loop turn, after the leaf's neighbourhood is painted if it
+        is waiting to be (a big session just opened or switched far). What the window does besides
+        the graph (the context meter, the chat's sibling arrows: each a walk of the whole path,
+        ~0.1-0.2 s at 100,000 entries) would otherwise run before the picture's paint."""
+        if self._picture_pending:
+            self._after_picture.append(work)
+        else:
+            QTimer.singleShot(0, self, work)
+
+    def _picture_painted(self) -> None:
+        """The first picture is on screen (or never will be): the waiting work, then the build."""
+        self._picture_pending = False
+        self._picture_timer.stop()
+        waiting, self._after_picture = self._after_picture, []
+        for work in waiting:
+            QTimer.singleShot(0, self, work)
+        if self._build_state == "waiting":
+            QTimer.singleShot(0, self, self._start_full_build)
+
+    def _picture_overdue(self) -> None:
+        if self._picture_pending and self.isVisible() and not self._picture_waited:
+            self._picture_waited = True  # shown: its paint is on the way, unless the loop is busy
+            self._picture_timer.start(_PICTURE_WAIT_MS)
+            return
+        self._picture_painted()
 
     def _leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
         """Whether the model can move the leaf without rebuilding (a restyle of two paths).
@@ -448,8 +488,8 @@ class GraphView(QGraphicsView):
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         super().paintEvent(event)
-        if self._build_state == "waiting":  # the first picture is on screen: now the whole graph
-            QTimer.singleShot(0, self, self._start_full_build)
+        if self._picture_pending or self._build_state == "waiting":  # the first picture is on screen
+            self._picture_painted()
 
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:

@@ -164,3 +164,49 @@ def test_a_big_replaced_picture_is_hidden_at_once_and_deleted_in_slices(qtbot: A
     assert sum(1 for item in scene.items() if item.isVisible()) < 20  # the old items are hidden at once
     qtbot.waitUntil(lambda: not scene.discarding, timeout=10_000)
     assert len(scene.items()) < 20
+
+
+def test_work_asked_to_wait_for_the_picture_runs_after_the_first_paint(qtbot: Any, tmp_path: Path) -> None:
+    """The window's meter and sibling arrows wait for the neighbourhood's paint (they walk the whole
+    path); the whole graph's build starts only then too."""
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    painted: list[bool] = []
+    real_paint = view.paintEvent
+
+    def paint(event: Any) -> None:
+        real_paint(event)
+        painted.append(True)
+
+    view.paintEvent = paint  # type: ignore[method-assign]
+    view.set_session(manager)
+    ran: list[bool] = []
+    view.after_picture(lambda: ran.append(bool(painted)))
+    assert ran == [] and view._build_state == "waiting"  # nothing before the picture
+    qtbot.waitUntil(lambda: bool(ran), timeout=10_000)
+    assert ran == [True]  # it ran, and after a paint
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    later: list[int] = []
+    view.after_picture(lambda: later.append(1))  # no picture pending: on the next turn
+    assert later == []
+    qtbot.waitUntil(lambda: later == [1], timeout=5_000)
+
+
+def test_a_hidden_canvas_does_not_keep_the_work_waiting(qtbot: Any, tmp_path: Path) -> None:
+    manager = big_manager(tmp_path)
+    view = GraphView(use_dot=False, neighbourhood_min_entries=1_000, neighbourhood_limits=LIMITS)
+    qtbot.addWidget(view)  # never shown: never painted
+    view.set_session(manager)
+    ran: list[int] = []
+    view.after_picture(lambda: ran.append(1))
+    qtbot.waitUntil(lambda: ran == [1], timeout=10_000)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+
+
+def test_a_new_session_releases_the_old_pictures_waiting_work(qtbot: Any, tmp_path: Path) -> None:
+    view = make_view(qtbot)
+    view.set_session(big_manager(tmp_path))
+    ran: list[int] = []
+    view.after_picture(lambda: ran.append(1))
+    view.set_session(big_manager(tmp_path, count=600))  # small: no picture to wait for
+    qtbot.waitUntil(lambda: ran == [1], timeout=5_000)
