@@ -47,10 +47,11 @@ class MinimapDrawing:
         self.done = False
         self._items: Iterator[tuple[Any, tuple[float, float]]] = iter(list(positions.items()))
         self._kinds, self._active = kinds, active
-        self._painter: QPainter | None = None
+        # A painter lives for one step only: one held across event-loop turns would outlive its
+        # image when the drawing is dropped (window closed mid-drawing), and Qt crashes on that.
+        self._paints = False
         if positions and scene_rect.width() > 0 and scene_rect.height() > 0:
-            self._painter = QPainter(self.image)
-            self._painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            self._paints = True
             target = widget.target_for(scene_rect)
             self._left, self._top = target.left(), target.top()
             self._sx = target.width() / scene_rect.width()
@@ -65,8 +66,9 @@ class MinimapDrawing:
             return True
         if budget is None:
             budget = CHUNK
-        painter = self._painter
-        if painter is not None:
+        if self._paints:
+            painter = QPainter(self.image)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
             style, colors = self._widget.graph_style, self._colors
             rect_left, rect_top = self.scene_rect.left(), self.scene_rect.top()
             dot, half = self._dot, self._dot / 2
@@ -82,19 +84,17 @@ class MinimapDrawing:
                 n += 1
                 if n >= budget:
                     break
+            painter.end()
             self.painted += n
             if self.painted < self.total:
                 return False
-            painter.end()
-            self._painter = None
+            self._paints = False
         self.done = True
         self._widget.show_picture(self.scene_rect, self.image)
         return True
 
     def cancel(self) -> None:
-        if self._painter is not None:
-            self._painter.end()
-            self._painter = None
+        self._paints = False
         self.done = True
 
 
