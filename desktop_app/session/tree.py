@@ -68,6 +68,12 @@ def parent_key(entry: Entry) -> Any:
     return key_of(entry["parentId"]) if "parentId" in entry else UNDEFINED
 
 
+#: Root → entry paths :meth:`SessionIndex.path_to` keeps (the active path, the one before, ...).
+_PATHS_KEPT = 4
+#: How far up a walk looks for the end of a kept path before walking to the root.
+_PATH_JOIN_STEPS = 64
+
+
 @dataclass(slots=True, eq=False)
 class TreeNode:
     """One node of :meth:`SessionIndex.get_tree` (pi's ``SessionTreeNode``). Read-only for callers."""
@@ -92,6 +98,10 @@ class SessionIndex:
     last_id: Any = None
     _children: dict[Any, list[Entry]] = field(default_factory=dict)
     cycles: set[str] = field(default_factory=set)
+    #: Recent root → entry paths by ``id(entry)``, newest last (see :meth:`path_to`). Entries are
+    #: only ever appended, so a path stays right until an entry arrives whose id some earlier entry
+    #: already named as its parent (or an id seen before): then they are all forgotten.
+    _paths: dict[int, list[Entry]] = field(default_factory=dict, repr=False)
     _nodes: dict[Any, TreeNode] = field(default_factory=dict)
     _roots: list[TreeNode] = field(default_factory=list)
     _waiting: dict[Any, list[TreeNode]] = field(default_factory=dict)  # children whose parent comes later
@@ -108,6 +118,8 @@ class SessionIndex:
         """Index one non-header entry appended at the end of the file."""
         self.entries.append(entry)
         entry_id = id_key(entry)
+        if self._paths and (entry_id in self.by_id or entry_id in self._children):
+            self._paths.clear()  # a path that stopped at a missing parent (or went through a duplicate) changes
         self.by_id[entry_id] = entry
         self.last_id = entry.get("id")  # as in the file (manager.leaf_id)
         parent_id = parent_key(entry)
@@ -170,15 +182,55 @@ class SessionIndex:
         return self.path_to(self.by_id.get(key_of(from_id)))
 
     def path_to(self, entry: Entry | None) -> list[Entry]:
-        """Root → ``entry``: the entry itself, then its ancestors looked up by id."""
-        # Fast walk: a path longer than the session has entries can only be a cycle, and an id that
-        # cannot be a key raises; both take the careful walk below.
+        """Root → ``entry``: the entry itself, then its ancestors looked up by id.
+
+        A fresh list each call (callers may change it). At 100,000 entries a path is ~70,000 long
+        and its walk ~40 ms, and one branch switch or append asks for the same path several times
+        (chat, context meter, sibling arrows): the last :data:`_PATHS_KEPT` paths are kept, and a
+        walk that meets one of their ends within :data:`_PATH_JOIN_STEPS` steps (an append: the
+        old leaf is the new one's parent) continues it instead of walking to the root.
+        """
+        if entry is None:
+            return []
+        paths = self._paths
+        walked: list[Entry] = []
+        step = entry
+        for _ in range(_PATH_JOIN_STEPS):
+            known = paths.get(id(step))
+            if known is not None:
+                path = known + walked[::-1] if walked else known
+                break
+            walked.append(step)
+            parent = step.get("parentId")
+            try:
+                step = self.by_id.get(parent) if parent else None  # type: ignore[assignment]
+            except TypeError:  # an id that cannot be a key: the careful walk
+                return self._careful_path_to(entry)
+            if step is None:
+                path = walked[::-1]
+                break
+        else:
+            whole = self._walk(entry)
+            if whole is None:
+                return self._careful_path_to(entry)
+            path = whole
+        if len(path) > len(self.entries):  # longer than the session: a cycle
+            return self._careful_path_to(entry)
+        paths.pop(id(entry), None)
+        paths[id(entry)] = path
+        if len(paths) > _PATHS_KEPT:
+            del paths[next(iter(paths))]
+        return list(path)
+
+    def _walk(self, entry: Entry | None) -> list[Entry] | None:
+        """The plain walk to the root (``None``: a cycle or an id that cannot be a key)."""
+        # A path longer than the session has entries can only be a cycle, and an id that cannot be
+        # a key raises; both take the careful walk.
         get = self.by_id.get
         field = dict.get
         path: list[Entry] = []
         append = path.append
         limit = len(self.entries)
-        start = entry
         try:
             while entry is not None:
                 append(entry)
@@ -187,7 +239,7 @@ class SessionIndex:
                 if len(path) > limit:
                     raise OverflowError
         except (TypeError, OverflowError):
-            return self._careful_path_to(start)
+            return None
         path.reverse()
         return path
 
