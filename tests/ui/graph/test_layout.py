@@ -176,7 +176,24 @@ def test_failed_dot_falls_back_to_the_tidy_tree(
     _run(direct(), qapp)
 
 
-def test_a_newer_async_layout_supersedes_the_older(qapp: Any) -> None:
+_SLOW_ON_BIG_GRAPHS = """
+import json, runpy, sys, io, time
+data = sys.stdin.read()
+if json.loads(data)["nodes"] > 100:
+    time.sleep(120)
+sys.stdin = io.StringIO(data)
+runpy.run_path({worker!r}, run_name="__main__")
+"""
+
+
+def test_a_newer_async_layout_supersedes_the_older(
+    qapp: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The older child must still be running when the newer request comes: a wrapper holds big
+    # graphs (a real dot on 2,000 nodes can finish within any fixed sleep on a fast machine).
+    slow = tmp_path / "slow_worker.py"
+    slow.write_text(_SLOW_ON_BIG_GRAPHS.format(worker=str(layout_module._WORKER)))
+    monkeypatch.setattr(layout_module, "WORKER_COMMAND", [sys.executable, str(slow)])
     entries = synthetic_session(2_000)
     big = build_view_graph(index_of(entries), entries[-1]["id"], "all", folding=False)
     small = forest(("a", "b"), ("a", "c"))
@@ -184,7 +201,10 @@ def test_a_newer_async_layout_supersedes_the_older(qapp: Any) -> None:
 
     async def both() -> tuple[Any, Any]:
         older = asyncio.ensure_future(layouter.layout(big))
-        await asyncio.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while layouter.worker_pid is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert layouter.busy
         newer = await layouter.layout(small)
         with pytest.raises(layout_module.LayoutSuperseded):
             await older
