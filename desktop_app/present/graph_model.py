@@ -59,6 +59,9 @@ class _Skeleton:
     children: dict[str, list[str]] = field(default_factory=dict)
     roots: list[str] = field(default_factory=list)
     broken_edges: list[tuple[str, str]] = field(default_factory=list)
+    #: Ids of pi 1.6.0 ``system`` messages: most sessions have none or a few, so whether one lies
+    #: above a new one is answered without walking a 70,000-entry path to the root.
+    systems: set[str] = field(default_factory=set)
 
 
 def _ordered(ids: list[str], by_id: Mapping[str, Entry]) -> list[str]:
@@ -83,6 +86,8 @@ def _skeleton(index: SessionIndex) -> _Skeleton:
             raw_children.setdefault(parent, []).append(entry_id)
         else:
             sk.roots.append(entry_id)
+        if entry.get("type") == "message" and entry_kind(entry) == "system":
+            sk.systems.add(entry_id)
     _break_cycles(sk, by_id, raw_children)
     for parent, kids in raw_children.items():
         sk.children[parent] = _ordered(kids, by_id)
@@ -136,7 +141,7 @@ _Info = dict[str, tuple[str, str]]  # entry id → (kind, text): entries never c
 
 
 def _info(
-    entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cache: _Info, parent: Mapping[str, str]
+    entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cache: _Info, sk: _Skeleton
 ) -> tuple[str, str]:
     found = cache.get(entry_id)
     if found is None:
@@ -146,7 +151,7 @@ def _info(
             summary = entry.get("summary")
             text = summary_headline(summary) if isinstance(summary, str) else ""
         elif kind == "system":  # the prompt itself, or a change to it: only the path above can tell
-            text = system_summary(entry["message"], whole=not _system_above(entry_id, by_id, parent))
+            text = system_summary(entry["message"], whole=not _system_above(entry_id, sk))
         elif kind == "context_edit":
             target_id = entry.get("targetId")
             target = by_id.get(target_id) if isinstance(target_id, str) else None
@@ -157,13 +162,16 @@ def _info(
     return found
 
 
-def _system_above(entry_id: str, by_id: Mapping[str, Entry], parent: Mapping[str, str]) -> bool:
+def _system_above(entry_id: str, sk: _Skeleton) -> bool:
     """Whether a ``system`` message lies above ``entry_id`` (then it changes the prompt, else it is one)."""
+    systems, parent = sk.systems, sk.parent
+    if not any(other != entry_id for other in systems):
+        return False  # none elsewhere: no walk (the first prompt Arbor records in a pi 0.73.1 session)
     seen = {entry_id}
     node = parent.get(entry_id)
     while node is not None and node not in seen:
         seen.add(node)
-        if entry_kind(by_id[node]) == "system":
+        if node in systems:
             return True
         node = parent.get(node)
     return False
@@ -289,14 +297,14 @@ def build_view_graph(
                 kinds[kind] = kinds.get(kind, 0) + 1
             nodes[key] = ViewNode(
                 "segment",
-                _info(first, by_id, tool_calls, cache, sk.parent)[1],
+                _info(first, by_id, tool_calls, cache, sk)[1],
                 ids,
                 on_active_path=any(m in on_path for m in ids),
                 kinds=tuple(kinds.items()),
             )
         else:
             key = node_of[n] = n
-            kind, text = _info(n, by_id, tool_calls, cache, sk.parent)
+            kind, text = _info(n, by_id, tool_calls, cache, sk)
             nodes[n] = _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
         children[key] = []
         up = vparent[n]
@@ -590,6 +598,8 @@ class ViewGraphModel:
         assert self._skel is not None and self._tool_calls is not None
         self._skel.parent[entry_id] = parent
         self._skel.children.setdefault(parent, []).append(entry_id)
+        if entry.get("type") == "message" and entry_kind(entry) == "system":
+            self._skel.systems.add(entry_id)
         for call_id, name, arguments in tool_calls_of(entry):
             self._tool_calls[call_id] = (name, arguments)
         self.leaf_id = entry_id
@@ -613,7 +623,7 @@ class ViewGraphModel:
 
         leaf_node: Node | None
         if is_visible(entry, self.filter_mode, entry_id, labels):
-            kind, text = _info(entry_id, self.index.by_id, self._tool_calls, self._cache, self._skel.parent)
+            kind, text = _info(entry_id, self.index.by_id, self._tool_calls, self._cache, self._skel)
             nodes[entry_id] = _entry_node(entry_id, kind, text, labels.get(entry_id), True, True)
             graph.children[entry_id] = []
             anchor[entry_id] = entry_id

@@ -336,6 +336,29 @@ def test_streaming_turn_in_default_mode_hides_the_tool_call_assistant() -> None:
     assert model.graph.nodes["t1"].text == "[read: a.py]"
 
 
+def test_an_appended_system_message_is_a_prompt_or_a_change_as_in_a_rebuild() -> None:
+    # pi 1.6.0 records a system message before a prompt; whether one lies above decides its words.
+    # Appends answer it from the model's set of system ids (no walk to the root when there is none).
+    entries = [msg("u1", None, "user", "go"), msg("a1", "u1", "assistant", "ok")]
+    entries += [msg("s0", "u1", "system", "Side branch prompt.")]  # on another branch: not above a1
+    index = index_of(entries)
+    model = ViewGraphModel(index, "a1", "all", folding=False)
+    added = [
+        msg("s1", "a1", "system", "Be terse."),  # none above: the prompt itself
+        msg("u2", "s1", "user", "next"),
+        msg("s2", "u2", "system", "Be brief."),  # s1 above: a change
+    ]
+    for entry in added:
+        index.add(entry)
+        delta = model.add_entry(entry)
+        assert not delta.rebuilt
+        fresh = build_view_graph(index, entry["id"], "all", folding=False)
+        assert model.graph.nodes[entry["id"]] == fresh.nodes[entry["id"]]
+    assert model.graph.nodes["s1"].text.startswith("System prompt ·")
+    assert model.graph.nodes["s2"].text.startswith("System prompt changed ·")
+    assert model.graph.nodes["s0"].text.startswith("System prompt ·")
+
+
 def test_set_leaf_restyles_paths_like_a_rebuild(open_case: OpenCase) -> None:
     manager = open_case("gen-0006")
     model = ViewGraphModel(manager.index, manager.leaf_id, "all", folding=False)
