@@ -11,7 +11,7 @@ switch or a compaction starts afresh.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,30 +62,33 @@ class ContextMeterState:
     """Remembers the last reading and the path it was for, to keep the meter from jumping down."""
 
     def __init__(self) -> None:
-        self._path: tuple[str, ...] = ()
+        self._length = 0  #: entries on the path of the last reading
+        self._ends: tuple[Any, Any] = (None, None)  #: that path's first and last ids
         self._tokens: int | None = None
 
     def reset(self) -> None:
         """Another session: nothing to compare with."""
-        self._path = ()
+        self._length = 0
+        self._ends = (None, None)
         self._tokens = None
 
-    def read(
-        self, path_ids: Sequence[str], path_types: Sequence[str], tokens: int | None, messages: Sequence[Any]
-    ) -> MeterReading:
-        """The reading for the active path ``path_ids`` (root → leaf, with each entry's type).
+    def read(self, path: Sequence[Mapping[str, Any]], tokens: int | None, messages: Sequence[Any]) -> MeterReading:
+        """The reading for the active path ``path`` (its entries, root → leaf).
 
         ``tokens`` is the agent's count (``None`` right after a compaction); ``messages`` the
-        context it counted, for the explanation.
+        context it counted, for the explanation. Whether the path only grew is told by its ends
+        and what was added, not by comparing every id: a path is where its last entry's parent
+        links lead, and at 100,000 entries the comparison cost 30 ms per reading.
         """
-        previous, before = self._path, self._tokens
+        length, before = self._length, self._tokens
         grew = (
-            bool(previous)
-            and len(path_ids) >= len(previous)
-            and tuple(path_ids[: len(previous)]) == previous
-            and "compaction" not in path_types[len(previous) :]
+            length > 0
+            and len(path) >= length
+            and (path[0].get("id"), path[length - 1].get("id")) == self._ends
+            and not any(entry.get("type") == "compaction" for entry in path[length:])
         )
-        self._path = tuple(path_ids)
+        self._length = len(path)
+        self._ends = (path[0].get("id"), path[-1].get("id")) if path else (None, None)
         if tokens is None:
             self._tokens = None
             return MeterReading(None, "Unknown until the next reply reports usage (the context was just compacted).", False)

@@ -262,10 +262,7 @@ class MainWindow(QMainWindow):
         if messages is None:
             messages = list(view.build_session_context().messages)
         usage = self.agent.context_usage(messages)
-        branch = view.get_branch()
-        reading = self._meter.read(
-            [str(e.get("id")) for e in branch], [str(e.get("type")) for e in branch], usage.tokens, messages
-        )
+        reading = self._meter.read(view.get_branch(), usage.tokens, messages)
         self.status.set_context_usage(reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation)
 
     def _sync_thinking(self) -> None:

@@ -98,20 +98,32 @@ def test_drafts_belong_to_their_session() -> None:
     assert drafts.draft(draft_key("/a.jsonl", "A")) == ""  # blank text is no draft
 
 
+def _path(*ids: str) -> list[dict[str, str]]:
+    """Path entries; an id starting with "k" is a compaction."""
+    return [{"id": i, "type": "compaction" if i.startswith("k") else "message"} for i in ids]
+
+
 def test_meter_never_goes_down_while_the_path_only_grows() -> None:
     meter = ContextMeterState()
     messages = [_user("hello"), _assistant("hi", tokens=1380)]
-    first = meter.read(["a", "b"], ["message", "message"], 1380, messages)
+    first = meter.read(_path("a", "b"), 1380, messages)
     assert first.tokens == 1380 and not first.floored and "1.4k reported" in first.explanation
-    grown = meter.read(["a", "b", "c", "d"], ["message"] * 4, 696, messages)
+    grown = meter.read(_path("a", "b", "c", "d"), 696, messages)
     assert grown.tokens == 1380 and grown.floored and "696" in grown.explanation
-    assert meter.read(["a", "b", "c", "d", "e"], ["message"] * 5, 2000, messages).tokens == 2000
-    switched = meter.read(["a", "x"], ["message", "message"], 500, messages)  # another branch: afresh
+    assert meter.read(_path("a", "b", "c", "d", "e"), 2000, messages).tokens == 2000
+    switched = meter.read(_path("a", "x"), 500, messages)  # another branch: afresh
     assert switched.tokens == 500 and not switched.floored
-    compacted = meter.read(["a", "x", "k", "y"], ["message", "message", "compaction", "message"], 100, messages)
+    longer = meter.read(_path("a", "y", "z"), 400, messages)  # longer, but not through x: afresh
+    assert longer.tokens == 400 and not longer.floored
+    rooted = meter.read(_path("r", "y", "z", "w"), 300, messages)  # another root, same ids below
+    assert rooted.tokens == 300 and not rooted.floored
+    meter.read(_path("a", "x"), 500, messages)
+    compacted = meter.read(_path("a", "x", "k", "y"), 100, messages)
     assert compacted.tokens == 100  # a compaction may shrink it
-    assert meter.read(["a", "x", "k", "y", "z"], ["message"] * 5, None, messages).tokens is None
-    estimate = ContextMeterState().read(["a"], ["message"], 10, [_user("x" * 40)])
+    assert meter.read(_path("a", "x", "k", "y", "z"), None, messages).tokens is None
+    meter.reset()
+    assert meter.read(_path("a", "x", "k", "y", "z", "q"), 50, messages).tokens == 50  # another session
+    estimate = ContextMeterState().read(_path("a"), 10, [_user("x" * 40)])
     assert "4 characters per token" in estimate.explanation and "no reply" in estimate.explanation
 
 
