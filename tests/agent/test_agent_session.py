@@ -249,6 +249,20 @@ async def test_manual_compact_refusals_match_pi(tmp_path: Path) -> None:
 
 
 @pytest.mark.asyncio
+async def test_meter_reads_from_the_last_compaction_on_the_path() -> None:
+    agent = AgentSession(SessionManager.in_memory("/p", profile=PI_0_73_1), OfflineProvider(), fast_settings())
+    await agent.prompt("hello")
+    first = agent.session.leaf_id
+    await agent.compact()
+    await agent.prompt("and again")  # a reply after the first compaction reports usage
+    assert agent.context_usage().tokens is not None
+    agent.session.append_compaction("Second summary.", agent.session.leaf_id, 100)
+    assert agent.context_usage().tokens is None  # the newest compaction counts, not the first
+    await agent.navigate_tree(first)  # above both compactions: counted again
+    assert agent.context_usage().tokens is not None
+
+
+@pytest.mark.asyncio
 async def test_navigate_tree_with_and_without_summary(tmp_path: Path) -> None:
     manager = SessionManager.create("/p", tmp_path, fsync=False, profile=PI_0_73_1)  # 0.73.1's fromId
     agent = AgentSession(manager, OfflineProvider(), fast_settings())
