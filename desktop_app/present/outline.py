@@ -47,17 +47,27 @@ def outline(
     marks: Mapping[Node, Mark] | None = None,
 ) -> list[OutlineItem]:
     """The landmarks of ``graph`` with a role in ``roles``, in list order (``marks``: the graph's
-    :func:`~.lod.node_marks` when the caller has them already)."""
+    :func:`~.lod.node_marks` when the caller has them already).
+
+    Marks come most important first, landmarks before plain entries and runs, so only the
+    landmarks are read (~3,000 of 30,000 nodes at 100,000 entries: the outline follows every
+    append while a reply streams) and put back in list order by their position.
+    """
     wanted = frozenset(roles)
     if marks is None:
         marks = node_marks(graph, session_name)
+    found: list[Mark] = []
+    for mark in marks.values():
+        if not mark.is_landmark:
+            break  # everything after it is a plain entry or a run
+        if mark.role in wanted:
+            found.append(mark)
+    found.sort(key=lambda m: m.rank[2])  # pre-order
     items = []
-    for node, view in graph.nodes.items():  # pre-order
-        mark = marks[node]
-        if mark.role not in wanted:
-            continue
+    for mark in found:
+        view = graph.nodes[mark.node]
         entry = view.ids[-1] if mark.role in ("leaf", "active-leaf") else view.entry_id
-        items.append(OutlineItem(node, entry, mark.role, view.kind, mark.text, view.on_active_path))
+        items.append(OutlineItem(mark.node, entry, mark.role, view.kind, mark.text, view.on_active_path))
     return items
 
 

@@ -47,3 +47,36 @@ def test_filters() -> None:
     assert [i.entry_id for i in outline(graph, roles=OUTLINE_GROUPS["Compactions"])] == ["c1"]
     assert [i.entry_id for i in outline(graph, roles=OUTLINE_GROUPS["Leaves"])] == ["a3", "x3"]
     assert [i.entry_id for i in outline(graph, roles=OUTLINE_GROUPS["Labels"])] == ["u3"]
+
+
+def test_rows_follow_the_tree_order_on_a_big_session_and_after_appends() -> None:
+    # outline() reads only the landmark marks and sorts them back into list order; the rows must
+    # be the graph's nodes, in order, whose mark is a landmark — also with marks kept up to date
+    # by update_marks while entries are appended.
+    from desktop_app.present.graph_model import ViewGraphModel
+    from desktop_app.present.lod import node_marks, update_marks
+
+    from .builders import synthetic_session
+
+    def expected(graph: object, marks: dict) -> list[tuple[object, str]]:  # type: ignore[type-arg]
+        return [(n, marks[n].role) for n in graph.nodes if marks[n].is_landmark]  # type: ignore[attr-defined]
+
+    entries = synthetic_session(3_000)
+    index = index_of(entries)
+    model = ViewGraphModel(index, entries[-1]["id"], "default", folding=True)
+    marks = node_marks(model.graph, "Big")
+    rows = [(i.node, i.role) for i in outline(model.graph, "Big", marks=marks)]
+    assert len(rows) > 50 and rows == expected(model.graph, marks)
+    parent = entries[-1]["id"]
+    for n in range(5):
+        entry = msg(f"new{n}", parent, "user" if n % 2 == 0 else "assistant", f"turn {n}")
+        old_leaf = model.graph.leaf_node
+        index.add(entry)
+        delta = model.add_entry(entry)
+        graph = model.graph
+        dirty = {*delta.added, *delta.changed, *(graph.parent_of(n) for n in delta.added), old_leaf, graph.leaf_node}
+        marks = update_marks(graph, marks, {n for n in dirty if n is not None}, "Big")
+        assert marks == node_marks(model.graph, "Big")
+        rows = [(i.node, i.role) for i in outline(model.graph, "Big", marks=marks)]
+        assert rows == expected(model.graph, marks)
+        parent = entry["id"]
