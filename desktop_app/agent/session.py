@@ -319,10 +319,10 @@ class AgentSession:
             if not self._abort_requested:
                 raise
             return None  # stopped before sending: the text was not used (last_prompt_unsent)
-        self._ensure_session_setup(session)
-        user_message = _user_message(text, images)
         with session.deferred_sync():
+            self._ensure_session_setup(session)
             self._record_system_prompt(session)  # pi 1.6.0: the prompt is recorded before the user message
+            user_message = _user_message(text, images)
             user_id = session.append_message(user_message)
         await asyncio.to_thread(session.sync)  # durable before the request goes out, off the UI thread
         self.last_prompt_unsent = None
@@ -499,11 +499,12 @@ class AgentSession:
         self._remember_approvals(approvals, allowed_before)
         aborted = signal.aborted or self._abort_requested
         parent: str | None = assistant_id
-        for result in results:
-            if parent is None:
-                self._recover(session, result.to_message(), assistant_id, "An earlier tool result could not be saved")
-                continue
-            parent = self._save_result(session, result, parent)
+        with session.background_sync():
+            for result in results:
+                if parent is None:
+                    self._recover(session, result.to_message(), assistant_id, "An earlier tool result could not be saved")
+                    continue
+                parent = self._save_result(session, result, parent)
         self._emit(ToolCallsFinished(aborted))
         return parent, aborted
 
@@ -526,7 +527,8 @@ class AgentSession:
     def _append_aborted_reply(self, session: SessionManager, parent: str) -> Message:
         """pi's end of a turn stopped during tools: an empty ``aborted`` assistant after the results."""
         message = finalize(new_partial(self.provider.model), "aborted", ABORTED_MESSAGE)
-        self._save_reply(session, message, parent)
+        with session.background_sync():
+            self._save_reply(session, message, parent)
         return message
 
     async def _run_turn(self, session: SessionManager, parent: str) -> Message | None:
@@ -538,7 +540,8 @@ class AgentSession:
         attempt = 0
         while True:
             message = await self._stream_reply(self._request(session, parent))
-            entry_id = self._save_reply(session, message, parent)
+            with session.background_sync():  # no fsync on the UI thread as the reply lands
+                entry_id = self._save_reply(session, message, parent)
             if entry_id is None:
                 return message  # kept in a recovery file; nothing more can be built on it here
             parent = entry_id

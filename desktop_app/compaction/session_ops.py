@@ -58,7 +58,8 @@ async def compact_session(
         on_progress=on_progress,
         profile=profile,
     )
-    entry_id = manager.append_compaction(
-        result.summary, result.first_kept_entry_id, result.tokens_before, result.details, False, result.usage
-    )
+    with manager.background_sync():  # the fsync off the UI thread, where compactions land
+        entry_id = manager.append_compaction(
+            result.summary, result.first_kept_entry_id, result.tokens_before, result.details, False, result.usage
+        )
     return CompactionOutcome(entry_id, result)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import enum
 import gc
+import logging
 import os
 import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +65,7 @@ from .store import SessionFileError, SessionStore
 from .system_prompt import current_system_message
 from .tree import SessionIndex, TreeNode, key_of
 
+log = logging.getLogger(__name__)
 _LINE_BREAKS = re.compile(r"[\r\n]+")
 _EDITABLE = frozenset({"user", "assistant", "toolResult"})
 
@@ -419,6 +422,21 @@ class SessionManager:
         """fsync what :meth:`deferred_sync` appended (safe to call from a worker thread)."""
         if self._store is not None and self.persist:
             self._store.sync()
+
+    @contextmanager
+    def background_sync(self) -> Iterator[None]:
+        """Appends inside write at once; their fsync runs on a worker thread when the block ends.
+
+        For appends made on the UI thread while a reply streams or a compaction lands: an fsync
+        takes 20-100 ms, a visible freeze there. The lines are in the file (a crash of the app
+        loses nothing) before the block ends; the fsync, which guards against a crash of the
+        machine, follows moments later. A failed one is logged and left for the next :meth:`sync`.
+        """
+        with self.deferred_sync():
+            yield
+        store = self._store
+        if store is not None and self.persist and store.unsynced:
+            _sync_worker().submit(self.sync).add_done_callback(_log_sync_failure)
 
 
     def _flush(self, store: SessionStore) -> None:
@@ -815,6 +833,23 @@ class SessionManager:
             except SessionFileError:
                 pass
         self._subscribers.clear()
+
+
+_SYNC_WORKER: ThreadPoolExecutor | None = None
+
+
+def _sync_worker() -> ThreadPoolExecutor:
+    """One thread for every session's background fsyncs, in order (joined when Python exits)."""
+    global _SYNC_WORKER
+    if _SYNC_WORKER is None:
+        _SYNC_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-fsync")
+    return _SYNC_WORKER
+
+
+def _log_sync_failure(done: Future[None]) -> None:
+    error = done.exception()
+    if error is not None:
+        log.warning("background fsync failed (the next sync retries): %s", error)
 
 
 @contextmanager

@@ -298,6 +298,9 @@ class SessionStore:
         """Make earlier ``append(..., sync=False)`` writes durable."""
         if not self.unsynced:
             return
+        # Cleared before the fsync, which may run on a worker thread: an append made meanwhile
+        # sets it again, and the next sync covers that append too.
+        self.unsynced = False
         try:
             fd = os.open(self.path, os.O_RDONLY)
             try:
@@ -305,8 +308,8 @@ class SessionStore:
             finally:
                 os.close(fd)
         except OSError as exc:
+            self.unsynced = True
             raise SessionFileError(f"Cannot sync {self.path}: {exc.strerror or exc}") from exc
-        self.unsynced = False
 
     def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
         """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""

@@ -263,6 +263,30 @@ async def test_meter_reads_from_the_last_compaction_on_the_path() -> None:
 
 
 @pytest.mark.asyncio
+async def test_no_fsync_on_the_event_loop_thread_during_a_turn_with_tools_and_a_compaction(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An fsync takes 20-100 ms: on the UI thread it froze the window as a reply, a tool result or
+    # a compaction landed. They are written at once and made durable on a worker thread.
+    import threading
+
+    loop_thread = threading.get_ident()
+    threads: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (threads.append(threading.get_ident()), real(fd))[1])
+    fake_anthropic.enqueue(fa.tool_use(), fa.text("Read it."), fa.text("Summary of the work."))
+    manager = SessionManager.create("/project", tmp_path, fsync=True, profile=PI_0_73_1)
+    agent = AgentSession(manager, anthropic(fake_anthropic.base_url), fast_settings())
+    await agent.prompt("Go")
+    await agent.compact()
+    await asyncio.sleep(0.2)  # the last background fsync
+    assert roles(file_entries(agent))[-5:] == ["user", "assistant", "toolResult", "assistant", "compaction"]
+    assert len(threads) >= 4 and loop_thread not in threads  # setup+prompt, call, result, answer, compaction
+    manager.sync()
+    assert manager._store is not None and not manager._store.unsynced
+
+
+@pytest.mark.asyncio
 async def test_navigate_tree_with_and_without_summary(tmp_path: Path) -> None:
     manager = SessionManager.create("/p", tmp_path, fsync=False, profile=PI_0_73_1)  # 0.73.1's fromId
     agent = AgentSession(manager, OfflineProvider(), fast_settings())

@@ -270,6 +270,60 @@ def test_deferred_sync_writes_now_and_fsyncs_later(tmp_path: Path, monkeypatch: 
     assert len(calls) == 1  # nothing left to sync
 
 
+def test_background_sync_writes_now_and_fsyncs_on_another_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    m = SessionManager.create("/p", tmp_path)
+    calls: list[int] = []
+    gate = threading.Event()
+    real = os.fsync
+
+    def held_fsync(fd: int) -> None:
+        gate.wait(10)  # the block must end (and the file hold the line) before the fsync finishes
+        calls.append(threading.get_ident())
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", held_fsync)
+    with m.background_sync():
+        m.append_message(user("typed"))
+        m.append_message(assistant("answer", provider="x", model="y"))
+    assert calls == [] and "answer" in Path(m.session_file or "").read_text()  # written, sync pending
+    gate.set()
+    deadline = time.monotonic() + 10
+    while not calls and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls and calls[0] != threading.get_ident()  # once, on the worker thread
+    time.sleep(0.05)
+    assert len(calls) == 1
+    m.sync()
+    assert len(calls) == 1  # nothing left to sync
+
+
+def test_a_failed_background_sync_is_retried_by_the_next_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    m = SessionManager.create("/p", tmp_path)
+    failures: list[int] = []
+    real = os.fsync
+
+    def failing(fd: int) -> None:
+        failures.append(fd)
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with m.background_sync():
+        m.append_message(user("typed"))
+    deadline = time.monotonic() + 10
+    while not failures and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.05)
+    calls: list[int] = []
+    monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
+    m.sync()
+    assert failures and len(calls) == 1  # still owed after the failure, paid by sync()
+
+
 def test_cached_context_extended_by_appends_equals_a_rebuild(tmp_path: Path) -> None:
     from desktop_app.session import build_session_context
 
