@@ -98,6 +98,9 @@ class SessionIndex:
     last_id: Any = None
     _children: dict[Any, list[Entry]] = field(default_factory=dict)
     cycles: set[str] = field(default_factory=set)
+    #: How many ``context_edit`` entries (pi 1.6.0) the file holds: with none, a view need not look
+    #: for them along a 70,000-entry path on every branch switch.
+    context_edits: int = 0
     #: Recent root → entry paths by ``id(entry)``, newest last (see :meth:`path_to`). Entries are
     #: only ever appended, so a path stays right until an entry arrives whose id some earlier entry
     #: already named as its parent (or an id seen before): then they are all forgotten.
@@ -140,6 +143,8 @@ class SessionIndex:
             if node is not None:
                 node.label = self.labels.get(target)
                 node.label_timestamp = self.label_timestamps.get(target)
+        elif entry_type == "context_edit":
+            self.context_edits += 1
         elif entry_type == "session_info":
             name = entry.get("name")
             trimmed = js_trim(name) if isinstance(name, str) else ""
