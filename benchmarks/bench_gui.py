@@ -845,6 +845,7 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
     result: dict[str, Any] = {"api": [], "ui": []}
     profile = _Profile(params)
     tracer = _Tracer(params)
+    sampler = _Sampler(params)  # with "sample": what the UI thread ran during each switch
 
     async def main() -> None:
         settings = Settings.load()
@@ -880,6 +881,7 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
             heartbeat = _Heartbeat(window)
             heartbeat.start()
             start = time.perf_counter()
+            cpu_start = time.thread_time()
             if how == "api":
                 await agent.navigate_tree(target)
             else:
@@ -889,6 +891,7 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
             rebound = time.perf_counter()
             window.repaint()  # one full paint of the window, synchronously
             painted = time.perf_counter()
+            cpu_ms = (time.thread_time() - cpu_start) * 1000  # the UI thread's own CPU time: the rest is waiting
             assert manager.leaf_id == target, (manager.leaf_id, target)
             relayout = "tidy" in layouts
             deadline = time.perf_counter() + 120
@@ -898,6 +901,9 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
             await asyncio.sleep(0.2)
             beats = heartbeat.stop()
             return {
+                "stacks": sampler.attribute(start, painted, top=12) if sampler.enabled else None,
+                "ui_thread_cpu_ms": cpu_ms,
+                "spans": tracer.within(start, painted) if tracer.enabled else None,
                 "target": target,
                 "rebound_ms": (rebound - start) * 1000,
                 "set_context_end_ms": (calls["set_context_end"] - start) * 1000
@@ -914,13 +920,15 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
             }
 
         profile.start()
-        for how in ("api", "ui"):
+        sampler.start()
+        for how in params.get("series", ("api", "ui")):
             for i in range(params["switches"]):
                 result[how].append(await one(b if i % 2 == 0 else a, how))
             if manager.leaf_id != a:  # both series start from the file's leaf
                 await agent.navigate_tree(a)
                 await _settle_layout(window)
         profile.stop()
+        sampler.stop()
         if tracer.enabled:
             result["trace_summary"] = tracer.summary()
         result["peak_rss"] = _proc_status().get("VmHWM")

@@ -76,6 +76,15 @@ class LabelPainter:
     def invalidate(self) -> None:
         self._key = None
 
+    def take_graph(self) -> list[object]:
+        """Forget the graph and its marks (a far branch switch replaces them) and hand them over,
+        for the caller to free where it likes (thousands of marks at 100,000 entries)."""
+        taken: list[object] = [self._graph, self._marks, self._landmarks, self.placed, self.markers]
+        self._graph, self._marks, self._landmarks = None, [], []
+        self.placed, self.markers = [], []
+        self._key = None
+        return taken
+
     def layout(
         self,
         positions: Mapping[Node, tuple[float, float]],

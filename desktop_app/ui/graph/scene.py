@@ -119,7 +119,8 @@ class GraphScene(QGraphicsScene):
         self.stretches.setVisible(False)
         self.addItem(self.stretches)
         self._overview_dirty = True
-        self._trash: list[QGraphicsItem] = []  #: replaced layers being emptied (see :meth:`_discard`)
+        #: replaced layers being emptied, each with the items still in it (see :meth:`_discard`)
+        self._trash: list[tuple[QGraphicsItem, list[QGraphicsItem]]] = []
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
 
@@ -182,8 +183,8 @@ class GraphScene(QGraphicsScene):
         self.clear_audit()
         for item in self.links:
             self.removeItem(item)
-        for layer in (self._edge_layer, self._node_layer):
-            self._discard(layer)
+        self._discard(self._edge_layer, list(self.edges.values()))
+        self._discard(self._node_layer, list(self.nodes.values()))
         self._edge_layer, self._node_layer = edge_layer, node_layer
         self.nodes = nodes
         self.edges = edges
@@ -199,27 +200,32 @@ class GraphScene(QGraphicsScene):
         if audit is not None:
             self.show_audit(audit, split)
 
-    def _discard(self, layer: QGraphicsItem) -> None:
-        """Take a replaced layer off the picture. Deleting 20,000 items at once stalls the event
-        loop for ~100 ms (a branch switch at 100,000 entries): a big layer is hidden and emptied
-        :data:`_DISCARD_STEP` items per event-loop turn instead."""
-        if len(layer.childItems()) <= _DISCARD_STEP:
+    def _discard(self, layer: QGraphicsItem, items: list[QGraphicsItem]) -> None:
+        """Take a replaced layer off the picture (``items``: its children, as this scene made
+        them). Deleting 20,000 items at once stalls the event loop for ~100 ms (a branch switch at
+        100,000 entries): a big layer is hidden and emptied :data:`_DISCARD_STEP` items per
+        event-loop turn instead, from the scene's own list (asking Qt for a layer's 10,000
+        children makes as many Python wrappers, each turn)."""
+        if len(items) <= _DISCARD_STEP:
             self.removeItem(layer)
             return
         layer.setVisible(False)
-        self._trash.append(layer)
+        self._trash.append((layer, items))
         if len(self._trash) == 1:
             QTimer.singleShot(0, self, self._empty_trash)
 
     def _empty_trash(self) -> None:
         if not self._trash:
             return
-        layer = self._trash[0]
-        children = layer.childItems()
-        for item in children[:_DISCARD_STEP]:
-            self.removeItem(item)
-        if len(children) <= _DISCARD_STEP:
-            self.removeItem(self._trash.pop(0))
+        layer, items = self._trash[0]
+        cut = max(len(items) - _DISCARD_STEP, 0)
+        for item in items[cut:]:
+            if item.scene() is self:  # not already taken out (a node removed since)
+                self.removeItem(item)
+        del items[cut:]
+        if not items:
+            self._trash.pop(0)
+            self.removeItem(layer)  # with anything else still in it
         if self._trash:
             QTimer.singleShot(0, self, self._empty_trash)
 

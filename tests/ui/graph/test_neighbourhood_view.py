@@ -135,6 +135,31 @@ def test_a_far_branch_switch_shows_the_new_leafs_neighbourhood_then_the_whole_gr
     assert after is not None and on_screen(view).contains(after)
 
 
+def test_the_whole_graph_a_far_switch_replaces_is_freed_off_the_ui_thread(qtbot: Any, tmp_path: Path) -> None:
+    # Freeing a whole graph model (its 100,000-entry anchors, nodes and texts) took ~20 ms of a far
+    # switch at 100k; it is dropped by a worker thread a moment later instead.
+    import weakref
+
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    freed_on: list[int] = []
+    weakref.finalize(view._model, lambda: freed_on.append(threading.get_ident()))
+    graph = view.graph()
+    index = manager.index
+    far = next(
+        e["id"]
+        for e in index.entries
+        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
+    )
+    del graph
+    manager.branch(far)
+    assert view.partial and freed_on == []  # not freed inside the switch
+    qtbot.waitUntil(lambda: bool(freed_on), timeout=10_000)
+    assert freed_on[0] != threading.get_ident()
+
+
 def test_a_near_branch_switch_between_standing_nodes_restyles_in_place(qtbot: Any, tmp_path: Path) -> None:
     manager = big_manager(tmp_path)
     view = make_view(qtbot)
