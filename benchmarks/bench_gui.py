@@ -356,6 +356,13 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.view", "GraphView", "_layout_labels"),
     ("desktop_app.ui.steering", "Steering", "_show_siblings"),
     ("desktop_app.present.siblings", "", "sibling_switches"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_empty_trash"),
+    ("desktop_app.ui.graph.minimap", "MinimapBinding", "_step"),
+    ("desktop_app.ui.graph.view", "GraphView", "_picture_painted"),
+    ("desktop_app.ui.graph.view", "GraphView", "_start_full_build"),
+    ("desktop_app.ui.main_window", "MainWindow", "_update_meter"),
+    ("desktop_app.ui.chat.sliced", "SliceScheduler", "_tick"),
+    ("desktop_app.ui.graph.outline_panel", "OutlinePanel", "paintEvent"),
 ]
 
 
