@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from .lod import LANDMARK_ROLES, Mark, node_marks
-from .viewgraph import Node, ViewGraph
+from .viewgraph import Node, ViewGraph, ViewNode
 
-__all__ = ["OUTLINE_GROUPS", "OutlineItem", "outline", "outline_counts"]
+__all__ = ["OUTLINE_GROUPS", "OutlineCache", "OutlineItem", "outline", "outline_counts"]
 
 #: The outline's filter choices: a title and the roles it shows.
 OUTLINE_GROUPS: Final[dict[str, frozenset[str]]] = {
@@ -40,18 +40,26 @@ class OutlineItem:
     on_active_path: bool
 
 
+#: What :func:`outline` may reuse: ``id(mark)`` → (the mark, its node's view, the row made of them).
+OutlineCache = dict[int, tuple[Mark, ViewNode, "OutlineItem"]]
+
+
 def outline(
     graph: ViewGraph,
     session_name: str | None = None,
     roles: Iterable[str] = LANDMARK_ROLES,
     marks: Mapping[Node, Mark] | None = None,
+    cache: OutlineCache | None = None,
 ) -> list[OutlineItem]:
     """The landmarks of ``graph`` with a role in ``roles``, in list order (``marks``: the graph's
     :func:`~.lod.node_marks` when the caller has them already).
 
     Marks come most important first, landmarks before plain entries and runs, so only the
-    landmarks are read (~3,000 of 30,000 nodes at 100,000 entries: the outline follows every
-    append while a reply streams) and put back in list order by their position.
+    landmarks are read (7,000 of 10,000 nodes at 100,000 entries: the outline follows every
+    append while a reply streams) and put back in list order by their position. With ``cache``
+    (kept by the caller between calls) a row whose mark and node are the very objects of last
+    time is that time's row, the same object: marks kept by :func:`~.lod.update_marks` after an
+    append give back all but a few rows, and the caller can tell them unchanged by identity.
     """
     wanted = frozenset(roles)
     if marks is None:
@@ -64,10 +72,22 @@ def outline(
             found.append(mark)
     found.sort(key=lambda m: m.rank[2])  # pre-order
     items = []
+    nodes = graph.nodes
+    kept: OutlineCache = {}
     for mark in found:
-        view = graph.nodes[mark.node]
-        entry = view.ids[-1] if mark.role in ("leaf", "active-leaf") else view.entry_id
-        items.append(OutlineItem(mark.node, entry, mark.role, view.kind, mark.text, view.on_active_path))
+        view = nodes[mark.node]
+        hit = cache.get(id(mark)) if cache is not None else None
+        if hit is not None and hit[0] is mark and hit[1] is view:
+            item = hit[2]
+        else:
+            entry = view.ids[-1] if mark.role in ("leaf", "active-leaf") else view.entry_id
+            item = OutlineItem(mark.node, entry, mark.role, view.kind, mark.text, view.on_active_path)
+        if cache is not None:
+            kept[id(mark)] = (mark, view, item)
+        items.append(item)
+    if cache is not None:
+        cache.clear()
+        cache.update(kept)
     return items
 
 

@@ -67,6 +67,8 @@ def test_rows_follow_the_tree_order_on_a_big_session_and_after_appends() -> None
     marks = node_marks(model.graph, "Big")
     rows = [(i.node, i.role) for i in outline(model.graph, "Big", marks=marks)]
     assert len(rows) > 50 and rows == expected(model.graph, marks)
+    cache: dict = {}  # type: ignore[type-arg]
+    before = outline(model.graph, "Big", marks=marks, cache=cache)
     parent = entries[-1]["id"]
     for n in range(5):
         entry = msg(f"new{n}", parent, "user" if n % 2 == 0 else "assistant", f"turn {n}")
@@ -79,4 +81,10 @@ def test_rows_follow_the_tree_order_on_a_big_session_and_after_appends() -> None
         assert marks == node_marks(model.graph, "Big")
         rows = [(i.node, i.role) for i in outline(model.graph, "Big", marks=marks)]
         assert rows == expected(model.graph, marks)
+        cached = outline(model.graph, "Big", marks=marks, cache=cache)
+        assert cached == outline(model.graph, "Big", marks=marks)  # the same rows as made afresh
+        old_rows = {id(row) for row in before}
+        reused = sum(1 for row in cached if id(row) in old_rows)
+        assert reused >= len(cached) - 5, (reused, len(cached))  # all but the rows near the leaf: last time's
+        before = cached
         parent = entry["id"]

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.present.outline import OUTLINE_GROUPS, OutlineItem, outline, outline_counts
+from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineItem, outline, outline_counts
 
 from .style import GraphStyle
 from .view import GraphView
@@ -152,6 +152,7 @@ class OutlinePanel(QWidget):
         layout.addWidget(self.list, 1)
         layout.addWidget(self.legend)
         self.items: list[OutlineItem] = []
+        self._rows_made: OutlineCache = {}  #: rows unchanged since the last refresh stay the same objects
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(150)
@@ -174,7 +175,7 @@ class OutlinePanel(QWidget):
         graph = self._graph.graph()
         session = self._graph.session
         name = session.get_session_name() if session is not None else None
-        everything = outline(graph, name, marks=self._graph.node_marks())
+        everything = outline(graph, name, marks=self._graph.node_marks(), cache=self._rows_made)
         self.counts.setText(outline_counts(everything) or "No landmarks yet")
         roles = OUTLINE_GROUPS[self.filter.currentText()]
         items = [item for item in everything if item.role in roles]
@@ -196,10 +197,13 @@ class OutlinePanel(QWidget):
             old = []
         n, m = len(old), len(items)
         head = 0
-        while head < n and head < m and old[head] == items[head]:
+        # most rows are the very objects of last time (see ``outline``'s cache): identity first
+        while head < n and head < m and (old[head] is items[head] or old[head] == items[head]):
             head += 1
         tail = 0
-        while tail < n - head and tail < m - head and old[n - 1 - tail] == items[m - 1 - tail]:
+        while tail < n - head and tail < m - head and (
+            old[n - 1 - tail] is items[m - 1 - tail] or old[n - 1 - tail] == items[m - 1 - tail]
+        ):
             tail += 1
         if head == n == m:
             return
