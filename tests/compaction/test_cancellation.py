@@ -131,3 +131,24 @@ async def test_cancelled_branch_summary_leaves_the_file_unchanged(tmp_path: Path
     await _cancel_midway(task, reply)
     assert _snapshot(manager) == before and manager.leaf_id == old_leaf
     manager.close()
+
+
+async def test_the_path_is_prepared_off_the_event_loop_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Cutting and estimating a 70,000-entry path is 30-50 ms of Python: not on the window's thread.
+    import threading
+
+    from desktop_app.compaction import session_ops
+
+    threads: list[int] = []
+    real = session_ops.prepare_compaction
+
+    def recorded(*args: object, **kwargs: object) -> object:
+        threads.append(threading.get_ident())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session_ops, "prepare_compaction", recorded)
+    manager = _session(tmp_path)
+    provider = RecordingProvider([Reply("the summary")])
+    outcome = await compact_session(manager, provider, settings=CompactionSettings(keep_recent_tokens=1500))
+    assert manager.get_entry(outcome.entry_id) is not None
+    assert threads and threads[0] != threading.get_ident()
