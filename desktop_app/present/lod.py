@@ -21,6 +21,7 @@ without Qt and the view only paints the result.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -202,8 +203,11 @@ def update_marks(
     gone from ``graph`` are dropped). Every other mark is kept (its position renumbered if a node
     before it went), so an append costs a few marks and an almost sorted sort, not 10,000 texts."""
     nodes = graph.nodes
-    position = {node: i for i, node in enumerate(nodes)}
     redo = {node for node in dirty if node in nodes}
+    quick = _appended_marks(graph, marks, dirty, redo, session_name)
+    if quick is not None:
+        return quick
+    position = {node: i for i, node in enumerate(nodes)}
     out: list[Mark] = []
     for mark in marks.values():
         at = position.get(mark.node)
@@ -217,6 +221,49 @@ def update_marks(
         return node_marks(graph, session_name)
     out.sort(key=lambda m: m.rank)
     return {m.node: m for m in out}
+
+
+def _appended_marks(
+    graph: ViewGraph, marks: Mapping[Node, Mark], dirty: Iterable[Node], redo: set[Node], session_name: str | None
+) -> dict[Node, Mark] | None:
+    """:func:`update_marks` for the streaming case, without touching every mark: when the only
+    nodes gone are dirty ones and the new ones are dirty too (so the graph's order is the old one
+    with nodes taken out and added at its end), only the marks from the first gone node on can
+    have moved. Those and the dirty ones are made again and slotted into the ranked order by
+    bisection. ``None`` when that does not hold (the caller takes the general way)."""
+    nodes = graph.nodes
+    gone = [node for node in dirty if node in marks and node not in nodes]
+    new = [node for node in redo if node not in marks]
+    if len(marks) - len(gone) + len(new) != len(nodes):
+        return None  # something else came or went: not a plain append
+    start = min((marks[node].rank[2] for node in gone), default=len(marks) - len(gone))
+    order = list(nodes)
+    if any(order[i] not in redo and order[i] not in marks for i in range(start, len(order))):
+        return None
+    remake: dict[Node, Mark] = {}
+    for i in range(start, len(order)):  # the tail: positions shifted by the nodes that went
+        node = order[i]
+        old = marks.get(node)
+        if node in redo or old is None:
+            continue
+        if old.rank[2] != i:
+            remake[node] = replace(old, rank=(old.rank[0], old.rank[1], i))
+    if len(remake) + len(redo) + len(gone) > 256:
+        return None  # a big shift: the general way is as quick
+    position = {node: i for i, node in enumerate(order[start:], start)} if start < len(order) else {}
+    for node in redo:
+        at = position.get(node)
+        if at is None:  # before the tail: restyled in place, its place unchanged...
+            old = marks.get(node)
+            if old is None:
+                return None  # ... unless it is new there: everything after it moved
+            at = old.rank[2]
+        remake[node] = _mark(graph, node, nodes[node], at, session_name)
+    dropped = set(gone) | remake.keys()
+    ranked = [m for m in marks.values() if m.node not in dropped]
+    for mark in sorted(remake.values(), key=lambda m: m.rank):
+        ranked.insert(bisect.bisect_left(ranked, mark.rank, key=lambda m: m.rank), mark)
+    return {m.node: m for m in ranked}
 
 
 def shows_text(mark: Mark, detail: Detail) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from itertools import combinations
+from typing import Any
 
 import pytest
 
@@ -216,3 +217,70 @@ def test_marks_updated_after_appends_equal_fresh_marks(case: str, tmp_path: obje
         marks = update_marks(graph, marks, {n for n in dirty if n is not None}, "trip")
         fresh = node_marks(graph, "trip")
         assert marks == fresh and list(marks) == list(fresh)
+
+
+def test_marks_after_streaming_appends_take_the_quick_way_and_equal_fresh_marks(monkeypatch: Any) -> None:
+    """A turn streaming in (default filter): a tool-calling reply is hidden once it is not the leaf,
+    so a node goes as others come. The marks kept by :func:`update_marks` equal fresh ones, and
+    plain appends never re-rank every mark (its quick way answers)."""
+    from desktop_app.present import lod
+    from desktop_app.present.graph_model import ViewGraphModel
+    from tests.present.builders import index_of, msg, synthetic_session, tool_call_assistant
+
+    quick: list[bool] = []
+    original = lod._appended_marks
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        result = original(*args, **kwargs)
+        quick.append(result is not None)
+        return result
+
+    monkeypatch.setattr(lod, "_appended_marks", counted)
+    entries = synthetic_session(1_500)
+    index = index_of(entries)
+    model = ViewGraphModel(index, entries[-1]["id"], "default", folding=True)
+    marks = node_marks(model.graph, "trip")
+    parent = entries[-1]["id"]
+    turn = [
+        msg("q1", parent, "user", "go on"),
+        tool_call_assistant("t1", "q1", "c9"),
+        msg("r1", "t1", "toolResult", "data", call="c9"),
+        tool_call_assistant("t2", "r1", "c10"),
+        msg("r2", "t2", "toolResult", "more", call="c10"),
+        msg("a1", "r2", "assistant", "done"),
+    ]
+    removed = 0
+    for entry in turn:
+        old_leaf = model.graph.leaf_node
+        index.add(entry)
+        delta = model.add_entry(entry)
+        assert not delta.rebuilt
+        removed += len(delta.removed)
+        graph = model.graph
+        dirty = {*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)}
+        dirty |= {old_leaf, graph.leaf_node}
+        marks = lod.update_marks(graph, marks, {n for n in dirty if n is not None}, "trip")
+        fresh = node_marks(graph, "trip")
+        assert marks == fresh and list(marks) == list(fresh)
+    assert removed >= 2 and quick and all(quick)
+
+
+def test_marks_updated_when_a_node_comes_or_goes_in_the_middle_of_the_order() -> None:
+    """A node added or removed in the middle of the graph's order moves every node after it: the
+    kept marks are renumbered (or made afresh) and equal fresh ones either way."""
+    from desktop_app.present.lod import update_marks
+    from tests.present.builders import index_of, msg, synthetic_session
+
+    entries = synthetic_session(400)
+    leaf = entries[-1]["id"]
+    middle = entries[120]["id"]
+    extra = msg("xx", middle, "user", "a side question")
+    without = build_view_graph(index_of(entries), leaf, "all", folding=False)
+    with_extra = build_view_graph(index_of([*entries, extra]), leaf, "all", folding=False)
+    order = list(with_extra.nodes)
+    assert 0 < order.index("xx") < len(order) - 50  # really in the middle
+    dirty = {"xx", middle}
+    grown = update_marks(with_extra, node_marks(without, "t"), dirty, "t")
+    assert grown == node_marks(with_extra, "t") and list(grown) == list(node_marks(with_extra, "t"))
+    shrunk = update_marks(without, node_marks(with_extra, "t"), dirty, "t")
+    assert shrunk == node_marks(without, "t") and list(shrunk) == list(node_marks(without, "t"))

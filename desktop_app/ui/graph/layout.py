@@ -295,15 +295,17 @@ def place_new_node(
     last placed sibling; then nudged right past any node already on that row. Nothing else moves.
     """
     parent = graph.parent_of(node) if node in graph else None
+    half_row = spec.row / 2  # once, not per node: this scans every position (10,000 at 100k)
     if parent is None or parent not in positions:
         y = 0.0
-        xs = [x for n, (x, yy) in positions.items() if abs(yy - y) < spec.row / 2 and n != node]
+        xs = [x for n, (x, yy) in positions.items() if abs(yy - y) < half_row and n != node]
         return ((max(xs) + spec.column) if xs else 0.0, y)
     px, py = positions[parent]
     y = py + spec.row
     siblings = [positions[s][0] for s in graph.children_of(parent) if s != node and s in positions]
     x = max(siblings) + spec.column if siblings else px
-    row = sorted(xx for n, (xx, yy) in positions.items() if n != node and abs(yy - y) < spec.row / 2)
+    low, high = y - half_row, y + half_row
+    row = sorted(xx for n, (xx, yy) in positions.items() if low < yy < high and n != node)
     min_gap = spec.column * 0.999
     for other in row:  # sorted, so one pass pushes x past every clash to its right
         if abs(other - x) < min_gap:
