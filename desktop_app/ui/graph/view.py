@@ -131,6 +131,8 @@ _MAX_BUILD_RESTARTS = 2
 _BUILD_START_MS = 250
 #: A shown canvas waits this much longer for its first paint before the build starts anyway.
 _PICTURE_WAIT_MS = 2_000
+#: How often a whole-graph build waiting for a replaced picture's deletion looks again.
+_BUILD_AFTER_DISCARD_MS = 20
 #: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
 _SWAP_STEP = 600
 
@@ -379,6 +381,12 @@ class GraphView(QGraphicsView):
     def _start_full_build(self) -> None:
         """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
         if self._build_state != "waiting" or self._session is None or self._model is None:
+            return
+        if self._scene.discarding:
+            # Not while a replaced picture is being deleted: the build holds the GIL, and each of
+            # the deletion's Qt calls waits for it again (500 deletions took 0.4-0.7 s that way,
+            # the window frozen, after a far switch at 100k). The deleting is done in ~0.1 s.
+            QTimer.singleShot(_BUILD_AFTER_DISCARD_MS, self, self._start_full_build)
             return
         self._build_state = "running"
         self._build_generation += 1
