@@ -7,6 +7,8 @@ import multiprocessing
 import os
 import shutil
 import stat
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -270,9 +272,16 @@ def test_deferred_sync_writes_now_and_fsyncs_later(tmp_path: Path, monkeypatch: 
     assert len(calls) == 1  # nothing left to sync
 
 
+def _wait_for(done: Callable[[], object], seconds: float = 10) -> None:
+    """Until ``done()`` is true (a background fsync ran) or ``seconds`` passed; then a little more."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.05)
+
+
 def test_background_sync_writes_now_and_fsyncs_on_another_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
-    import time
 
     m = SessionManager.create("/p", tmp_path)
     calls: list[int] = []
@@ -290,19 +299,14 @@ def test_background_sync_writes_now_and_fsyncs_on_another_thread(tmp_path: Path,
         m.append_message(assistant("answer", provider="x", model="y"))
     assert calls == [] and "answer" in Path(m.session_file or "").read_text()  # written, sync pending
     gate.set()
-    deadline = time.monotonic() + 10
-    while not calls and time.monotonic() < deadline:
-        time.sleep(0.01)
+    _wait_for(lambda: calls)
     assert calls and calls[0] != threading.get_ident()  # once, on the worker thread
-    time.sleep(0.05)
     assert len(calls) == 1
     m.sync()
     assert len(calls) == 1  # nothing left to sync
 
 
 def test_a_failed_background_sync_is_retried_by_the_next_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import time
-
     m = SessionManager.create("/p", tmp_path)
     failures: list[int] = []
     real = os.fsync
@@ -314,10 +318,7 @@ def test_a_failed_background_sync_is_retried_by_the_next_sync(tmp_path: Path, mo
     monkeypatch.setattr(os, "fsync", failing)
     with m.background_sync():
         m.append_message(user("typed"))
-    deadline = time.monotonic() + 10
-    while not failures and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(0.05)
+    _wait_for(lambda: failures)
     calls: list[int] = []
     monkeypatch.setattr(os, "fsync", lambda fd: (calls.append(fd), real(fd))[1])
     m.sync()

@@ -41,6 +41,18 @@ def on_screen(view: GraphView) -> QRect:
     return view.viewport().rect()
 
 
+def far_folded_leaf(manager: SessionManager, view: GraphView) -> str:
+    """A leaf folded into a run of the whole graph: moving there reshapes the folds (a new picture)."""
+    graph, index = view.graph(), manager.index
+    return str(
+        next(
+            e["id"]
+            for e in index.entries
+            if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
+        )
+    )
+
+
 def test_the_leaf_first_then_the_whole_graph_with_the_leaf_kept_in_place(qtbot: Any, tmp_path: Path) -> None:
     manager = big_manager(tmp_path)
     leaf = manager.leaf_id
@@ -118,11 +130,7 @@ def test_a_far_branch_switch_shows_the_new_leafs_neighbourhood_then_the_whole_gr
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
     graph = view.graph()
     index = manager.index
-    far = next(
-        e["id"]
-        for e in index.entries
-        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
-    )  # a leaf folded into a run: moving there reshapes the folds (a rebuild)
+    far = far_folded_leaf(manager, view)
     manager.branch(far)
     assert view.partial and view.graph().leaf_node == far
     assert len(view.graph()) < len(graph) / 3
@@ -146,14 +154,7 @@ def test_the_whole_graph_a_far_switch_replaces_is_freed_off_the_ui_thread(qtbot:
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
     freed_on: list[int] = []
     weakref.finalize(view._model, lambda: freed_on.append(threading.get_ident()))
-    graph = view.graph()
-    index = manager.index
-    far = next(
-        e["id"]
-        for e in index.entries
-        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
-    )
-    del graph
+    far = far_folded_leaf(manager, view)
     manager.branch(far)
     assert view.partial and freed_on == []  # not freed inside the switch
     qtbot.waitUntil(lambda: bool(freed_on), timeout=10_000)
@@ -181,15 +182,7 @@ def test_the_whole_graph_build_waits_until_the_replaced_picture_is_deleted(
     view.set_session(manager)
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
     monkeypatch.setattr(view_module, "threading", types.SimpleNamespace(Thread=recording_thread))
-    graph = view.graph()
-    index = manager.index
-    far = next(
-        e["id"]
-        for e in index.entries
-        if not index.get_children(e["id"]) and isinstance(graph.node_of.get(e["id"]), SegmentKey)
-    )  # a leaf folded into a run: the folds change, a new picture
-    del graph
-    manager.branch(far)
+    manager.branch(far_folded_leaf(manager, view))
     assert view.partial and view.graph_scene().discarding  # thousands of items to delete
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
     builds = [discarding for name, discarding in started if name == "arbor-graph-build"]
