@@ -120,7 +120,7 @@ def chat_messages(session: SessionView, leaf_id: str | None = None) -> list[Any]
         path = session.get_branch(target) if target is not None else []
         if any(e.get("type") == "context_edit" for e in path):
             rows = _edit_marked(path, messages, session_profile(session))
-    if any(type(m) is dict and m.get("role") == "system" for m in rows):
+    if any(_is_system(m) for m in rows):
         rows = _system_marked(rows)
     return rows
 
@@ -154,14 +154,22 @@ def _system_marked(rows: list[Any]) -> list[Any]:
     out: list[Any] = []
     seen = False
     for i, message in enumerate(rows):
-        if type(message) is dict and message.get("role") == "system":
+        if _is_system(message):
             checkpoint = i + 1 < len(rows) and type(rows[i + 1]) is dict and rows[i + 1].get("role") == "compactionSummary"
-            whole = checkpoint or not seen
+            message = _system_row(message, whole=checkpoint or not seen, checkpoint=checkpoint)
             seen = True
-            mark = {"summary": system_summary(message, whole=whole), "whole": whole, "checkpoint": checkpoint}
-            message = {**message, SYSTEM_MARK: mark}
         out.append(message)
     return out
+
+
+def _is_system(message: Any) -> bool:
+    return type(message) is dict and message.get("role") == "system"
+
+
+def _system_row(message: dict[str, Any], *, whole: bool, checkpoint: bool) -> dict[str, Any]:
+    """A system message with its mark: the whole prompt (the first, or a compaction's checkpoint) or a change."""
+    mark = {"summary": system_summary(message, whole=whole), "whole": whole, "checkpoint": checkpoint}
+    return {**message, SYSTEM_MARK: mark}
 
 
 @dataclass(frozen=True)
@@ -227,6 +235,7 @@ class ChatFeed:
         self.leaf_id: str | None = None  #: the entry the rows end at
         self.streaming = False  #: a live row is up
         self.partial: Message | None = None  #: what the live row shows
+        self.system_shown = False  #: a system row is among the rows (a new one is then a change)
 
     def bind(self, session: SessionView) -> list[ChatUpdate]:
         """Show ``session`` (the window opened another one); any live row is gone with the old one."""
@@ -242,7 +251,9 @@ class ChatFeed:
     def _rebind(self) -> ShowContext:
         session = self._session
         self.leaf_id = session.leaf_id
-        return ShowContext(chat_messages(session), self.leaf_id)
+        rows = chat_messages(session)
+        self.system_shown = any(_is_system(m) for m in rows)
+        return ShowContext(rows, self.leaf_id)
 
     # ------------------------------------------------------------------------------- session
 
@@ -269,16 +280,18 @@ class ChatFeed:
             return self.refresh()
         messages: list[Any] = []
         parent = self.leaf_id
+        system_shown = self.system_shown
         for entry in appended:
             if entry.get("parentId") != parent or entry.get("type") in _REBIND_TYPES:
                 return self.refresh()
             message = context_message(entry)
             if message is not None:
-                if message.get("role") == "system":  # whole prompt or a change: the rows above tell
-                    return self.refresh()
+                if _is_system(message):  # the whole prompt if no system row is above it, else a change
+                    message = _system_row(message, whole=not system_shown, checkpoint=False)
+                    system_shown = True
                 messages.append(message)
             parent = entry.get("id")
-        self.leaf_id = parent
+        self.leaf_id, self.system_shown = parent, system_shown
         return [AppendRows(messages)] if messages else []
 
     # ------------------------------------------------------------------------------- agent

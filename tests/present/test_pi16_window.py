@@ -17,7 +17,14 @@ from desktop_app.compaction.audit import audit_compaction
 from desktop_app.compaction.prepare import prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.present.audit_words import checkpoint_words
-from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK, ChatFeed, ShowContext, chat_messages
+from desktop_app.present.chat_feed import (
+    EDIT_MARK,
+    SYSTEM_MARK,
+    AppendRows,
+    ChatFeed,
+    ShowContext,
+    chat_messages,
+)
 from desktop_app.present.compaction_preview import planned_ids
 from desktop_app.present.filters import is_visible
 from desktop_app.present.graph_model import build_view_graph
@@ -274,9 +281,10 @@ def test_reader_says_omitted_replaced_and_checkpoint(tmp_path: Path) -> None:
         assert page is not None and not page.status.startswith("In the compaction's")
 
 
-def test_appending_an_edit_or_a_prompt_change_rebinds_the_chat(tmp_path: Path) -> None:
-    """An edit changes a row above the leaf and a system row's words depend on the rows above:
-    neither can be shown by appending a row, so the feed shows the context again, marked."""
+def test_appending_an_edit_rebinds_the_chat_and_a_prompt_change_adds_a_marked_row(tmp_path: Path) -> None:
+    """An edit changes a row above the leaf: the feed shows the context again, marked. A system
+    row's words depend on the rows above (a change if one is there): it is appended with the mark
+    a rebind would give it (no 100,000-entry context rebuilt for it when a prompt is sent)."""
     session = open16("pi16-1618", tmp_path)
     feed = ChatFeed(session)
     feed.bind(session)
@@ -291,11 +299,30 @@ def test_appending_an_edit_or_a_prompt_change_rebinds_the_chat(tmp_path: Path) -
     events.clear()
     session.append_message({"role": "system", "content": "", "toolsRemoved": [{"name": "bash"}], "timestamp": 1})
     updates = [u for event in events for u in feed.on_session_event(event)]
-    assert [type(u) for u in updates] == [ShowContext]
-    assert updates[0].messages[-1][SYSTEM_MARK]["summary"] == "System prompt changed · tools removed: bash"
+    assert [type(u) for u in updates] == [AppendRows]
+    row = updates[0].messages[-1]
+    assert row[SYSTEM_MARK]["summary"] == "System prompt changed · tools removed: bash"
+    assert row == chat_messages(session)[-1]  # what a rebind shows
     events.clear()
     session.append_usage("cache_warm", "anthropic", "m", {"input": 1, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 1})
     assert [u for event in events for u in feed.on_session_event(event)] == []  # not in the context
+
+
+def test_the_first_prompt_appended_is_whole_and_the_next_a_change_as_a_rebind_shows(tmp_path: Path) -> None:
+    session = SessionManager.in_memory(str(tmp_path))
+    session.append_message({"role": "user", "content": "hello", "timestamp": 1})
+    feed = ChatFeed(session)
+    feed.bind(session)
+    events: list[Any] = []
+    session.subscribe(events.append)
+    for expected in ("System prompt · ", "System prompt changed · "):
+        events.clear()
+        session.append_message({"role": "system", "content": "Be terse.", "sections": {"rules": "r"}, "timestamp": 2})
+        updates = [u for event in events for u in feed.on_session_event(event)]
+        assert [type(u) for u in updates] == [AppendRows]
+        row = updates[0].messages[-1]
+        assert row[SYSTEM_MARK]["summary"].startswith(expected)
+        assert row == chat_messages(session)[-1]
 
 
 def test_system_text_shows_each_section_once_and_the_tools(tmp_path: Path) -> None:
