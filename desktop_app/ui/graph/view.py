@@ -555,7 +555,8 @@ class GraphView(QGraphicsView):
         for node in delta.added:
             scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec))
         scene.refresh(graph, delta.changed)
-        self._note_marks(before, [*delta.added, *delta.changed, *(graph.parent_of(n) for n in delta.added)])
+        # the removed too: update_marks then knows every node that went (its quick way for appends)
+        self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
         self._order = None
         if delta.added and was_visible:
             self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
