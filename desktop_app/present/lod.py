@@ -203,6 +203,7 @@ def update_marks(
     gone from ``graph`` are dropped). Every other mark is kept (its position renumbered if a node
     before it went), so an append costs a few marks and an almost sorted sort, not 10,000 texts."""
     nodes = graph.nodes
+    dirty = set(dirty)  # read twice below: a generator would be empty the second time
     redo = {node for node in dirty if node in nodes}
     quick = _appended_marks(graph, marks, dirty, redo, session_name)
     if quick is not None:
@@ -224,7 +225,7 @@ def update_marks(
 
 
 def _appended_marks(
-    graph: ViewGraph, marks: Mapping[Node, Mark], dirty: Iterable[Node], redo: set[Node], session_name: str | None
+    graph: ViewGraph, marks: Mapping[Node, Mark], dirty: set[Node], redo: set[Node], session_name: str | None
 ) -> dict[Node, Mark] | None:
     """:func:`update_marks` for the streaming case, without touching every mark: when the only
     nodes gone are dirty ones and the new ones are dirty too (so the graph's order is the old one

@@ -259,7 +259,7 @@ def test_marks_after_streaming_appends_take_the_quick_way_and_equal_fresh_marks(
         graph = model.graph
         dirty = {*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)}
         dirty |= {old_leaf, graph.leaf_node}
-        marks = lod.update_marks(graph, marks, {n for n in dirty if n is not None}, "trip")
+        marks = lod.update_marks(graph, marks, (n for n in dirty if n is not None), "trip")  # any iterable
         fresh = node_marks(graph, "trip")
         assert marks == fresh and list(marks) == list(fresh)
     assert removed >= 2 and quick and all(quick)
