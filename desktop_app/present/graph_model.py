@@ -86,7 +86,7 @@ def _skeleton(index: SessionIndex) -> _Skeleton:
             raw_children.setdefault(parent, []).append(entry_id)
         else:
             sk.roots.append(entry_id)
-        if entry.get("type") == "message" and entry_kind(entry) == "system":
+        if _is_system_entry(entry):
             sk.systems.add(entry_id)
     _break_cycles(sk, by_id, raw_children)
     for parent, kids in raw_children.items():
@@ -160,6 +160,11 @@ def _info(
             text = entry_text(entry, tool_calls)
         found = cache[entry_id] = (kind, text)
     return found
+
+
+def _is_system_entry(entry: Entry) -> bool:
+    """A pi 1.6.0 ``system`` message (the type test first: this runs once per entry of the file)."""
+    return entry.get("type") == "message" and entry_kind(entry) == "system"
 
 
 def _system_above(entry_id: str, sk: _Skeleton) -> bool:
@@ -598,7 +603,7 @@ class ViewGraphModel:
         assert self._skel is not None and self._tool_calls is not None
         self._skel.parent[entry_id] = parent
         self._skel.children.setdefault(parent, []).append(entry_id)
-        if entry.get("type") == "message" and entry_kind(entry) == "system":
+        if _is_system_entry(entry):
             self._skel.systems.add(entry_id)
         for call_id, name, arguments in tool_calls_of(entry):
             self._tool_calls[call_id] = (name, arguments)
