@@ -8,11 +8,11 @@ stands for its last entry: that is the leaf the user wants to see.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from .lod import LANDMARK_ROLES, Mark, node_marks
+from .lod import LANDMARK_ROLES, Mark, Marks, landmarks_of, node_marks
 from .viewgraph import Node, ViewGraph, ViewNode
 
 __all__ = ["OUTLINE_GROUPS", "OutlineCache", "OutlineItem", "outline", "outline_counts"]
@@ -48,7 +48,7 @@ def outline(
     graph: ViewGraph,
     session_name: str | None = None,
     roles: Iterable[str] = LANDMARK_ROLES,
-    marks: Mapping[Node, Mark] | None = None,
+    marks: Marks | None = None,
     cache: OutlineCache | None = None,
 ) -> list[OutlineItem]:
     """The landmarks of ``graph`` with a role in ``roles``, in list order (``marks``: the graph's
@@ -64,12 +64,7 @@ def outline(
     wanted = frozenset(roles)
     if marks is None:
         marks = node_marks(graph, session_name)
-    found: list[Mark] = []
-    for mark in marks.values():
-        if not mark.is_landmark:
-            break  # everything after it is a plain entry or a run
-        if mark.role in wanted:
-            found.append(mark)
+    found = [mark for mark in landmarks_of(marks.ranked) if mark.role in wanted]
     found.sort(key=lambda m: m.rank[2])  # pre-order
     items = []
     nodes = graph.nodes

@@ -15,7 +15,7 @@ from desktop_app.present.lod import (
     GROUPS_SCALE,
     LANDMARK_ROLES,
     Detail,
-    Mark,
+    Marks,
     Rect,
     detail_for,
     elide,
@@ -65,7 +65,7 @@ def _branchy() -> list[dict[str, object]]:
     ]
 
 
-def _marks(leaf: str = "a4", name: str | None = None) -> dict[Node, Mark]:
+def _marks(leaf: str = "a4", name: str | None = None) -> Marks:
     index = index_of(_branchy())
     graph = build_view_graph(index, leaf)
     return node_marks(graph, name)
@@ -284,3 +284,63 @@ def test_marks_updated_when_a_node_comes_or_goes_in_the_middle_of_the_order() ->
     assert grown == node_marks(with_extra, "t") and list(grown) == list(node_marks(with_extra, "t"))
     shrunk = update_marks(without, node_marks(with_extra, "t"), dirty, "t")
     assert shrunk == node_marks(without, "t") and list(shrunk) == list(node_marks(without, "t"))
+
+
+@pytest.mark.parametrize("case", ["gen-0031", "gen-0004", "gen-0017"])
+def test_landmarks_are_the_prefix_of_the_ranked_marks(case: str, tmp_path: object) -> None:
+    """:func:`landmarks_of` slices instead of testing each mark: the same marks, in the same order,
+    as testing each, because every landmark role ranks before runs and plain entries."""
+    from pathlib import Path
+
+    from desktop_app.present.lod import LANDMARK_ROLES, landmarks_of
+    from tests.ui.conformance_cases import open_copy
+
+    manager = open_copy(case, Path(str(tmp_path)))
+    graph = build_view_graph(manager.index, manager.leaf_id, "all", folding=False)
+    ranked = list(node_marks(graph, "trip").values())
+    tested = [m for m in ranked if m.role in LANDMARK_ROLES]
+    assert tested and len(tested) < len(ranked)  # both kinds present: the cut is somewhere real
+    assert landmarks_of(ranked) == tested
+    assert landmarks_of([]) == []
+
+
+def test_quick_marks_refuse_marks_out_of_rank_order() -> None:
+    """The append path finds a mark by bisection at its rank; handed marks not in rank order it
+    takes the exact way and leaves them as they were, never a wrong mapping, even ``in_place``."""
+    from desktop_app.present import lod
+    from tests.present.builders import index_of, msg, synthetic_session
+
+    entries = synthetic_session(200)
+    # the leaf is the last node in order, so an entry under it comes at the end (an append)
+    last = str(list(build_view_graph(index_of(entries), None, "all", folding=False).nodes)[-1])
+    graph = build_view_graph(index_of(entries), last, "all", folding=False)
+    marks = node_marks(graph, "t")
+    extra = msg("zz", last, "user", "one more")
+    grown = build_view_graph(index_of([*entries, extra]), "zz", "all", folding=False)
+    assert list(grown.nodes)[-1] == "zz"
+    fresh = node_marks(grown, "t")
+    dirty: set[Node] = {"zz", last}
+
+    shuffled = lod.Marks(reversed(marks.ranked))
+    before = list(shuffled.ranked)
+    assert lod._appended_marks(grown, shuffled, dirty, dirty, "t") is not None  # the append shape holds...
+    again = lod.update_marks(grown, shuffled, dirty, "t", in_place=True)
+    assert again is not shuffled and list(shuffled.ranked) == before  # ...but the bisection refuses
+    assert again == fresh and list(again) == list(fresh)
+
+    quick = lod.update_marks(grown, marks, dirty, "t", in_place=True)
+    assert quick is marks  # the owner's cache, changed where it is
+    assert quick == fresh and list(quick) == list(fresh) and list(quick.ranked) == list(fresh.ranked)
+
+
+def test_marks_are_a_mapping_in_rank_order() -> None:
+    """:class:`Marks` looks up by node and iterates most important first; a copy is independent."""
+    marks = _marks()
+    ranks = [m.rank for m in marks.ranked]
+    assert ranks == sorted(ranks) and list(marks) == [m.node for m in marks.ranked]
+    assert marks["a4"].role == "active-leaf" and "a4" in marks and "nope" not in marks
+    assert dict(marks) == {m.node: m for m in marks.ranked} == marks
+    twin = marks.copy()
+    assert twin == marks and twin.ranked is not marks.ranked
+    assert twin._swap(["a4"], [])
+    assert "a4" not in twin and "a4" in marks and len(twin) == len(marks) - 1

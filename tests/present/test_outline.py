@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from desktop_app.present.graph_model import build_view_graph
 from desktop_app.present.outline import OUTLINE_GROUPS, outline, outline_counts
 from desktop_app.present.viewgraph import SegmentKey
@@ -58,7 +61,7 @@ def test_rows_follow_the_tree_order_on_a_big_session_and_after_appends() -> None
 
     from .builders import synthetic_session
 
-    def expected(graph: object, marks: dict) -> list[tuple[object, str]]:  # type: ignore[type-arg]
+    def expected(graph: object, marks: Mapping[Any, Any]) -> list[tuple[object, str]]:
         return [(n, marks[n].role) for n in graph.nodes if marks[n].is_landmark]  # type: ignore[attr-defined]
 
     entries = synthetic_session(3_000)

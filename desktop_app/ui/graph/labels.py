@@ -22,7 +22,7 @@ from PySide6.QtGui import (
     QTransform,
 )
 
-from desktop_app.present.lod import Detail, Mark, Placed, Rect, detail_for, place_labels
+from desktop_app.present.lod import Detail, Mark, Marks, Placed, Rect, detail_for, landmarks_of, place_labels
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .style import GraphStyle
@@ -66,11 +66,11 @@ class LabelPainter:
             width = self._widths[text] = self._metrics.horizontalAdvance(text)
         return width
 
-    def set_graph(self, graph: ViewGraph, marks: Mapping[Node, Mark]) -> None:
+    def set_graph(self, graph: ViewGraph, marks: Marks) -> None:
         """The graph changed (or its flags did): what every node says (:func:`node_marks`)."""
         self._graph = graph
-        self._marks = list(marks.values())
-        self._landmarks = [m for m in self._marks if m.is_landmark]
+        self._marks = list(marks.ranked)
+        self._landmarks = landmarks_of(self._marks)
         self._key = None
 
     def invalidate(self) -> None:
