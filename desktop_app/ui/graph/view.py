@@ -57,7 +57,7 @@ from desktop_app.present.lens import heat
 from desktop_app.present.lod import (
     GROUPS_SCALE,
     Detail,
-    Mark,
+    Marks,
     Placed,
     Rect,
     detail_for,
@@ -73,7 +73,7 @@ from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import LeafMoved, SessionEvent, SessionView
 
 from .labels import LabelPainter
-from .layout import DOT_NODE_LIMIT, Layouter, Positions, place_new_node, tidy_tree_layout
+from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
 from .scene import GraphScene
 from .style import GraphStyle, default_style
@@ -235,7 +235,7 @@ class GraphView(QGraphicsView):
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
         self._labels_version = -1
-        self._marks: dict[Node, Mark] = {}
+        self._marks = Marks()
         self._marks_version = -1
         self._marks_leaf: Node | None = None  #: the graph's leaf node when the marks were made
         self._marks_name: str | None = None
@@ -293,7 +293,7 @@ class GraphView(QGraphicsView):
         part = sub_index(session.index, ids)
         # Freeing a whole 100,000-entry graph, its marks and labels took ~30 ms of a far switch.
         retired: list[object] = [self._model, self._marks, *self._labels.take_graph()]
-        self._model, self._marks = None, {}
+        self._model, self._marks = None, Marks()
         self._marks_pending, self._marks_version, self._labels_version = None, -1, -1
         _release_elsewhere(retired)
         self._model = ViewGraphModel(part, session.leaf_id, self._filter, self._folding, expanded)
@@ -553,7 +553,7 @@ class GraphView(QGraphicsView):
             scene.remove_node(node)
         self._selection.drop_if_gone(self._model)
         for node in delta.added:
-            scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec))
+            scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec, scene.rows))
         scene.refresh(graph, delta.changed)
         # the removed too: update_marks then knows every node that went (its quick way for appends)
         self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
@@ -606,9 +606,11 @@ class GraphView(QGraphicsView):
             return
         graph = self._model.graph
         placed = dict(positions)
+        rows = RowIndex(placed, self._style.spec)
         for node in graph:  # appended while dot was running
             if node not in placed:
-                placed[node] = place_new_node(placed, graph, node, self._style.spec)
+                placed[node] = place_new_node(placed, graph, node, self._style.spec, rows)
+                rows.add(node, placed[node])
         anchor = self._focus_anchor()
         self._scene.move_to(placed)
         self._layout_kind = "dot"
@@ -845,7 +847,7 @@ class GraphView(QGraphicsView):
 
     def fit_all(self) -> None:
         """Everything in view (never magnified beyond 100 %)."""
-        rect = self._scene.sceneRect()  # the graph plus its margin: fits without scroll bars
+        rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
         if not self._scene.positions or rect.isEmpty():
             return
         self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
@@ -1209,7 +1211,7 @@ class GraphView(QGraphicsView):
             dirty.add(leaf)
         self._marks_pending = (start, self._scene.version, dirty)
 
-    def node_marks(self) -> dict[Node, Mark]:
+    def node_marks(self) -> Marks:
         """What every node says when labelled, most important first (cached until the picture
         changes; the screen labels and the outline share it). After appends only the marks they
         touched are made again (:func:`update_marks`); anything else makes them all afresh."""
@@ -1226,7 +1228,7 @@ class GraphView(QGraphicsView):
                 and self._marks
             ):
                 dirty = pending[2] | ({self._marks_leaf} if self._marks_leaf is not None else set())
-                self._marks = update_marks(graph, self._marks, dirty, name)
+                self._marks = update_marks(graph, self._marks, dirty, name, in_place=True)
             else:
                 self._marks = node_marks(graph, name)
             self._marks_version, self._marks_leaf, self._marks_name = version, graph.leaf_node, name

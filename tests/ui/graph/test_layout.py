@@ -21,6 +21,7 @@ from desktop_app.ui.graph.layout import (
     DotJob,
     Layouter,
     LayoutSpec,
+    RowIndex,
     dot_layout_in_subprocess,
     place_new_node,
     tidy_tree_layout,
@@ -250,3 +251,35 @@ def test_frozen_build_never_relaunches_itself_as_the_worker(monkeypatch: pytest.
     job = DotJob(forest(("a", "b")), SPEC, lambda p, e: result.update(p=p, e=e))
     assert job.wait(10)
     assert result["p"] is None and "not available" in result["e"] and job.pid is None
+
+
+def test_row_index_finds_exactly_the_nodes_of_a_row() -> None:
+    """The bands are a shortcut: every node strictly inside the asked-for y range, none outside,
+    at band edges and negative ys too; discarded nodes are gone."""
+    positions = {f"n{i}": (float(i * 7 % 50), float(i * 13 % 97 - 40)) for i in range(300)}
+    rows = RowIndex(positions, SPEC)
+    for low, high in [(-40.0, -20.0), (-5.0, 5.0), (0.0, SPEC.row), (SPEC.row / 2, SPEC.row * 1.5), (30.0, 31.0)]:
+        expected = sorted((n, x) for n, (x, y) in positions.items() if low < y < high)
+        assert sorted(rows.between(low, high)) == expected
+    rows.discard("n5", positions["n5"])
+    assert "n5" not in {n for n, _ in rows.between(-1e9, 1e9)}
+
+
+def test_place_new_node_with_a_kept_row_index_matches_a_fresh_scan() -> None:
+    """A caller keeping a :class:`RowIndex` beside its positions gets the spot a full scan gives,
+    append after append, siblings and roots included."""
+    edges = [("r", "a"), ("a", "b"), ("r", "c"), ("c", "d")]
+    positions = dict(tidy_tree_layout(forest(*edges), SPEC))
+    rows = RowIndex(positions, SPEC)
+    for i, parent in enumerate(["b", "b", "d", "r", "new0", None, "new2", None]):
+        node = f"new{i}"
+        if parent is not None:
+            edges.append((parent, node))
+        graph = forest(*edges, *([] if parent is not None else [(node, f"{node}-kid")]))
+        kept = place_new_node(positions, graph, node, SPEC, rows)
+        assert kept == place_new_node(positions, graph, node, SPEC)
+        assert all(
+            abs(kept[0] - x) >= SPEC.column * 0.999 for n, (x, y) in positions.items() if abs(y - kept[1]) < SPEC.row / 2
+        )
+        positions[node] = kept
+        rows.add(node, kept)

@@ -493,3 +493,32 @@ def test_audit_unfolds_only_for_the_audit(qtbot: Any, open_case: OpenCase) -> No
     )
     view.select(inside)  # the user looks into an opened run: it stays open
     assert inside in view.graph() and view.selected_node() == inside
+
+
+def test_appends_grow_the_scene_rect_rarely_and_fit_shows_the_graph_exactly(
+    qtbot: Any, open_case: OpenCase
+) -> None:
+    """While a reply streams the scene rect grows only when the graph leaves it (by a few rows at
+    once), always holding the graph; the measured extent kept through appends equals a fresh
+    measure of the positions, and Fit frames the graph itself, not the slack."""
+    manager = open_case("gen-0004")
+    view = make_view(qtbot, manager)
+    scene = view.graph_scene()
+    changes: list[Any] = []
+    scene.sceneRectChanged.connect(changes.append)
+    for i in range(24):
+        manager.append_message({"role": "user" if i % 2 else "assistant", "content": f"step {i}", "timestamp": 1})
+        assert scene.sceneRect().contains(scene.content_rect())
+    assert 0 < len(changes) <= 24 // 4
+    kept = scene._measured_extent()
+    scene._extent = None
+    assert scene._measured_extent() == kept  # the widened extent is the true one
+    xs = [x for x, _ in scene.positions.values()]
+    ys = [y for _, y in scene.positions.values()]
+    assert kept == (min(xs), min(ys), max(xs), max(ys))
+    content = scene.content_rect()
+    assert scene.sceneRect().bottom() > content.bottom()  # there is slack below the graph...
+    view.fit_all()
+    centre = view.mapFromScene(content.center())
+    middle = view.viewport().rect().center()
+    assert abs(centre.x() - middle.x()) <= 2 and abs(centre.y() - middle.y()) <= 2  # ...and Fit ignores it
