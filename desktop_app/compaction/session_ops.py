@@ -11,9 +11,10 @@ import asyncio
 from dataclasses import dataclass
 
 from desktop_app.llm.protocol import ProgressCallback, Provider
+from desktop_app.session.entries import Entry
 from desktop_app.session.manager import SessionManager
 
-from .prepare import prepare_compaction
+from .prepare import CompactionPreparation, prepare_compaction
 from .summarize import CompactionResult, compact
 from .tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
 
@@ -43,11 +44,18 @@ async def compact_session(
 ) -> CompactionOutcome:
     """Compact the current branch and append the compaction entry (it becomes the leaf), with the rules
     of the session's pi-version profile."""
-    path = manager.get_branch()
+    leaf = manager.leaf_id
     profile = manager.profile
-    # On a worker thread: estimating and cutting a long path is 30-50 ms of pure Python at 100,000
-    # entries, a freeze of the window if run on its thread (the path is a copy; entries never change).
-    preparation = await asyncio.to_thread(prepare_compaction, path, settings, profile)
+
+    def prepare() -> tuple[list[Entry], CompactionPreparation | None]:
+        # The path too: walking a session's 72,000-entry path for the first time (another window's
+        # session) is ~50 ms, and estimating and cutting it 30-50 ms more, at 100,000 entries, a
+        # freeze of the window if run on its thread. Entries never change; the index's kept paths
+        # belong to the loop's thread, so this walk only reads them.
+        path = manager.get_branch(leaf, remember=False) if leaf is not None else []
+        return path, prepare_compaction(path, settings, profile)
+
+    path, preparation = await asyncio.to_thread(prepare)
     if preparation is None:
         last = path[-1] if path else None
         if last is not None and last.get("type") == "compaction":

@@ -797,9 +797,10 @@ class SessionManager:
     def get_session_name(self) -> str | None:
         return self._index.session_name
 
-    def get_branch(self, from_id: str | None = None) -> list[Entry]:
-        """Root → ``from_id`` (default: the leaf)."""
-        return self._index.get_branch(self._leaf_id if from_id is None else from_id)
+    def get_branch(self, from_id: str | None = None, *, remember: bool = True) -> list[Entry]:
+        """Root → ``from_id`` (default: the leaf). ``remember=False``: safe on a worker thread
+        (see :meth:`SessionIndex.path_to`)."""
+        return self._index.get_branch(self._leaf_id if from_id is None else from_id, remember=remember)
 
     def get_tree(self) -> list[TreeNode]:
         return self._index.get_tree()

@@ -177,16 +177,17 @@ class SessionIndex:
         """Entries whose ``parentId`` is ``parent_id``, in file order."""
         return list(self._children.get(parent_id, ()))
 
-    def get_branch(self, from_id: str | None) -> list[Entry]:
+    def get_branch(self, from_id: str | None, *, remember: bool = True) -> list[Entry]:
         """Root → ``from_id`` along ``parentId``; stops at a missing parent or a repeated node.
 
         As in pi, an id that JavaScript finds falsy (``""``, ``0``, ``null``) gives an empty path.
+        ``remember``: see :meth:`path_to`.
         """
         if not from_id:
             return []
-        return self.path_to(self.by_id.get(key_of(from_id)))
+        return self.path_to(self.by_id.get(key_of(from_id)), remember=remember)
 
-    def path_to(self, entry: Entry | None) -> list[Entry]:
+    def path_to(self, entry: Entry | None, *, remember: bool = True) -> list[Entry]:
         """Root → ``entry``: the entry itself, then its ancestors looked up by id.
 
         A fresh list each call (callers may change it). At 100,000 entries a path is ~70,000 long
@@ -194,6 +195,9 @@ class SessionIndex:
         (chat, context meter, sibling arrows): the last :data:`_PATHS_KEPT` paths are kept, and a
         walk that meets one of their ends within :data:`_PATH_JOIN_STEPS` steps (an append: the
         old leaf is the new one's parent) continues it instead of walking to the root.
+
+        ``remember=False`` reads the kept paths but never changes them: for a walk on a worker
+        thread while the event loop's thread appends (the kept paths are that thread's).
         """
         if entry is None:
             return []
@@ -221,6 +225,8 @@ class SessionIndex:
             path = whole
         if len(path) > len(self.entries):  # longer than the session: a cycle
             return self._careful_path_to(entry)
+        if not remember:
+            return list(path) if path is known else path
         paths.pop(id(entry), None)
         paths[id(entry)] = path
         if len(paths) > _PATHS_KEPT:

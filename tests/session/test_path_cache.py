@@ -78,3 +78,20 @@ def test_random_trees_and_appends_match_a_walk_from_scratch() -> None:
         known.append(f"e{i}")
         for probe in (known[-1], rng.choice(known), rng.choice(known[-50:])):
             assert ids(index.get_branch(probe)) == walk(index, probe)
+
+
+def test_a_walk_that_does_not_remember_reads_kept_paths_but_never_changes_them() -> None:
+    """``remember=False`` (a walk on a worker thread, the compaction's) gives the same path, as a
+    list of its own, and leaves the kept paths exactly as they were: they belong to the loop's thread."""
+    index = SessionIndex.build([entry(str(i), str(i - 1) if i else None) for i in range(300)])
+    index.get_branch("250")  # kept
+    kept = dict(index._paths)
+    for target in ["299", "250", "100", "0"]:
+        path = index.get_branch(target, remember=False)
+        assert ids(path) == walk(index, target)
+        assert dict(index._paths) == kept and all(index._paths[k] is kept[k] for k in kept)
+        path.append({"id": "changed by the caller"})
+        assert ids(index.get_branch(target, remember=False)) == walk(index, target)
+    assert index.get_branch("299", remember=False) is not index.get_branch("299", remember=False)
+    index.get_branch("299")
+    assert len(index._paths) == len(kept) + 1  # remembering still works
