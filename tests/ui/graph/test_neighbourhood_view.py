@@ -264,3 +264,22 @@ def test_a_new_session_releases_the_old_pictures_waiting_work(qtbot: Any, tmp_pa
     view.after_picture(lambda: ran.append(1))
     view.set_session(big_manager(tmp_path, count=600))  # small: no picture to wait for
     qtbot.waitUntil(lambda: ran == [1], timeout=5_000)
+
+
+def test_the_whole_graph_is_put_out_of_the_cyclic_gcs_sight_once_in(qtbot: Any, tmp_path: Path) -> None:
+    """Once the whole graph's items are in, what the window built is frozen (``gc.freeze``), so a
+    full collection while a reply streams does not walk it (85 ms at 100,000 entries)."""
+    import gc
+
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    gc.collect()
+    before = gc.get_freeze_count()
+    view.set_session(manager)
+    assert view.partial
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    model = view.model
+    assert model is not None
+    assert gc.get_freeze_count() > before
+    tracked = {id(o) for o in gc.get_objects()}  # frozen objects are in no generation
+    assert id(model) not in tracked and id(model.graph.nodes) not in tracked
