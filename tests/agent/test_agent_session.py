@@ -281,7 +281,9 @@ async def test_no_fsync_on_the_event_loop_thread_during_a_turn_with_tools_and_a_
     await agent.compact()
     await asyncio.sleep(0.2)  # the last background fsync
     assert roles(file_entries(agent))[-5:] == ["user", "assistant", "toolResult", "assistant", "compaction"]
-    assert len(threads) >= 4 and loop_thread not in threads  # setup+prompt, call, result, answer, compaction
+    # Writes that land while a background fsync runs share the next one (coalesced), so how many
+    # fsyncs there are depends on the machine's speed; where they ran does not.
+    assert threads and loop_thread not in threads
     manager.sync()
     assert manager._store is not None and not manager._store.unsynced
 
