@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import sys
 import threading
 import time
 import uuid
@@ -508,6 +509,49 @@ def _fast_parse(raw: bytes) -> Any:
     return orjson.loads(raw)
 
 
+_intern = sys.intern
+#: Fields of a message whose values repeat across a session ("assistant", "anthropic-messages", a
+#: model's name, "stop", a tool's name ...).
+_MESSAGE_WORDS = ("role", "api", "provider", "model", "stopReason", "toolName")
+
+
+def share_strings(obj: Any, previous_id: Any) -> Any:
+    """Make the strings a session repeats one object each, in place; returns ``obj``'s ``id``.
+
+    A parser makes a new string for every value: at 100,000 entries "message", "assistant",
+    "toolCall", a model's name and the like are some 700,000 copies (~40 MB, issue 10). Here the
+    values of the fields that repeat are replaced by an interned copy, and a ``parentId`` equal to the
+    previous line's ``id`` (``previous_id``: nearly always) by that id's own object. Values stay
+    equal and keys keep their order, so the entry is the same dict and serializes to the same bytes.
+    Done line by line as the file is parsed, so the copies are freed before the next line needs room.
+    """
+    if obj.__class__ is not dict:
+        return None
+    value = obj.get("type")
+    if value.__class__ is str:
+        obj["type"] = _intern(value)
+    value = obj.get("parentId")
+    if value.__class__ is str and value == previous_id:
+        obj["parentId"] = previous_id
+    message = obj.get("message")
+    if message.__class__ is dict:
+        for key in _MESSAGE_WORDS:
+            value = message.get(key)
+            if value.__class__ is str:
+                message[key] = _intern(value)
+        content = message.get("content")
+        if content.__class__ is list:
+            for block in content:
+                if block.__class__ is dict:
+                    value = block.get("type")
+                    if value.__class__ is str:
+                        block["type"] = _intern(value)
+                    value = block.get("name")
+                    if value.__class__ is str:
+                        block["name"] = _intern(value)
+    return obj.get("id")
+
+
 def _has_long_integer(raw: bytes) -> bool:
     """A run of 16+ digits that is not a fraction (``0.00039183999999999996`` is fine)."""
     digits = raw.translate(_DIGITS_TO_ZERO)
@@ -540,11 +584,14 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
     started = False
     last_bad: tuple[int, str] | None = None  # the last non-blank line, if it failed to parse
     number = 0
+    previous_id: Any = None
     for number, item in enumerate(lines, 1):  # noqa: B007 - `number` is used after the loop
         if isinstance(item, bytes):
             if started:
                 try:
-                    objects.append(_fast_parse(item))
+                    obj = _fast_parse(item)
+                    previous_id = share_strings(obj, previous_id)
+                    objects.append(obj)
                     numbers.append(number)
                     last_bad = None
                     continue
@@ -567,6 +614,7 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
             last_bad = (number, line)
             continue
         last_bad = None
+        previous_id = share_strings(obj, previous_id)
         objects.append(obj)
         numbers.append(number)
     if last_bad is not None:

@@ -2,7 +2,9 @@
 
 Built once on open and updated one entry at a time on append, so an append costs the same at 100
 entries as at 100,000; that includes the tree of :meth:`SessionIndex.get_tree`, whose nodes are kept
-sorted as entries arrive instead of being rebuilt on every call (pi rebuilds it each time). Files
+sorted as entries arrive instead of being rebuilt on every call (pi rebuilds it each time). That tree
+is made on the first :meth:`SessionIndex.get_tree` call, not on open: the window never asks for it,
+and at 100,000 entries its nodes take ~20 MB (issue 10, peak memory). Files
 that defeat incremental upkeep (duplicate ids, unparseable timestamps) fall back to pi's full
 rebuild. Paths are walked with a visited set: pi loops forever on a parentId cycle, Arbor stops at
 the repeated node and reports it (DESIGN.md §2).
@@ -96,7 +98,8 @@ class SessionIndex:
     label_timestamps: dict[Any, Any] = field(default_factory=dict)
     session_name: str | None = None
     last_id: Any = None
-    _children: dict[Any, list[Entry]] = field(default_factory=dict)
+    #: parent key → its one child (an entry), or a list of two or more, in file order
+    _children: dict[Any, Entry | list[Entry]] = field(default_factory=dict)
     cycles: set[str] = field(default_factory=set)
     #: How many ``context_edit`` entries (pi 1.6.0) the file holds: with none, a view need not look
     #: for them along a 70,000-entry path on every branch switch.
@@ -105,6 +108,9 @@ class SessionIndex:
     #: only ever appended, so a path stays right until an entry arrives whose id some earlier entry
     #: already named as its parent (or an id seen before): then they are all forgotten.
     _paths: dict[int, list[Entry]] = field(default_factory=dict, repr=False)
+    #: Whether :attr:`_nodes` and :attr:`_roots` exist: made by the first :meth:`get_tree`, then kept
+    #: up to date by :meth:`add`.
+    _tree_made: bool = False
     _nodes: dict[Any, TreeNode] = field(default_factory=dict)
     _roots: list[TreeNode] = field(default_factory=list)
     _waiting: dict[Any, list[TreeNode]] = field(default_factory=dict)  # children whose parent comes later
@@ -126,8 +132,16 @@ class SessionIndex:
         self.by_id[entry_id] = entry
         self.last_id = entry.get("id")  # as in the file (manager.leaf_id)
         parent_id = parent_key(entry)
-        self._children.setdefault(parent_id, []).append(entry)
-        if self._tree_exact:
+        # One child is the rule (a list for each would be ~13 MB at 100,000 entries): the entry itself,
+        # a list from the second child on. Entries are dicts, so the two never mix up.
+        known = self._children.get(parent_id)
+        if known is None:
+            self._children[parent_id] = entry
+        elif isinstance(known, list):
+            known.append(entry)
+        else:
+            self._children[parent_id] = [known, entry]
+        if self._tree_made and self._tree_exact:
             self._add_node(entry, entry_id, parent_id)
         entry_type = entry.get("type")
         if entry_type == "label":
@@ -139,7 +153,7 @@ class SessionIndex:
             else:
                 self.labels.pop(target, None)
                 self.label_timestamps.pop(target, None)
-            node = self._nodes.get(target)
+            node = self._nodes.get(target) if self._tree_made else None
             if node is not None:
                 node.label = self.labels.get(target)
                 node.label_timestamp = self.label_timestamps.get(target)
@@ -174,8 +188,11 @@ class SessionIndex:
     # ----------------------------------------------------------------------------------- queries
 
     def get_children(self, parent_id: str | None) -> list[Entry]:
-        """Entries whose ``parentId`` is ``parent_id``, in file order."""
-        return list(self._children.get(parent_id, ()))
+        """Entries whose ``parentId`` is ``parent_id``, in file order (a fresh list)."""
+        known = self._children.get(parent_id)
+        if known is None:
+            return []
+        return list(known) if isinstance(known, list) else [known]
 
     def get_branch(self, from_id: str | None, *, remember: bool = True) -> list[Entry]:
         """Root → ``from_id`` along ``parentId``; stops at a missing parent or a repeated node.
@@ -275,9 +292,23 @@ class SessionIndex:
 
         The nodes are the index's own (kept up to date on every append): treat them as read-only.
         """
+        if not self._tree_made:
+            self._make_tree()
         if self._tree_exact:
             return list(self._roots)
         return self.build_tree()
+
+    def _make_tree(self) -> None:
+        """The incremental tree as :meth:`add` would have left it had it been kept from the start.
+
+        A node takes its label when it is made and every later label entry updates it, so either
+        way it ends with the current label: made now, it simply starts with that.
+        """
+        self._tree_made = True
+        for entry in self.entries:
+            if not self._tree_exact:  # a duplicate id or a timestamp JS cannot order: pi's full build
+                break
+            self._add_node(entry, id_key(entry), parent_key(entry))
 
     def build_tree(self) -> list[TreeNode]:
         """pi's ``getTree`` from scratch: the reference the incremental tree must always equal."""
@@ -311,7 +342,7 @@ class SessionIndex:
             if entry_id in seen:
                 continue
             seen.add(entry_id)
-            if not self._children.get(entry_id):
+            if entry_id not in self._children:
                 out.append(entry.get("id"))
         return out
 

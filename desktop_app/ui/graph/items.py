@@ -30,7 +30,16 @@ from desktop_app.present.viewgraph import Node, ViewNode
 
 from .style import GraphStyle
 
-__all__ = ["PILL_INSET", "EdgeItem", "NodeItem", "OverviewLayer", "edge_path", "edit_link_path", "edit_link_pen"]
+__all__ = [
+    "PILL_INSET",
+    "EdgeItem",
+    "NodeItem",
+    "OverviewLayer",
+    "edge_path",
+    "edge_pen",
+    "edit_link_path",
+    "edit_link_pen",
+]
 
 _PAD_X = 16.0  # room for the leaf pin on the right and halos
 _PAD_TOP = 18.0  # room for the label flag above
@@ -40,14 +49,26 @@ MARKER_INSET = 13.0  # usage markers are smaller still
 _NO_PEN = QPen(Qt.PenStyle.NoPen)
 
 
+_BODIES: dict[tuple[float, float], QRectF] = {}
+
+
+def _body_of(width: float, height: float) -> QRectF:
+    """The box of a node of that size, centred on its position: one object for all such nodes."""
+    body = _BODIES.get((width, height))
+    if body is None:
+        if len(_BODIES) >= 16:  # sizes come from the style's spec: a handful at most
+            _BODIES.clear()
+        body = _BODIES[(width, height)] = QRectF(-width / 2, -height / 2, width, height)
+    return body
+
+
 class NodeItem(QGraphicsRectItem):
     """A view node: shape and colour by kind, text, label flag, leaf pin, selection and matches."""
 
     def __init__(
         self, node: Node, view: ViewNode, style: GraphStyle, parent: QGraphicsItem | None = None
     ):
-        w, h = style.spec.node_width, style.spec.node_height
-        body = QRectF(-w / 2, -h / 2, w, h)
+        body = _body_of(style.spec.node_width, style.spec.node_height)
         super().__init__(body.adjusted(-_PAD_X, -_PAD_TOP, _PAD_X, _PAD_BOTTOM), parent)
         self.node = node
         self.view = view
@@ -55,12 +76,12 @@ class NodeItem(QGraphicsRectItem):
         self.selected = False
         self.pinned = False
         self.match = 0  # 0 none, 1 a search match, 2 the current match
-        self._body = body
+        self._body = body  # shared by every node of this size: never changed in place
         self.setPen(_NO_PEN)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         #: Half the drawn height: where edges attach (pills are shorter than the layout box).
         shape = style.kind(view.kind).shape
-        self.half_height = h / 2 - (PILL_INSET if shape == "pill" else MARKER_INSET if shape == "marker" else 0.0)
+        self.half_height = body.height() / 2 - (PILL_INSET if shape == "pill" else MARKER_INSET if shape == "marker" else 0.0)
 
     # ------------------------------------------------------------------------------------ state
 
@@ -83,8 +104,8 @@ class NodeItem(QGraphicsRectItem):
 
     @property
     def body(self) -> QRectF:
-        """The node's box in item coordinates (what layout sizes refer to)."""
-        return self._body
+        """The node's box in item coordinates (what layout sizes refer to); a copy."""
+        return QRectF(self._body)
 
     def _outline(self, shape: str) -> QPainterPath:
         r = self._body
@@ -358,37 +379,61 @@ def edit_link_pen(style: GraphStyle) -> QPen:
     return pen
 
 
+#: Edge pens by (colour, active): shared by every edge, so 10,000 edges hold two pens, not 10,000
+#: (each pen of its own was ~0.1 KB, with the two QPointF ends ~1 KB an edge: issue 10, peak memory).
+_EDGE_PENS: dict[tuple[int, bool], QPen] = {}
+_EDGE_PENS_KEPT = 16  # a theme switch brings new colours; old pens are dropped past this many
+
+
+def edge_pen(style: GraphStyle, active: bool) -> QPen:
+    """The pen of an edge (on the active path or not) in ``style``'s current colours, shared."""
+    colour = style.active if active else style.edge
+    key = (colour.rgba(), active)
+    pen = _EDGE_PENS.get(key)
+    if pen is None:
+        if len(_EDGE_PENS) >= _EDGE_PENS_KEPT:
+            _EDGE_PENS.clear()
+        pen = _EDGE_PENS[key] = QPen(colour, 3.0 if active else 1.5)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    return pen
+
+
 class EdgeItem(QGraphicsRectItem):
-    """A parent → child edge; its curve is built lazily, its bounds are the endpoints' box."""
+    """A parent → child edge; its curve is built lazily, its bounds are the endpoints' box.
+
+    It holds its ends as four floats and a shared pen (see :func:`edge_pen`): a whole graph has one
+    edge item per node, so every object an edge keeps counts 10,000 times.
+    """
 
     def __init__(self, style: GraphStyle, active: bool, parent: QGraphicsItem | None = None) -> None:
         super().__init__(parent)
         self.setPen(_NO_PEN)
         self._style = style
-        self._start = QPointF()
-        self._end = QPointF()
+        self._ends = (0.0, 0.0, 0.0, 0.0)
         self._path: QPainterPath | None = None
-        self._pen = QPen()
+        self._pen = edge_pen(style, active)
         self.active = False
         self.set_active(active)
 
     def set_ends(self, start: QPointF, end: QPointF) -> None:
-        self._start, self._end = start, end
+        self._ends = (start.x(), start.y(), end.x(), end.y())
         self._path = None
         # The curve leaves and enters vertically, so it stays inside its endpoints' box.
         self.setRect(QRectF(start, end).normalized().adjusted(-3, -3, 3, 3))
 
+    def ends(self) -> tuple[QPointF, QPointF]:
+        ax, ay, bx, by = self._ends
+        return QPointF(ax, ay), QPointF(bx, by)
+
     def set_active(self, active: bool) -> None:
         self.active = active
-        pen = QPen(self._style.active if active else self._style.edge, 3.0 if active else 1.5)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-        self._pen = pen
+        self._pen = edge_pen(self._style, active)
         self.setZValue(0.2 if active else 0.0)
         self.update()
 
     def path(self) -> QPainterPath:
         if self._path is None:
-            self._path = edge_path(self._start, self._end)
+            self._path = edge_path(*self.ends())
         return self._path
 
     def paint(
