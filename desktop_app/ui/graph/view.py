@@ -547,7 +547,7 @@ class GraphView(QGraphicsView):
             self._scene.refresh(self._model.graph, delta.changed)
             self._note_marks(before, delta.changed)
             self._order = None
-            self._minimap.redraw(self._model.graph)
+            self._minimap.touch(self._model.graph, delta.changed)
 
     def _apply_append(self, delta: GraphDelta) -> None:
         assert self._model is not None
@@ -567,7 +567,10 @@ class GraphView(QGraphicsView):
         if delta.added and was_visible:
             self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
         self._rematch()
-        self._minimap.redraw(self._model.graph)
+        if delta.removed:  # a dot cannot be taken off the picture: draw it again
+            self._minimap.redraw(self._model.graph)
+        else:
+            self._minimap.touch(self._model.graph, [*delta.changed, *delta.added])  # in the graph's order
         self.layout_applied.emit("incremental")
 
     def _after_rebuild(self, delta: GraphDelta) -> None:

@@ -158,3 +158,35 @@ def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot
     panel._sync_rows(new)
     assert filled == ["row x"]  # not the 79 rows between
     assert [panel.list.item(i).text() for i in range(panel.list.count())] == [it.text for it in new]
+
+
+def test_minimap_paints_only_the_appended_dots_onto_the_picture(qtbot: Any, open_case: OpenCase) -> None:
+    """An append that removes nothing, within the scene rect: the new and restyled nodes' dots go
+    onto the picture on screen at once (no redraw of every dot), and it is the picture a full
+    redraw gives. When the scene rect grows the whole picture is drawn again."""
+    manager = open_case("gen-0031")
+    view = make_view(qtbot, manager)
+    binding = view._minimap
+    _append(manager, "one")  # the scene rect grows (with room for more below)
+    binding.redraw_now(view.graph())
+    shown = binding.widget.image()
+    assert shown is not None
+    rect = view.graph_scene().sceneRect()
+    for text in ("two", "three"):
+        _append(manager, text)
+        assert view.graph_scene().sceneRect() == rect  # still inside: the touch-up way
+        assert binding.drawing is None and not binding._timer.isActive()
+        assert binding.widget.image() is shown  # painted onto, not replaced
+    touched = shown.copy()
+    binding.redraw_now(view.graph())
+    redrawn = binding.widget.image()
+    assert redrawn is not None and redrawn is not shown and redrawn == touched
+    blank = touched.copy()
+    blank.fill(0)
+    assert touched != blank
+
+    for i in range(40):  # past the slack: the rect grows, a whole redraw is due
+        _append(manager, f"more {i}")
+    assert view.graph_scene().sceneRect() != rect
+    qtbot.waitUntil(lambda: binding.drawing is None and not binding._timer.isActive(), timeout=5_000)
+    assert binding.widget.picture_rect == view.graph_scene().sceneRect()
