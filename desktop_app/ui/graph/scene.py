@@ -371,7 +371,7 @@ class GraphScene(QGraphicsScene):
         item = self.nodes.pop(node, None)
         if item is not None:
             self.removeItem(item)
-        for key in [k for k in self.edges if node in k]:
+        for key in self._edge_keys_of(node):
             self.removeItem(self.edges.pop(key))
         at = self.positions.pop(node, None)
         if at is not None:
@@ -382,6 +382,18 @@ class GraphScene(QGraphicsScene):
         if self._pinned == node:
             self._pinned = None
         self._content_changed()
+
+    def _edge_keys_of(self, node: Node) -> list[tuple[Node, Node]]:
+        """The drawn edges into and out of ``node``: read from the graph the items were made for
+        (:attr:`graph` until the caller hands over the next one), not by scanning every edge
+        (~1 ms per removed node at 100,000 entries, while a turn with tool calls streams)."""
+        graph = self.graph
+        if node not in graph:  # not a node of that graph: the careful way
+            return [k for k in self.edges if node in k]
+        parent = graph.parent_of(node)
+        keys = [(parent, node)] if parent is not None else []
+        keys.extend((node, child) for child in graph.children_of(node))
+        return [k for k in keys if k in self.edges]
 
     def refresh(self, graph: ViewGraph, nodes: Iterable[Node]) -> None:
         """Re-read ``graph`` (the model's current one) for ``nodes`` and their edges: active path,

@@ -182,6 +182,11 @@ def test_streamed_turn_in_default_filter(qtbot: Any, open_case: OpenCase) -> Non
     assert assistant not in graph and assistant not in view.graph_scene().nodes  # pi hides it now
     assert graph.parent_of(result) == user
     assert graph.nodes[result].text == "[read: src/app.py]"
+    # the hidden reply's edges went with it, found from the graph (not by a scan of every edge),
+    # and the edges drawn are exactly the graph's
+    scene = view.graph_scene()
+    assert not any(assistant in key for key in scene.edges)
+    assert set(scene.edges) == {(a, b) for a, b in graph.edges() if a in scene.nodes and b in scene.nodes}
 
 
 def test_branch_switch_moves_the_pin_without_relayout(qtbot: Any, open_case: OpenCase) -> None:
