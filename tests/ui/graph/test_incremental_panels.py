@@ -190,3 +190,26 @@ def test_minimap_paints_only_the_appended_dots_onto_the_picture(qtbot: Any, open
     assert view.graph_scene().sceneRect() != rect
     qtbot.waitUntil(lambda: binding.drawing is None and not binding._timer.isActive(), timeout=5_000)
     assert binding.widget.picture_rect == view.graph_scene().sceneRect()
+
+
+def test_a_long_outline_follows_a_stream_at_most_once_a_second(qtbot: Any, open_case: OpenCase) -> None:
+    """A short outline follows layouts 150 ms later, a long one (7,000 landmarks at 100,000
+    entries: a ~10 ms refresh) a second later; later layouts meanwhile never push it back, so
+    the list still follows a stream."""
+    from desktop_app.present.outline import OutlineItem
+
+    view = make_view(qtbot, open_case("gen-0004"))
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    assert 0 < len(panel.items) <= outline_panel._BIG_OUTLINE
+    panel._on_layout("incremental")
+    assert panel._timer.isActive() and panel._timer.interval() == 150
+    panel._timer.stop()
+    panel.items = [OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False) for i in range(1_001)]
+    panel._on_layout("incremental")
+    assert panel._timer.interval() == outline_panel._BIG_OUTLINE_DELAY_MS
+    left = panel._timer.remainingTime()
+    qtbot.wait(30)
+    panel._on_layout("incremental")  # another append: the refresh already due is not put off
+    assert panel._timer.isActive() and panel._timer.remainingTime() < left
