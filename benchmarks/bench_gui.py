@@ -606,13 +606,15 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
 
 
 def _gui_setup() -> tuple[Any, Any]:
+    """The application and its event loop, made as ``run_gui`` makes them (``qt_event_loop``)."""
     import asyncio
 
-    import qasync
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.ui.event_loop import qt_event_loop
+
     app = QApplication.instance() or QApplication([])
-    loop = qasync.QEventLoop(app)
+    loop = qt_event_loop(app)
     asyncio.set_event_loop(loop)
     return app, loop
 

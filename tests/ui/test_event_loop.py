@@ -33,3 +33,19 @@ def test_a_process_that_used_to_thread_exits_cleanly() -> None:
     assert done.stdout.strip() == "6"
     assert "QThread" not in done.stderr
     assert done.returncode == 0, done.stderr
+
+
+def test_the_ui_loop_takes_the_gil_back_within_a_millisecond() -> None:
+    """Work moved to threads is pure Python and shares the GIL: the app's loop shortens the switch
+    interval so the UI thread does not wait CPython's default 5 ms each time it wants the GIL back."""
+    script = "from PySide6.QtWidgets import QApplication\n" + (
+        "import sys\nfrom desktop_app.ui.event_loop import GIL_SWITCH_INTERVAL, qt_event_loop\n"
+        "assert sys.getswitchinterval() == 0.005\n"
+        "qt_event_loop(QApplication([]))\n"
+        "print(sys.getswitchinterval(), GIL_SWITCH_INTERVAL)\n"
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    now, wanted = (float(v) for v in done.stdout.split())
+    assert now == wanted <= 0.001
