@@ -50,7 +50,8 @@ class MinimapDrawing:
         self.total = len(positions)
         self.painted = 0
         self.done = False
-        self._items: Iterator[tuple[Any, tuple[float, float]]] = iter(list(positions.items()))
+        # a copy (appends change the scene's dict meanwhile); of the dict, not 10,000 new pairs
+        self._items: Iterator[tuple[Any, tuple[float, float]]] = iter(dict(positions).items())
         self._kinds, self._active = kinds, active
         # A painter lives for one step only: one held across event-loop turns would outlive its
         # image when the drawing is dropped (window closed mid-drawing), and Qt crashes on that.
