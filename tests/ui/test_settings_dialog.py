@@ -292,14 +292,14 @@ def test_the_graph_follows_a_live_theme_switch(memory_keyring: MemoryKeyring, tm
     assert not style.dark
     light_background = scene.backgroundBrush().color()
     edge = next(iter(scene.edges.values()))
-    light_edge_pen = edge._pen.color()
+    light_edge_pen = scene.edge_layer.pen_for(edge).color()
     try:
         apply_theme("dark")
         QCoreApplication.processEvents()  # the palette change reaches the canvas as an event
         assert style.dark and graph.graph_style is style  # the one shared style, changed in place
         assert scene.backgroundBrush().color().lightness() < 60 < light_background.lightness()
         assert graph.backgroundBrush().color() == scene.backgroundBrush().color()
-        assert edge._pen.color() == (style.active if edge.active else style.edge) != light_edge_pen
+        assert scene.edge_layer.pen_for(edge).color() == (style.active if edge.active else style.edge) != light_edge_pen
         image = graph.viewport().grab().toImage()
         corner = image.pixelColor(2, 2)
         assert corner.lightness() < 60  # what is painted, not only what is set

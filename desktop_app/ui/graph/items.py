@@ -1,8 +1,9 @@
-"""The scene's items: one :class:`NodeItem` per view node, one :class:`EdgeItem` per edge.
+"""The scene's items: one :class:`NodeItem` per view node; the edges, plain :class:`Edge` data,
+all drawn by one :class:`EdgeLayer`.
 
-Both derive from ``QGraphicsRectItem`` and override only ``paint``: their bounding rectangles stay
-in C++, so the scene's per-frame scan over 10,000+ items never calls into Python, and an edge's
-curve is built only when it is first painted. Node pictures are cached by Qt
+Nodes derive from ``QGraphicsRectItem`` and override only ``paint``: their bounding rectangles stay
+in C++, so the scene's per-frame scan over 10,000+ items never calls into Python. An edge's curve
+is built only when it is first painted. Node pictures are cached by Qt
 (``DeviceCoordinateCache``). Far out, the view hides all of them and :class:`OverviewLayer` draws
 the whole graph in a handful of bulk calls instead.
 """
@@ -32,7 +33,9 @@ from .style import GraphStyle
 
 __all__ = [
     "PILL_INSET",
-    "EdgeItem",
+    "EDGE_BAND",
+    "Edge",
+    "EdgeLayer",
     "NodeItem",
     "OverviewLayer",
     "edge_path",
@@ -398,51 +401,147 @@ def edge_pen(style: GraphStyle, active: bool) -> QPen:
     return pen
 
 
-class EdgeItem(QGraphicsRectItem):
-    """A parent → child edge; its curve is built lazily, its bounds are the endpoints' box.
+class Edge:
+    """One parent → child edge of the canvas: where it runs and whether it is on the active path.
 
-    It holds its ends as four floats and a shared pen (see :func:`edge_pen`): a whole graph has one
-    edge item per node, so every object an edge keeps counts 10,000 times.
+    Plain data, drawn by the scene's :class:`EdgeLayer`: a whole graph has one edge per node, and
+    10,000 edge items were ~23 MiB and 10,000 more children for Qt to sort and check on every append
+    (issue 10). Its curve is made when it is first painted and kept until it moves.
     """
 
-    def __init__(self, style: GraphStyle, active: bool, parent: QGraphicsItem | None = None) -> None:
-        super().__init__(parent)
-        self.setPen(_NO_PEN)
-        self._style = style
-        self._ends = (0.0, 0.0, 0.0, 0.0)
-        self._path: QPainterPath | None = None
-        self._pen = edge_pen(style, active)
-        self.active = False
-        self.set_active(active)
+    __slots__ = ("_curve", "active", "ax", "ay", "bx", "by")
+
+    def __init__(self, active: bool) -> None:
+        self.active = active
+        self.ax = self.ay = self.bx = self.by = 0.0
+        self._curve: QPainterPath | None = None
 
     def set_ends(self, start: QPointF, end: QPointF) -> None:
-        self._ends = (start.x(), start.y(), end.x(), end.y())
-        self._path = None
-        # The curve leaves and enters vertically, so it stays inside its endpoints' box.
-        self.setRect(QRectF(start, end).normalized().adjusted(-3, -3, 3, 3))
+        """Before it goes into a layer, or followed by :meth:`EdgeLayer.reindex` (its place in the
+        index depends on its ends)."""
+        self.ax, self.ay, self.bx, self.by = start.x(), start.y(), end.x(), end.y()
+        self._curve = None
 
     def ends(self) -> tuple[QPointF, QPointF]:
-        ax, ay, bx, by = self._ends
-        return QPointF(ax, ay), QPointF(bx, by)
+        return QPointF(self.ax, self.ay), QPointF(self.bx, self.by)
 
-    def set_active(self, active: bool) -> None:
-        self.active = active
-        self._pen = edge_pen(self._style, active)
-        self.setZValue(0.2 if active else 0.0)
-        self.update()
+    def rect(self) -> QRectF:
+        """Its bounds: the curve leaves and enters vertically, so it stays inside its ends' box
+        (with room for the pen)."""
+        return QRectF(
+            min(self.ax, self.bx) - 3, min(self.ay, self.by) - 3, abs(self.bx - self.ax) + 6, abs(self.by - self.ay) + 6
+        )
 
     def path(self) -> QPainterPath:
-        if self._path is None:
-            self._path = edge_path(*self.ends())
-        return self._path
+        if self._curve is None:
+            self._curve = edge_path(*self.ends())
+        return self._curve
+
+
+class EdgeLayer(QGraphicsItem):
+    """Every :class:`Edge` of the canvas in one item, painted for the exposed area only.
+
+    Edges are indexed by the band of scene height their top lies in (:data:`EDGE_BAND` tall), so a
+    paint reads the bands it shows (and those above, as far as the tallest edge reaches) instead of
+    every edge. Edges on the active path are painted after the others (on top, as their thicker
+    line should be). Never hit by the mouse (an empty shape): nodes are found by position.
+    """
+
+    def __init__(self, style: GraphStyle) -> None:
+        super().__init__()
+        self._style = style
+        self._bands: dict[int, list[Edge]] = {}
+        self._tallest = 0.0
+        self._bounds = QRectF()
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)  # exposedRect
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def __len__(self) -> int:
+        return sum(len(edges) for edges in self._bands.values())
+
+    def add(self, edge: Edge) -> None:
+        """Index ``edge`` (its ends set) and show it."""
+        self._bands.setdefault(math.floor(min(edge.ay, edge.by) / EDGE_BAND), []).append(edge)
+        self._tallest = max(self._tallest, abs(edge.by - edge.ay) + 6)
+        rect = edge.rect()
+        if not self._bounds.contains(rect):
+            self.prepareGeometryChange()
+            self._bounds = self._bounds.united(rect) if not self._bounds.isNull() else rect
+        self.update(rect)
+
+    def discard(self, edge: Edge) -> None:
+        """Take ``edge`` off the picture (it keeps its ends)."""
+        band = self._bands.get(math.floor(min(edge.ay, edge.by) / EDGE_BAND))
+        if band is not None:
+            for i, other in enumerate(band):
+                if other is edge:
+                    del band[i]
+                    break
+        self.update(edge.rect())
+
+    def reindex(self) -> None:
+        """Its edges were given new ends (a new layout): index them again."""
+        edges = [edge for band in self._bands.values() for edge in band]
+        self.prepareGeometryChange()
+        self._bands, self._tallest, self._bounds = {}, 0.0, QRectF()
+        for edge in edges:
+            self.add(edge)
+        self.update()
+
+    def set_active(self, edge: Edge, active: bool) -> None:
+        if edge.active != active:
+            edge.active = active
+            self.update(edge.rect())
+
+    def pen_for(self, edge: Edge) -> QPen:
+        """The pen ``edge`` is painted with, in the style's current colours."""
+        return edge_pen(self._style, edge.active)
+
+    def edges_in(self, area: QRectF) -> list[Edge]:
+        """The edges whose bounds meet ``area``."""
+        first = math.floor((area.top() - self._tallest) / EDGE_BAND)
+        last = math.floor(area.bottom() / EDGE_BAND)
+        left, right, top, bottom = area.left(), area.right(), area.top(), area.bottom()
+        found: list[Edge] = []
+        bands = self._bands
+        if last - first > len(bands):  # far out: fewer bands than the range asks for
+            candidates: Iterable[list[Edge]] = (b for k, b in bands.items() if first <= k <= last)
+        else:
+            candidates = (bands[k] for k in range(first, last + 1) if k in bands)
+        for band in candidates:
+            for e in band:
+                if (
+                    min(e.ax, e.bx) - 3 <= right
+                    and max(e.ax, e.bx) + 3 >= left
+                    and min(e.ay, e.by) - 3 <= bottom
+                    and max(e.ay, e.by) + 3 >= top
+                ):
+                    found.append(e)
+        return found
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()
 
     def paint(
         self, painter: QPainter, option: QStyleOptionGraphicsItem, widget: QWidget | None = None
     ) -> None:
+        edges = self.edges_in(option.exposedRect)
+        if not edges:
+            return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(self._pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self.path())
+        for active in (False, True):  # the active path on top
+            painter.setPen(edge_pen(self._style, active))
+            for edge in edges:
+                if edge.active == active:
+                    painter.drawPath(edge.path())
+
+
+#: Height of the scene bands :class:`EdgeLayer` indexes edges by (a few rows).
+EDGE_BAND = 240.0
 
 
 class OverviewLayer(QGraphicsItem):

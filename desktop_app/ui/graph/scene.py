@@ -28,7 +28,7 @@ from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.present.audit_words import audit_words
 from desktop_app.present.viewgraph import Node, ViewGraph
 
-from .items import EdgeItem, NodeItem, OverviewLayer, edit_link_path, edit_link_pen
+from .items import Edge, EdgeLayer, NodeItem, OverviewLayer, edit_link_path, edit_link_pen
 from .layout import RowIndex
 from .style import GraphStyle
 
@@ -118,12 +118,12 @@ class GraphScene(QGraphicsScene):
         #: what the links were last drawn from (:meth:`_rebuild_links`)
         self._links_key: tuple[object, ...] | None = None
         self.nodes: dict[Node, NodeItem] = {}
-        self.edges: dict[tuple[Node, Node], EdgeItem] = {}
+        self.edges: dict[tuple[Node, Node], Edge] = {}
         self.links: list[QGraphicsPathItem] = []
         self.bands: AuditBands | None = None
         self.overview = False
         self._pinned: Node | None = None
-        self._edge_layer = self._layer(0.0)
+        self._edge_layer = self._edges_layer()
         self._node_layer = self._layer(1.0)
         self._overview = OverviewLayer(style)
         self._overview.setVisible(False)
@@ -136,6 +136,18 @@ class GraphScene(QGraphicsScene):
         self._trash: list[tuple[QGraphicsItem, list[QGraphicsItem]]] = []
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
+
+    @property
+    def edge_layer(self) -> EdgeLayer:
+        """The item drawing every edge of the picture on screen."""
+        return self._edge_layer
+
+    def _edges_layer(self) -> EdgeLayer:
+        """The item that draws every edge (below links and nodes)."""
+        layer = EdgeLayer(self.graph_style)
+        layer.setZValue(0.0)
+        self.addItem(layer)
+        return layer
 
     def _layer(self, z: float) -> QGraphicsRectItem:
         """A content-less parent: hiding it hides thousands of children in one call."""
@@ -160,13 +172,13 @@ class GraphScene(QGraphicsScene):
         layers (yielding the count made so far after each slice) while the old ones stay on
         screen; the last step swaps them in. ``step=0``: all at once. Nothing else may change the
         scene until the iterator is exhausted (an abandoned one leaves the old picture)."""
-        edge_layer, node_layer = self._layer(0.0), self._layer(1.0)
+        edge_layer, node_layer = self._edges_layer(), self._layer(1.0)
         edge_layer.setVisible(False)
         node_layer.setVisible(False)
         style = self.graph_style
         where = dict(positions)
         nodes: dict[Node, NodeItem] = {}
-        edges: dict[tuple[Node, Node], EdgeItem] = {}
+        edges: dict[tuple[Node, Node], Edge] = {}
         made = 0
         try:
             for node, view in graph.nodes.items():
@@ -180,10 +192,11 @@ class GraphScene(QGraphicsScene):
             for a, b in graph.edges():
                 if a in where and b in where:
                     active = view_nodes[a].on_active_path and view_nodes[b].on_active_path
-                    edge = edges[(a, b)] = EdgeItem(style, active, edge_layer)
+                    edge = edges[(a, b)] = Edge(active)
                     ax, ay = where[a]
                     bx, by = where[b]
                     edge.set_ends(QPointF(ax, ay + nodes[a].half_height), QPointF(bx, by - nodes[b].half_height))
+                    edge_layer.add(edge)
                     made += 1
                     if step and made % step == 0:
                         yield made
@@ -196,7 +209,7 @@ class GraphScene(QGraphicsScene):
         self.clear_audit()
         for item in self.links:
             self.removeItem(item)
-        self._discard(self._edge_layer, list(self.edges.values()))
+        self.removeItem(self._edge_layer)  # one item: its edges are plain data
         self._discard(self._node_layer, list(self.nodes.values()))
         self._edge_layer, self._node_layer = edge_layer, node_layer
         self.nodes = nodes
@@ -255,7 +268,8 @@ class GraphScene(QGraphicsScene):
         for node, item in self.nodes.items():
             item.setPos(*self.positions[node])
         for (a, b), edge in self.edges.items():
-            self._route(edge, a, b)
+            edge.set_ends(*self._ends(a, b))
+        self._edge_layer.reindex()
         self._rebuild_links()
         self._update_rect()
         self._content_changed()
@@ -306,8 +320,7 @@ class GraphScene(QGraphicsScene):
         """Repaint everything with the style's current colours (after :meth:`GraphStyle.adopt`):
         edges and links carry pens made from it, nodes and the overview cache their pictures."""
         self.setBackgroundBrush(QBrush(self.graph_style.background))
-        for edge in self.edges.values():
-            edge.set_active(edge.active)
+        self._edge_layer.update()  # its pens follow the style's colours
         for item in self.nodes.values():
             item.update()
         self._rebuild_links()
@@ -336,7 +349,7 @@ class GraphScene(QGraphicsScene):
         for node, item in self.nodes.items():
             item.set_view(graph.nodes[node])
         for (a, b), edge in self.edges.items():
-            edge.set_active(self._edge_active(a, b))
+            self._edge_layer.set_active(edge, self._edge_active(a, b))
         self.update_pin()
         self._rebuild_links()
         self._content_changed()
@@ -372,7 +385,7 @@ class GraphScene(QGraphicsScene):
         if item is not None:
             self.removeItem(item)
         for key in self._edge_keys_of(node):
-            self.removeItem(self.edges.pop(key))
+            self._edge_layer.discard(self.edges.pop(key))
         at = self.positions.pop(node, None)
         if at is not None:
             if self._rows is not None:
@@ -407,7 +420,7 @@ class GraphScene(QGraphicsScene):
             for a, b in graph.edges_of(node):
                 edge = self.edges.get((a, b))
                 if edge is not None:
-                    edge.set_active(self._edge_active(a, b))
+                    self._edge_layer.set_active(edge, self._edge_active(a, b))
         self.update_pin()
         self._content_changed()
 
@@ -440,20 +453,19 @@ class GraphScene(QGraphicsScene):
         nodes = self.graph.nodes
         return nodes[a].on_active_path and nodes[b].on_active_path
 
-    def _route(self, edge: EdgeItem, a: Node, b: Node) -> None:
+    def _ends(self, a: Node, b: Node) -> tuple[QPointF, QPointF]:
         """From the bottom of ``a``'s drawn shape to the top of ``b``'s (pills are shorter)."""
         ax, ay = self.positions[a]
         bx, by = self.positions[b]
-        edge.set_ends(
-            QPointF(ax, ay + self.nodes[a].half_height), QPointF(bx, by - self.nodes[b].half_height)
-        )
+        return QPointF(ax, ay + self.nodes[a].half_height), QPointF(bx, by - self.nodes[b].half_height)
 
     def _add_edge(self, a: Node, b: Node) -> None:
         if a not in self.positions or b not in self.positions:
             return
-        item = EdgeItem(self.graph_style, self._edge_active(a, b), self._edge_layer)
-        self._route(item, a, b)
-        self.edges[(a, b)] = item
+        edge = Edge(self._edge_active(a, b))
+        edge.set_ends(*self._ends(a, b))
+        self._edge_layer.add(edge)
+        self.edges[(a, b)] = edge
 
     def _links_key_now(self) -> tuple[object, ...]:
         extent = self._measured_extent()

@@ -5,33 +5,54 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsScene
 
 from desktop_app.present.viewgraph import ViewNode
 from desktop_app.ui.graph import items
-from desktop_app.ui.graph.items import EdgeItem, NodeItem, edge_path, edge_pen
+from desktop_app.ui.graph.items import Edge, EdgeLayer, NodeItem, edge_path, edge_pen
 from desktop_app.ui.graph.style import default_style
 
 
-def test_edges_share_their_pens_and_keep_their_ends(qtbot: Any) -> None:
+def test_edges_are_plain_data_drawn_by_one_layer_with_shared_pens(qtbot: Any) -> None:
+    """An edge keeps its ends and its flag, no Qt item of its own; the one layer finds the edges an
+    area meets through its bands (the tallest edge included), paints with two shared pens, and is
+    never hit by the mouse."""
     style = default_style()
     scene = QGraphicsScene()
-    a, b, c = (EdgeItem(style, active) for active in (False, False, True))
-    for edge in (a, b, c):
-        scene.addItem(edge)
-    assert a._pen is b._pen is edge_pen(style, False)
-    assert c._pen is edge_pen(style, True) and c._pen is not a._pen
-    assert a._pen.color() == style.edge and a._pen.widthF() == 1.5
-    assert c._pen.color() == style.active and c._pen.widthF() == 3.0
+    layer = EdgeLayer(style)
+    scene.addItem(layer)
+    a, b, c = Edge(False), Edge(False), Edge(True)
     a.set_ends(QPointF(1.5, 2.0), QPointF(-4.0, 90.25))
+    b.set_ends(QPointF(500.0, 1000.0), QPointF(520.0, 1080.0))
+    c.set_ends(QPointF(0.0, -50.0), QPointF(0.0, 3000.0))  # a tall one: a long folded run
+    for edge in (a, b, c):
+        layer.add(edge)
+    assert not hasattr(a, "__dict__") and len(layer) == 3
     start, end = a.ends()
     assert (start, end) == (QPointF(1.5, 2.0), QPointF(-4.0, 90.25))
-    assert a.path() == edge_path(start, end)
+    assert a.path() == edge_path(start, end) and a.path() is a.path()
     assert a.rect().contains(start) and a.rect().contains(end)
-    a.set_active(True)
-    assert a._pen is c._pen and a.active and a.zValue() == c.zValue()
+    assert layer.boundingRect().contains(a.rect()) and layer.boundingRect().contains(c.rect())
+    assert set(map(id, layer.edges_in(QRectF(-10, 0, 20, 10)))) == {id(a), id(c)}
+    assert [id(e) for e in layer.edges_in(QRectF(505, 1040, 5, 5))] == [id(b)]
+    assert set(map(id, layer.edges_in(QRectF(-5, 2500, 10, 10)))) == {id(c)}  # from a band far above
+    assert layer.edges_in(QRectF(2000, 2000, 10, 10)) == []
+    assert layer.pen_for(a) is layer.pen_for(b) is edge_pen(style, False)
+    assert layer.pen_for(c) is edge_pen(style, True) and layer.pen_for(c) is not layer.pen_for(a)
+    assert layer.pen_for(a).color() == style.edge and layer.pen_for(a).widthF() == 1.5
+    assert layer.pen_for(c).color() == style.active and layer.pen_for(c).widthF() == 3.0
+    layer.set_active(a, True)
+    assert a.active and layer.pen_for(a) is layer.pen_for(c)
+    layer.discard(b)
+    assert layer.edges_in(QRectF(505, 1040, 5, 5)) == [] and len(layer) == 2
+    b.set_ends(QPointF(0.0, 10.0), QPointF(0.0, 20.0))
+    layer.add(b)
+    a.set_ends(QPointF(900.0, 900.0), QPointF(900.0, 950.0))
+    layer.reindex()  # new ends for edges already in: found where they are now
+    assert [id(e) for e in layer.edges_in(QRectF(895, 920, 10, 5))] == [id(a)]
+    assert layer.shape().isEmpty() and scene.items(QPointF(0.0, 15.0)) == []
 
 
 def test_edge_pens_follow_colours_and_stay_few(qtbot: Any) -> None:
