@@ -21,7 +21,7 @@ which is O(n) and cheap next to a layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
@@ -56,12 +56,39 @@ class _Skeleton:
     """The raw tree over distinct ids: parent, ordered children, roots, broken cycle edges."""
 
     parent: dict[str, str] = field(default_factory=dict)
-    children: dict[str, list[str]] = field(default_factory=dict)
+    #: parent id → its children in pi's order: the child's id itself when it is the only one (most
+    #: are; a list each was ~8 MB at 100,000 entries), else a list. Read with :meth:`kids`.
+    children: dict[str, str | list[str]] = field(default_factory=dict)
     roots: list[str] = field(default_factory=list)
     broken_edges: list[tuple[str, str]] = field(default_factory=list)
     #: Ids of pi 1.6.0 ``system`` messages: most sessions have none or a few, so whether one lies
     #: above a new one is answered without walking a 70,000-entry path to the root.
     systems: set[str] = field(default_factory=set)
+
+    def kids(self, entry_id: str) -> Sequence[str]:
+        got = self.children.get(entry_id)
+        if got is None:
+            return ()
+        return (got,) if isinstance(got, str) else got
+
+    def add_child(self, parent: str, child: str) -> None:
+        """``child`` after the children ``parent`` has."""
+        got = self.children.get(parent)
+        if got is None:
+            self.children[parent] = child
+        elif isinstance(got, str):
+            self.children[parent] = [got, child]
+        else:
+            got.append(child)
+
+    def remove_child(self, parent: str, child: str) -> None:
+        got = self.children.get(parent)
+        if got == child:
+            del self.children[parent]
+        elif isinstance(got, list):
+            got.remove(child)
+            if len(got) == 1:
+                self.children[parent] = got[0]
 
 
 def _ordered(ids: list[str], by_id: Mapping[str, Entry]) -> list[str]:
@@ -78,31 +105,31 @@ def _skeleton(index: SessionIndex) -> _Skeleton:
     # a non-string id: hand-edited files) stay in the file and the context but get no node of their own.
     by_id = {k: v for k, v in index.by_id.items() if isinstance(k, str) and k}
     sk = _Skeleton()
-    raw_children: dict[str, list[str]] = {}
     for entry_id, entry in by_id.items():  # later duplicates win, first position kept (pi's Map)
         parent = entry.get("parentId")
         if isinstance(parent, str) and parent != entry_id and parent in by_id:
             sk.parent[entry_id] = parent
-            raw_children.setdefault(parent, []).append(entry_id)
+            sk.add_child(parent, entry_id)  # in file order here, pi's order below
         else:
             sk.roots.append(entry_id)
         if _is_system_entry(entry):
             sk.systems.add(entry_id)
-    _break_cycles(sk, by_id, raw_children)
-    for parent, kids in raw_children.items():
-        sk.children[parent] = _ordered(kids, by_id)
+    _break_cycles(sk, by_id)
+    for kids in sk.children.values():
+        if isinstance(kids, list):
+            kids[:] = _ordered(kids, by_id)
     sk.roots = _ordered(sk.roots, by_id)
     return sk
 
 
-def _break_cycles(sk: _Skeleton, by_id: Mapping[str, Entry], raw_children: dict[str, list[str]]) -> None:
+def _break_cycles(sk: _Skeleton, by_id: Mapping[str, Entry]) -> None:
     """Make every id reachable from a root: cut each parentId cycle at the repeated node."""
     reached: set[str] = set()
     stack = list(sk.roots)
     while stack:
         node = stack.pop()
         reached.add(node)
-        stack.extend(raw_children.get(node, ()))
+        stack.extend(sk.kids(node))
     if len(reached) == len(by_id):
         return
     for start in by_id:
@@ -116,14 +143,14 @@ def _break_cycles(sk: _Skeleton, by_id: Mapping[str, Entry], raw_children: dict[
         if node in reached:  # hangs below a cycle broken earlier in this loop
             continue
         parent = sk.parent.pop(node)  # ``node`` repeats: it becomes a root
-        raw_children[parent].remove(node)
+        sk.remove_child(parent, node)
         sk.roots.append(node)
         sk.broken_edges.append((parent, node))
         stack = [node]
         while stack:
             current = stack.pop()
             reached.add(current)
-            stack.extend(raw_children.get(current, ()))
+            stack.extend(sk.kids(current))
 
 
 # ----------------------------------------------------------------------------------- build
@@ -267,7 +294,7 @@ def build_view_graph(
             carried = entry_id
         else:
             anchor[entry_id] = carried
-        kids = sk.children.get(entry_id)
+        kids = sk.kids(entry_id)
         if kids:
             stack.extend((k, carried) for k in reversed(kids))
 
@@ -291,7 +318,8 @@ def build_view_graph(
     for n in order:
         first = run_of.get(n) if folding else None
         if first is not None and first not in expanded:
-            key: Node = SegmentKey(first)
+            # one key per run, shared by its members (a key each was 78,000 tuples at 100k)
+            key: Node = node_of[first] if n != first and first in node_of else SegmentKey(first)
             node_of[n] = key
             if n != first:
                 continue
@@ -602,7 +630,7 @@ class ViewGraphModel:
         assert isinstance(entry_id, str) and isinstance(parent, str)
         assert self._skel is not None and self._tool_calls is not None
         self._skel.parent[entry_id] = parent
-        self._skel.children.setdefault(parent, []).append(entry_id)
+        self._skel.add_child(parent, entry_id)
         if _is_system_entry(entry):
             self._skel.systems.add(entry_id)
         for call_id, name, arguments in tool_calls_of(entry):

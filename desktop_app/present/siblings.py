@@ -52,10 +52,9 @@ class SiblingCache:
     newest: dict[str, str] = field(default_factory=dict)
     #: entries appended since the cache was filled → the cached subtrees (keys of ``newest``) holding them
     under: dict[str, frozenset[str]] = field(default_factory=dict)
-    #: the active path (root → ``leaf``) and ``id(message)`` → its position on it
+    #: the active path (root → ``leaf``)
     leaf: str | None = None
     path: list[Any] | None = None
-    message_at: dict[int, int] = field(default_factory=dict)
 
     def check(self, view: SessionView) -> None:
         entries = view.get_entries()
@@ -86,7 +85,6 @@ class SiblingCache:
                 self._extend(entry)
         else:  # in comprehensions: a far switch at 100k walks 72,000 entries (50 ms a call each)
             self.path = path = list(view.get_branch())
-            self.message_at = {id(m): i for i, e in enumerate(path) if (m := e.get("message")) is not None}
         self.leaf = leaf
         assert self.path is not None
         return self.path
@@ -109,10 +107,30 @@ class SiblingCache:
 
     def _extend(self, entry: Any) -> None:
         assert self.path is not None
-        message = entry.get("message")
-        if message is not None:
-            self.message_at[id(message)] = len(self.path)
         self.path.append(entry)
+
+    def first_shown(self, shown: Collection[int]) -> int:
+        """The path position of the first message whose ``id()`` is in ``shown`` (``len(path)``:
+        none), read from the leaf up. The chat shows the context: after the newest compaction on
+        the path nothing above its first kept entry, so the walk stops there (the summary and other
+        messages made for the context are no entry's: they are never found), a few hundred entries
+        at 100,000; a map of all 72,000 messages' positions was ~6 MB kept for this."""
+        assert self.path is not None
+        path, wanted, first = self.path, set(shown), len(self.path)
+        kept_from: Any = None
+        for i in range(len(path) - 1, -1, -1):
+            entry = path[i]
+            message = entry.get("message")
+            if message is not None and id(message) in wanted:
+                first = i
+                wanted.discard(id(message))
+                if not wanted:
+                    break
+            if kept_from is None and entry.get("type") == "compaction":
+                kept_from = entry.get("firstKeptEntryId")
+            if kept_from is not None and entry.get("id") == kept_from:
+                break
+        return first
 
     def remember(self, entry_id: str, leaf: str) -> None:
         """A newly searched subtree: the notes of which subtrees hold which appended entry are stale."""
@@ -190,8 +208,7 @@ def sibling_switches(
 
     start = 0
     if shown is not None:  # no carrier above the first shown message but the branch point just above it
-        where = cache.message_at
-        first = min((where[m] for m in shown if m in where), default=len(path))
+        first = cache.first_shown(shown)
         start = next((i for i in range(first - 1, -1, -1) if len(view.get_children(ids(i))) > 1), 0)
     points = [i for i in range(start, len(path) - 1) if len(view.get_children(ids(i))) > 1]
     if not points:

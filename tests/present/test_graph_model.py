@@ -389,3 +389,42 @@ def test_large_session_model_is_linear_enough() -> None:
     assert len(model.graph) < 2_000  # folded
     unfolded = build_view_graph(index, entries[-1]["id"], "all", folding=False)
     assert len(unfolded) == 10_000
+
+
+def test_the_skeleton_keeps_an_only_child_without_a_list_and_runs_share_one_key() -> None:
+    """Memory at 100,000 entries: a parent's only child is kept as the id itself (a list for each
+    was ~8 MB), a list from the second child on, in pi's order; every member of a folded run
+    maps to the one key object of its node (one tuple a member was 78,000 at 100k)."""
+    from desktop_app.present.graph_model import _skeleton
+
+    entries = synthetic_session(600, branch_rate=0.05, seed=3)
+    index = index_of(entries)
+    sk = _skeleton(index)
+    singles = [kids for kids in sk.children.values() if isinstance(kids, str)]
+    lists = [kids for kids in sk.children.values() if isinstance(kids, list)]
+    assert singles and lists and all(len(kids) >= 2 for kids in lists)
+    for entry in entries:  # the same children, in the same order, as the index gives them
+        assert list(sk.kids(entry["id"])) == [c["id"] for c in sort_children(index, entry["id"])]
+    sk.add_child("p", "x")
+    assert sk.children["p"] == "x"
+    sk.add_child("p", "y")
+    assert sk.children["p"] == ["x", "y"]
+    sk.remove_child("p", "x")
+    assert sk.children["p"] == "y" and list(sk.kids("p")) == ["y"]
+    sk.remove_child("p", "y")
+    assert "p" not in sk.children and sk.kids("p") == ()
+
+    graph = build_view_graph(index, entries[-1]["id"])
+    keys = {}
+    for entry_id, node in graph.node_of.items():
+        if isinstance(node, SegmentKey):
+            assert keys.setdefault(node, node) is node, f"{entry_id}: a key of its own"
+    assert keys
+
+
+def sort_children(index: Any, entry_id: str) -> list[dict[str, Any]]:
+    """pi's child order (timestamp, oldest first) of ``entry_id``'s children in the index."""
+    from desktop_app.session.tree import TreeNode, sort_by_timestamp
+
+    nodes = [TreeNode(c) for c in index.get_children(entry_id)]
+    return [n.entry for n in sort_by_timestamp(nodes)]

@@ -314,3 +314,38 @@ def test_sibling_cache_kept_across_appends_equals_a_fresh_computation() -> None:
         assert newer in {s.previous_leaf for s in fresh}
     finally:
         siblings.newest_leaf = original  # type: ignore[assignment]
+
+
+def test_the_first_shown_message_is_found_from_the_leaf_up_to_the_kept_part_only() -> None:
+    """The chat shows the context: after a compaction, its summary (no entry's message) and the
+    messages from the first kept entry on. Looking for the first shown one walks up from the leaf
+    and stops at the first kept entry: never the whole path (72,000 entries at 100,000), and never
+    an entry above it."""
+    from desktop_app.present.siblings import SiblingCache
+
+    m = SessionManager.in_memory("/tmp")
+    for i in range(30):
+        m.append_message(_user(f"old question {i}"))
+        m.append_message(_assistant(f"old answer {i}"))
+    kept = m.append_message(_user("kept question"))
+    m.append_message(_assistant("kept answer"))
+    m.append_compaction("summary", kept, 1000)
+    m.append_message(_user("new question"))
+    m.append_message(_assistant("new answer"))
+    context = m.build_session_context().messages
+    shown = {id(message) for message in context}
+    cache = SiblingCache()
+    cache.check(m)
+    path = cache.branch(m)
+    at_kept = next(i for i, e in enumerate(path) if e.get("id") == kept)
+    assert cache.first_shown(shown) == at_kept
+    assert cache.first_shown({id(context[-1])}) == len(path) - 1
+    assert cache.first_shown(set()) == len(path)
+
+    class Untouchable(dict):  # type: ignore[type-arg]
+        def get(self, *args: Any) -> Any:
+            raise AssertionError("read an entry above the first kept one")
+
+    for i in range(at_kept):
+        path[i] = Untouchable(path[i])
+    assert cache.first_shown(shown) == at_kept  # the summary was never found, and nothing above read
