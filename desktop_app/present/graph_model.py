@@ -159,8 +159,8 @@ def _break_cycles(sk: _Skeleton, by_id: Mapping[str, Entry]) -> None:
 def _tool_call_map(entries: Iterable[Entry]) -> ToolCalls:
     calls: ToolCalls = {}
     for entry in entries:
-        for call_id, name, arguments in tool_calls_of(entry):
-            calls[call_id] = (name, arguments)
+        for call in tool_calls_of(entry):
+            calls[call["id"]] = call
     return calls
 
 
@@ -633,8 +633,8 @@ class ViewGraphModel:
         self._skel.add_child(parent, entry_id)
         if _is_system_entry(entry):
             self._skel.systems.add(entry_id)
-        for call_id, name, arguments in tool_calls_of(entry):
-            self._tool_calls[call_id] = (name, arguments)
+        for call in tool_calls_of(entry):
+            self._tool_calls[call["id"]] = call
         self.leaf_id = entry_id
         delta = GraphDelta()
         nodes, node_of = graph.nodes, graph.node_of

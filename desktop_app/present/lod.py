@@ -115,7 +115,7 @@ LANDMARK_ROLES: Final = frozenset(_ROLE_RANK) - {"segment", "entry"}
 _FIRST_PLAIN_ROLE_RANK: Final = min(rank for role, rank in _ROLE_RANK.items() if role not in LANDMARK_ROLES)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mark:
     """What one node says when the canvas labels it, and how much that matters."""
 

@@ -28,7 +28,7 @@ OUTLINE_GROUPS: Final[dict[str, frozenset[str]]] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OutlineItem:
     """One row: what it says, and which entry a click reveals."""
 

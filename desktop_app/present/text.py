@@ -79,8 +79,10 @@ _PLAIN_TYPES = frozenset(
     }
 )
 
-#: toolCallId → (tool name, arguments), collected from assistant messages (pi's ``toolCallMap``).
-ToolCalls = dict[str, tuple[str, Any]]
+#: toolCallId → the ``toolCall`` block (its ``name`` and ``arguments``), collected from assistant
+#: messages (pi's ``toolCallMap``). The entries' own blocks: a tuple of its own for each call was
+#: ~3 MB at 100,000 entries.
+ToolCalls = dict[str, dict[str, Any]]
 
 _CONTENT_MAX = 200  # pi's extractContent limit, shared by the display line and the search text
 
@@ -130,8 +132,8 @@ def _normalize(text: str) -> str:
     return js_trim(text.replace("\n", " ").replace("\t", " "))
 
 
-def tool_calls_of(entry: Entry) -> list[tuple[str, str, Any]]:
-    """``(id, name, arguments)`` of the tool calls in an assistant entry (empty otherwise)."""
+def tool_calls_of(entry: Entry) -> list[dict[str, Any]]:
+    """The ``toolCall`` blocks with a string ``id`` in an assistant entry (empty otherwise)."""
     if entry.get("type") != "message":
         return []
     message = entry.get("message")
@@ -140,13 +142,11 @@ def tool_calls_of(entry: Entry) -> list[tuple[str, str, Any]]:
     content = message.get("content")
     if not isinstance(content, list):
         return []
-    out: list[tuple[str, str, Any]] = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "toolCall":
-            call_id = block.get("id")
-            if isinstance(call_id, str):
-                out.append((call_id, str(block.get("name", "")), block.get("arguments")))
-    return out
+    return [
+        block
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str)
+    ]
 
 
 def _shorten_path(path: str) -> str:
@@ -206,7 +206,7 @@ def format_tool_call(name: str, arguments: Any) -> str:
     return f"[{name}: {text[:40]}{'...' if len(text) > 40 else ''}]"
 
 
-def entry_text(entry: Entry, tool_calls: Mapping[str, tuple[str, Any]] | None = None) -> str:
+def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = None) -> str:
     """The one-line text pi's ``/tree`` shows for an entry, without the ``user: `` style prefix.
 
     The role is what the node's shape and colour say; the text is what the entry says.
@@ -230,12 +230,12 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, tuple[str, Any]] | None = 
                 return _normalize(_js_string(error))[:80]
             calls = tool_calls_of(entry)
             if calls:  # pi shows "(no content)"; the graph names the calls instead, they are the content
-                return "→ " + ", ".join(name for _, name, _ in calls)
+                return "→ " + ", ".join(str(call.get("name", "")) for call in calls)
             return "(no content)"
         if role == "toolResult":
             call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
             if call is not None:
-                return format_tool_call(call[0], call[1])
+                return format_tool_call(str(call.get("name", "")), call.get("arguments"))
             return f"[{message.get('toolName') or 'tool'}]"
         if role == "bashExecution":
             return f"[bash]: {_normalize(_js_string(message.get('command')))}"
@@ -324,7 +324,9 @@ def full_text(entry: Entry, limit: int = 1200) -> str:
                 if role == "assistant":
                     calls = tool_calls_of(entry)
                     if calls:
-                        text += "".join(f"\n→ {format_tool_call(n, a)}" for _, n, a in calls)
+                        text += "".join(
+                            f"\n→ {format_tool_call(str(call.get('name', '')), call.get('arguments'))}" for call in calls
+                        )
                     if not text and message.get("errorMessage"):
                         text = _js_string(message.get("errorMessage"))
     elif entry_type in ("compaction", "branch_summary"):

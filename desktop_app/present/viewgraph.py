@@ -36,7 +36,7 @@ class SegmentKey(NamedTuple):
 Node: TypeAlias = str | SegmentKey
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ViewNode:
     """What one node shows: an entry, or a folded run of entries (``kind == "segment"``)."""
 
