@@ -515,7 +515,7 @@ _intern = sys.intern
 _MESSAGE_WORDS = ("role", "api", "provider", "model", "stopReason", "toolName")
 
 
-def share_strings(obj: Any, previous_id: Any) -> Any:
+def share_strings(obj: Any, previous_id: Any, calls: dict[str, str] | None = None) -> Any:
     """Make the strings a session repeats one object each, in place; returns ``obj``'s ``id``.
 
     A parser makes a new string for every value: at 100,000 entries "message", "assistant",
@@ -524,6 +524,8 @@ def share_strings(obj: Any, previous_id: Any) -> Any:
     previous line's ``id`` (``previous_id``: nearly always) by that id's own object. Values stay
     equal and keys keep their order, so the entry is the same dict and serializes to the same bytes.
     Done line by line as the file is parsed, so the copies are freed before the next line needs room.
+    ``calls`` (kept by the caller across lines): the ids of recent tool calls, so a tool result's
+    ``toolCallId`` becomes its call's own ``id`` object (~3 MB at 100,000 entries).
     """
     if obj.__class__ is not dict:
         return None
@@ -549,7 +551,19 @@ def share_strings(obj: Any, previous_id: Any) -> Any:
                     value = block.get("name")
                     if value.__class__ is str:
                         block["name"] = _intern(value)
+                    value = block.get("id")
+                    if calls is not None and value.__class__ is str:
+                        if len(calls) >= _CALLS_KEPT:
+                            calls.clear()
+                        calls[value] = value
+        value = message.get("toolCallId")
+        if calls is not None and value.__class__ is str:
+            message["toolCallId"] = calls.get(value, value)
     return obj.get("id")
+
+
+#: Tool-call ids :func:`share_strings` remembers (a result follows its call closely).
+_CALLS_KEPT = 256
 
 
 def _has_long_integer(raw: bytes) -> bool:
@@ -585,12 +599,13 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
     last_bad: tuple[int, str] | None = None  # the last non-blank line, if it failed to parse
     number = 0
     previous_id: Any = None
+    calls: dict[str, str] = {}
     for number, item in enumerate(lines, 1):  # noqa: B007 - `number` is used after the loop
         if isinstance(item, bytes):
             if started:
                 try:
                     obj = _fast_parse(item)
-                    previous_id = share_strings(obj, previous_id)
+                    previous_id = share_strings(obj, previous_id, calls)
                     objects.append(obj)
                     numbers.append(number)
                     last_bad = None
@@ -614,7 +629,7 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
             last_bad = (number, line)
             continue
         last_bad = None
-        previous_id = share_strings(obj, previous_id)
+        previous_id = share_strings(obj, previous_id, calls)
         objects.append(obj)
         numbers.append(number)
     if last_bad is not None:

@@ -49,6 +49,7 @@ def test_parsed_lines_share_repeated_strings() -> None:
     assert b2["message"]["role"] is d4["message"]["role"]
     assert a1["message"]["content"][0]["type"] is d4["message"]["content"][0]["type"]
     assert b2["message"]["content"][1]["name"] is c3["message"]["toolName"]
+    assert c3["message"]["toolCallId"] is b2["message"]["content"][1]["id"]  # the call's own id object
     # the stdlib path (text already decoded, as when following appends) shares them too
     again = parse_session_text("\n".join(line.decode() for line in lines)).objects
     assert again == entries and again[2]["parentId"] is again[1]["id"] and again[1]["type"] is again[2]["type"]
@@ -80,3 +81,22 @@ def test_opened_entries_name_their_parent_with_the_parents_id_object(tmp_path: P
     assert got[1]["parentId"] is got[0]["id"]
     assert got[4]["parentId"] == got[0]["id"]  # a branch: equal (not the previous line's id)
     assert path.read_bytes() == b"".join(_line(e) + b"\n" for e in entries)
+
+
+def test_a_tool_result_shares_only_a_recent_calls_id() -> None:
+    """Remembered call ids are bounded; a result whose call is long gone (or never was) keeps
+    its own string, equal as before."""
+    from desktop_app.session import entries as entries_module
+
+    calls: dict[str, str] = {}
+    call = orjson.loads(b'{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"read"}]}}')
+    share_strings(call, None, calls)
+    result = orjson.loads(b'{"type":"message","id":"b","message":{"role":"toolResult","toolCallId":"t1"}}')
+    share_strings(result, "a", calls)
+    assert result["message"]["toolCallId"] is call["message"]["content"][0]["id"]
+    stranger = orjson.loads(b'{"type":"message","id":"c","message":{"role":"toolResult","toolCallId":"t9"}}')
+    share_strings(stranger, "b", calls)
+    assert stranger["message"]["toolCallId"] == "t9"
+    for i in range(entries_module._CALLS_KEPT + 5):
+        share_strings({"message": {"content": [{"type": "toolCall", "id": f"x{i}"}]}}, None, calls)
+    assert len(calls) <= entries_module._CALLS_KEPT
