@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import assert_never
+from typing import Any, assert_never
 
 from desktop_app.session import (
     EntryAppended,
@@ -55,7 +55,11 @@ _KEEP_KINDS = NEVER_FOLD_KINDS | {"system", "context_edit"}
 class _Skeleton:
     """The raw tree over distinct ids: parent, ordered children, roots, broken cycle edges."""
 
-    parent: dict[str, str] = field(default_factory=dict)
+    #: the index's entries by id, read for parents (:meth:`parent_of`): a map of its own from every
+    #: id to its parent was ~4 MB at 100,000 entries
+    by_id: Mapping[Any, Entry] = field(default_factory=dict)
+    #: ids whose ``parentId`` closed a cycle: roots here (see :func:`_break_cycles`)
+    cut: set[str] = field(default_factory=set)
     #: parent id → its children in pi's order: the child's id itself when it is the only one (most
     #: are; a list each was ~8 MB at 100,000 entries), else a list. Read with :meth:`kids`.
     children: dict[str, str | list[str]] = field(default_factory=dict)
@@ -64,6 +68,17 @@ class _Skeleton:
     #: Ids of pi 1.6.0 ``system`` messages: most sessions have none or a few, so whether one lies
     #: above a new one is answered without walking a 70,000-entry path to the root.
     systems: set[str] = field(default_factory=set)
+
+    def parent_of(self, entry_id: str) -> str | None:
+        """The id of ``entry_id``'s parent in the tree: its ``parentId`` when that names another
+        entry with a string id (else, and for a cut cycle, it is a root)."""
+        if entry_id in self.cut:
+            return None
+        entry = self.by_id.get(entry_id)
+        parent = entry.get("parentId") if entry is not None else None
+        if isinstance(parent, str) and parent and parent != entry_id and parent in self.by_id:
+            return parent
+        return None
 
     def kids(self, entry_id: str) -> Sequence[str]:
         got = self.children.get(entry_id)
@@ -103,18 +118,21 @@ def _ordered(ids: list[str], by_id: Mapping[str, Entry]) -> list[str]:
 def _skeleton(index: SessionIndex) -> _Skeleton:
     # The graph names nodes by their string ids. Entries pi keys by something else (no id, an empty or
     # a non-string id: hand-edited files) stay in the file and the context but get no node of their own.
-    by_id = {k: v for k, v in index.by_id.items() if isinstance(k, str) and k}
-    sk = _Skeleton()
+    by_id = index.by_id
+    sk = _Skeleton(by_id=by_id)
+    named = 0
     for entry_id, entry in by_id.items():  # later duplicates win, first position kept (pi's Map)
-        parent = entry.get("parentId")
-        if isinstance(parent, str) and parent != entry_id and parent in by_id:
-            sk.parent[entry_id] = parent
+        if not (isinstance(entry_id, str) and entry_id):
+            continue
+        named += 1
+        parent = sk.parent_of(entry_id)
+        if parent is not None:
             sk.add_child(parent, entry_id)  # in file order here, pi's order below
         else:
             sk.roots.append(entry_id)
         if _is_system_entry(entry):
             sk.systems.add(entry_id)
-    _break_cycles(sk, by_id)
+    _break_cycles(sk, named)
     for kids in sk.children.values():
         if isinstance(kids, list):
             kids[:] = _ordered(kids, by_id)
@@ -122,27 +140,32 @@ def _skeleton(index: SessionIndex) -> _Skeleton:
     return sk
 
 
-def _break_cycles(sk: _Skeleton, by_id: Mapping[str, Entry]) -> None:
-    """Make every id reachable from a root: cut each parentId cycle at the repeated node."""
+def _break_cycles(sk: _Skeleton, named: int) -> None:
+    """Make every id reachable from a root: cut each parentId cycle at the repeated node
+    (``named``: how many entries have a string id, all of which must be reached)."""
     reached: set[str] = set()
     stack = list(sk.roots)
     while stack:
         node = stack.pop()
         reached.add(node)
         stack.extend(sk.kids(node))
-    if len(reached) == len(by_id):
+    if len(reached) == named:
         return
-    for start in by_id:
-        if start in reached:
+    for start in sk.by_id:
+        if start in reached or not (isinstance(start, str) and start):
             continue
         walk: dict[str, None] = {}
         node = start
         while node not in walk and node not in reached:
             walk[node] = None
-            node = sk.parent[node]  # every unreached node has a parent, or it would be a root
+            up = sk.parent_of(node)
+            assert up is not None  # every unreached node has a parent, or it would be a root
+            node = up
         if node in reached:  # hangs below a cycle broken earlier in this loop
             continue
-        parent = sk.parent.pop(node)  # ``node`` repeats: it becomes a root
+        parent = sk.parent_of(node)  # ``node`` repeats: it becomes a root
+        assert parent is not None
+        sk.cut.add(node)
         sk.remove_child(parent, node)
         sk.roots.append(node)
         sk.broken_edges.append((parent, node))
@@ -196,16 +219,16 @@ def _is_system_entry(entry: Entry) -> bool:
 
 def _system_above(entry_id: str, sk: _Skeleton) -> bool:
     """Whether a ``system`` message lies above ``entry_id`` (then it changes the prompt, else it is one)."""
-    systems, parent = sk.systems, sk.parent
+    systems = sk.systems
     if not any(other != entry_id for other in systems):
         return False  # none elsewhere: no walk (the first prompt Arbor records in a pi 0.73.1 session)
     seen = {entry_id}
-    node = parent.get(entry_id)
+    node = sk.parent_of(entry_id)
     while node is not None and node not in seen:
         seen.add(node)
         if node in systems:
             return True
-        node = parent.get(node)
+        node = sk.parent_of(node)
     return False
 
 
@@ -270,7 +293,7 @@ def build_view_graph(
     node_id = leaf
     while node_id is not None:
         on_path.add(node_id)
-        node_id = sk.parent.get(node_id)
+        node_id = sk.parent_of(node_id)
 
     # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
     # rule would hide a reply that only called tools), so the edit's link lands on it.
@@ -516,7 +539,7 @@ class ViewGraphModel:
         node = leaf_id
         while node is not None:
             out.append(node)
-            node = self._skel.parent.get(node)
+            node = self._skel.parent_of(node)
         return out
 
     def _path_nodes(self, leaf_id: str | None) -> set[Node]:
@@ -629,8 +652,7 @@ class ViewGraphModel:
             return self.rebuild()
         assert isinstance(entry_id, str) and isinstance(parent, str)
         assert self._skel is not None and self._tool_calls is not None
-        self._skel.parent[entry_id] = parent
-        self._skel.add_child(parent, entry_id)
+        self._skel.add_child(parent, entry_id)  # its parent is read from the entry itself
         if _is_system_entry(entry):
             self._skel.systems.add(entry_id)
         for call in tool_calls_of(entry):
@@ -648,7 +670,7 @@ class ViewGraphModel:
                 delta.changed.append(parent)
             else:
                 self._remove_leaf_node(parent)
-                grandparent = self._skel.parent.get(parent)
+                grandparent = self._skel.parent_of(parent)
                 anchor[parent] = anchor.get(grandparent) if grandparent is not None else None
                 delta.removed.append(parent)
                 delta.structure_changed = True

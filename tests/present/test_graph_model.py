@@ -428,3 +428,35 @@ def sort_children(index: Any, entry_id: str) -> list[dict[str, Any]]:
 
     nodes = [TreeNode(c) for c in index.get_children(entry_id)]
     return [n.entry for n in sort_by_timestamp(nodes)]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_skeleton_reads_parents_from_the_entries(case: str, open_case: OpenCase) -> None:
+    """No map of its own from id to parent: ``parent_of`` reads the entry's ``parentId`` (a named,
+    other, present entry, else a root; a cut cycle is a root), and the children agree with it."""
+    from desktop_app.present.graph_model import _skeleton
+
+    index = open_case(case).index
+    sk = _skeleton(index)
+    assert not hasattr(sk, "parent")
+    named = [k for k in index.by_id if isinstance(k, str) and k]
+    for entry_id in named:
+        raw = index.by_id[entry_id].get("parentId")
+        expected = raw if isinstance(raw, str) and raw and raw != entry_id and raw in index.by_id else None
+        if entry_id in sk.cut:
+            expected = None
+        assert sk.parent_of(entry_id) == expected
+        if expected is not None:
+            assert entry_id in sk.kids(expected)
+        else:
+            assert entry_id in sk.roots
+
+
+def test_a_cut_cycle_makes_a_root_read_from_the_entries() -> None:
+    entries = [msg("a", "c", "user", "1"), msg("b", "a", "assistant", "2"), msg("c", "b", "user", "3")]
+    from desktop_app.present.graph_model import _skeleton
+
+    sk = _skeleton(index_of(entries))
+    assert len(sk.cut) == 1 and len(sk.roots) == 1 and sk.roots[0] in sk.cut
+    (cut,) = sk.cut
+    assert sk.parent_of(cut) is None and sk.broken_edges == [(index_of(entries).by_id[cut]["parentId"], cut)]

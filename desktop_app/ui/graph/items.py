@@ -416,10 +416,10 @@ class Edge:
         self.ax = self.ay = self.bx = self.by = 0.0
         self._curve: QPainterPath | None = None
 
-    def set_ends(self, start: QPointF, end: QPointF) -> None:
-        """Before it goes into a layer, or followed by :meth:`EdgeLayer.reindex` (its place in the
-        index depends on its ends)."""
-        self.ax, self.ay, self.bx, self.by = start.x(), start.y(), end.x(), end.y()
+    def set_ends(self, ax: float, ay: float, bx: float, by: float) -> None:
+        """From (``ax``, ``ay``) to (``bx``, ``by``). Before it goes into a layer, or followed by
+        :meth:`EdgeLayer.reindex` (its place in the index depends on its ends)."""
+        self.ax, self.ay, self.bx, self.by = ax, ay, bx, by
         self._curve = None
 
     def ends(self) -> tuple[QPointF, QPointF]:
@@ -461,9 +461,24 @@ class EdgeLayer(QGraphicsItem):
 
     def add(self, edge: Edge) -> None:
         """Index ``edge`` (its ends set) and show it."""
-        self._bands.setdefault(math.floor(min(edge.ay, edge.by) / EDGE_BAND), []).append(edge)
-        self._tallest = max(self._tallest, abs(edge.by - edge.ay) + 6)
-        rect = edge.rect()
+        self.add_many((edge,))
+
+    def add_many(self, edges: Iterable[Edge]) -> None:
+        """Index ``edges`` (their ends set) and show them: the bounds measured once, one update."""
+        bands, band_height = self._bands, EDGE_BAND
+        x0 = y0 = math.inf
+        x1 = y1 = -math.inf
+        tallest = self._tallest
+        for edge in edges:
+            top, bottom = min(edge.ay, edge.by), max(edge.ay, edge.by)
+            left, right = min(edge.ax, edge.bx), max(edge.ax, edge.bx)
+            bands.setdefault(math.floor(top / band_height), []).append(edge)
+            tallest = max(tallest, bottom - top + 6)
+            x0, y0, x1, y1 = min(x0, left), min(y0, top), max(x1, right), max(y1, bottom)
+        if x0 > x1:
+            return
+        self._tallest = tallest
+        rect = QRectF(x0 - 3, y0 - 3, x1 - x0 + 6, y1 - y0 + 6)
         if not self._bounds.contains(rect):
             self.prepareGeometryChange()
             self._bounds = self._bounds.united(rect) if not self._bounds.isNull() else rect
@@ -484,14 +499,18 @@ class EdgeLayer(QGraphicsItem):
         edges = [edge for band in self._bands.values() for edge in band]
         self.prepareGeometryChange()
         self._bands, self._tallest, self._bounds = {}, 0.0, QRectF()
-        for edge in edges:
-            self.add(edge)
+        self.add_many(edges)
         self.update()
 
-    def set_active(self, edge: Edge, active: bool) -> None:
-        if edge.active != active:
-            edge.active = active
-            self.update(edge.rect())
+    def set_active(self, edges: Iterable[tuple[Edge, bool]]) -> None:
+        """Each edge on the active path or not (a branch switch restyles thousands: one update)."""
+        changed = False
+        for edge, active in edges:
+            if edge.active != active:
+                edge.active = active
+                changed = True
+        if changed:
+            self.update()
 
     def pen_for(self, edge: Edge) -> QPen:
         """The pen ``edge`` is painted with, in the style's current colours."""

@@ -195,8 +195,7 @@ class GraphScene(QGraphicsScene):
                     edge = edges[(a, b)] = Edge(active)
                     ax, ay = where[a]
                     bx, by = where[b]
-                    edge.set_ends(QPointF(ax, ay + nodes[a].half_height), QPointF(bx, by - nodes[b].half_height))
-                    edge_layer.add(edge)
+                    edge.set_ends(ax, ay + nodes[a].half_height, bx, by - nodes[b].half_height)
                     made += 1
                     if step and made % step == 0:
                         yield made
@@ -204,6 +203,7 @@ class GraphScene(QGraphicsScene):
             self.removeItem(edge_layer)
             self.removeItem(node_layer)
             raise
+        edge_layer.add_many(edges.values())  # indexed at once (the layer is hidden until now)
         audit = self.bands.audit if self.bands is not None else None
         split = self.bands.split_entry if self.bands is not None else None
         self.clear_audit()
@@ -348,8 +348,7 @@ class GraphScene(QGraphicsScene):
         self.graph = graph
         for node, item in self.nodes.items():
             item.set_view(graph.nodes[node])
-        for (a, b), edge in self.edges.items():
-            self._edge_layer.set_active(edge, self._edge_active(a, b))
+        self._edge_layer.set_active((edge, self._edge_active(a, b)) for (a, b), edge in self.edges.items())
         self.update_pin()
         self._rebuild_links()
         self._content_changed()
@@ -412,6 +411,7 @@ class GraphScene(QGraphicsScene):
         """Re-read ``graph`` (the model's current one) for ``nodes`` and their edges: active path,
         leaf, label."""
         self.graph = graph
+        restyled: list[tuple[Edge, bool]] = []
         for node in nodes:
             item = self.nodes.get(node)
             if item is None or node not in graph:
@@ -420,7 +420,8 @@ class GraphScene(QGraphicsScene):
             for a, b in graph.edges_of(node):
                 edge = self.edges.get((a, b))
                 if edge is not None:
-                    self._edge_layer.set_active(edge, self._edge_active(a, b))
+                    restyled.append((edge, self._edge_active(a, b)))
+        self._edge_layer.set_active(restyled)
         self.update_pin()
         self._content_changed()
 
@@ -453,11 +454,11 @@ class GraphScene(QGraphicsScene):
         nodes = self.graph.nodes
         return nodes[a].on_active_path and nodes[b].on_active_path
 
-    def _ends(self, a: Node, b: Node) -> tuple[QPointF, QPointF]:
+    def _ends(self, a: Node, b: Node) -> tuple[float, float, float, float]:
         """From the bottom of ``a``'s drawn shape to the top of ``b``'s (pills are shorter)."""
         ax, ay = self.positions[a]
         bx, by = self.positions[b]
-        return QPointF(ax, ay + self.nodes[a].half_height), QPointF(bx, by - self.nodes[b].half_height)
+        return ax, ay + self.nodes[a].half_height, bx, by - self.nodes[b].half_height
 
     def _add_edge(self, a: Node, b: Node) -> None:
         if a not in self.positions or b not in self.positions:

@@ -24,9 +24,9 @@ def test_edges_are_plain_data_drawn_by_one_layer_with_shared_pens(qtbot: Any) ->
     layer = EdgeLayer(style)
     scene.addItem(layer)
     a, b, c = Edge(False), Edge(False), Edge(True)
-    a.set_ends(QPointF(1.5, 2.0), QPointF(-4.0, 90.25))
-    b.set_ends(QPointF(500.0, 1000.0), QPointF(520.0, 1080.0))
-    c.set_ends(QPointF(0.0, -50.0), QPointF(0.0, 3000.0))  # a tall one: a long folded run
+    a.set_ends(1.5, 2.0, -4.0, 90.25)
+    b.set_ends(500.0, 1000.0, 520.0, 1080.0)
+    c.set_ends(0.0, -50.0, 0.0, 3000.0)  # a tall one: a long folded run
     for edge in (a, b, c):
         layer.add(edge)
     assert not hasattr(a, "__dict__") and len(layer) == 3
@@ -43,13 +43,13 @@ def test_edges_are_plain_data_drawn_by_one_layer_with_shared_pens(qtbot: Any) ->
     assert layer.pen_for(c) is edge_pen(style, True) and layer.pen_for(c) is not layer.pen_for(a)
     assert layer.pen_for(a).color() == style.edge and layer.pen_for(a).widthF() == 1.5
     assert layer.pen_for(c).color() == style.active and layer.pen_for(c).widthF() == 3.0
-    layer.set_active(a, True)
+    layer.set_active([(a, True), (b, False)])
     assert a.active and layer.pen_for(a) is layer.pen_for(c)
     layer.discard(b)
     assert layer.edges_in(QRectF(505, 1040, 5, 5)) == [] and len(layer) == 2
-    b.set_ends(QPointF(0.0, 10.0), QPointF(0.0, 20.0))
+    b.set_ends(0.0, 10.0, 0.0, 20.0)
     layer.add(b)
-    a.set_ends(QPointF(900.0, 900.0), QPointF(900.0, 950.0))
+    a.set_ends(900.0, 900.0, 900.0, 950.0)
     layer.reindex()  # new ends for edges already in: found where they are now
     assert [id(e) for e in layer.edges_in(QRectF(895, 920, 10, 5))] == [id(a)]
     assert layer.shape().isEmpty() and scene.items(QPointF(0.0, 15.0)) == []
