@@ -460,3 +460,35 @@ def test_a_cut_cycle_makes_a_root_read_from_the_entries() -> None:
     assert len(sk.cut) == 1 and len(sk.roots) == 1 and sk.roots[0] in sk.cut
     (cut,) = sk.cut
     assert sk.parent_of(cut) is None and sk.broken_edges == [(index_of(entries).by_id[cut]["parentId"], cut)]
+
+
+@pytest.mark.parametrize("folding", [False, True])
+def test_set_leaf_between_far_and_near_branches_marks_the_whole_new_path(folding: bool) -> None:
+    """The fast switch reads only the entries below where the two paths meet. Switching between
+    leaves, inner nodes and far branches, every node is on the active path exactly when one of
+    its entries is on the new leaf's whole path (walked from scratch), only the leaf's node is
+    flagged a leaf, and the folds stay as they were; unfolded, the graph is what building it
+    afresh gives, node for node."""
+    entries = synthetic_session(900, branch_rate=0.08, seed=11)
+    index = index_of(entries)
+    model = ViewGraphModel(index, entries[-1]["id"], "default", folding=folding)
+    standing = [n for n in model.graph if isinstance(n, str)]
+    targets = standing[::37] + [n for n in standing if not model.graph.children_of(n)][:6] + standing[:3]
+    fast = 0
+    for target in targets:
+        before = _structure(model.graph)
+        delta = model.set_leaf(target)
+        if delta.rebuilt:
+            continue
+        fast += 1
+        graph = model.graph
+        assert _structure(graph) == before  # nothing folds or unfolds under the user
+        on_path = {e["id"] for e in index.get_branch(target)}
+        for node, view in graph.nodes.items():
+            assert view.on_active_path == any(i in on_path for i in view.ids), (target, node)
+            assert view.is_leaf == (node == target), (target, node)
+        if not folding:
+            fresh = build_view_graph(index, target, "default", folding=False)
+            assert _structure(graph) == _structure(fresh)
+            assert all(graph.nodes[node] == fresh.nodes[node] for node in fresh.nodes)
+    assert fast >= len(targets) // 2  # most took the fast way (the way this test is about)
