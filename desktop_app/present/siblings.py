@@ -84,7 +84,7 @@ class SiblingCache:
             for entry in reversed(tail):
                 self._extend(entry)
         else:  # in comprehensions: a far switch at 100k walks 72,000 entries (50 ms a call each)
-            self.path = path = list(view.get_branch())
+            self.path = list(view.get_branch())
         self.leaf = leaf
         assert self.path is not None
         return self.path

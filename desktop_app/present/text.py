@@ -173,6 +173,11 @@ def _arg(args: Mapping[str, Any], *keys: str, default: str = "") -> str:
     return default
 
 
+def _format_call(call: Mapping[str, Any]) -> str:
+    """:func:`format_tool_call` of a ``toolCall`` block."""
+    return format_tool_call(str(call.get("name", "")), call.get("arguments"))
+
+
 def format_tool_call(name: str, arguments: Any) -> str:
     """pi's ``formatToolCall``: ``[read: ~/p/file.ts:10-29]``, ``[bash: cmd...]``, ..."""
     args: Mapping[str, Any] = arguments if isinstance(arguments, Mapping) else {}
@@ -235,7 +240,7 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = N
         if role == "toolResult":
             call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
             if call is not None:
-                return format_tool_call(str(call.get("name", "")), call.get("arguments"))
+                return _format_call(call)
             return f"[{message.get('toolName') or 'tool'}]"
         if role == "bashExecution":
             return f"[bash]: {_normalize(_js_string(message.get('command')))}"
@@ -324,9 +329,7 @@ def full_text(entry: Entry, limit: int = 1200) -> str:
                 if role == "assistant":
                     calls = tool_calls_of(entry)
                     if calls:
-                        text += "".join(
-                            f"\n→ {format_tool_call(str(call.get('name', '')), call.get('arguments'))}" for call in calls
-                        )
+                        text += "".join(f"\n→ {_format_call(call)}" for call in calls)
                     if not text and message.get("errorMessage"):
                         text = _js_string(message.get("errorMessage"))
     elif entry_type in ("compaction", "branch_summary"):

@@ -382,8 +382,8 @@ def edit_link_pen(style: GraphStyle) -> QPen:
     return pen
 
 
-#: Edge pens by (colour, active): shared by every edge, so 10,000 edges hold two pens, not 10,000
-#: (each pen of its own was ~0.1 KB, with the two QPointF ends ~1 KB an edge: issue 10, peak memory).
+#: Edge pens by (colour, active): the edge layer paints with these two on every frame instead of
+#: making them each time.
 _EDGE_PENS: dict[tuple[int, bool], QPen] = {}
 _EDGE_PENS_KEPT = 16  # a theme switch brings new colours; old pens are dropped past this many
 

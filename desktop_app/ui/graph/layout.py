@@ -297,7 +297,11 @@ class RowIndex:
             self.add(node, at)
 
     def add(self, node: Node, at: tuple[float, float]) -> None:
-        self._bands.setdefault(math.floor(at[1] / self._band), {})[node] = at
+        key = math.floor(at[1] / self._band)
+        band = self._bands.get(key)
+        if band is None:
+            band = self._bands[key] = {}
+        band[node] = at
 
     def discard(self, node: Node, at: tuple[float, float]) -> None:
         self._bands.get(math.floor(at[1] / self._band), {}).pop(node, None)

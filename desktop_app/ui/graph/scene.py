@@ -222,7 +222,7 @@ class GraphScene(QGraphicsScene):
         self._pinned = None
         self.update_pin()
         self._rebuild_links()
-        self._update_rect()
+        self.tighten_rect()
         self._content_changed()
         if audit is not None:
             self.show_audit(audit, split)
@@ -271,7 +271,7 @@ class GraphScene(QGraphicsScene):
             edge.set_ends(*self._ends(a, b))
         self._edge_layer.reindex()
         self._rebuild_links()
-        self._update_rect()
+        self.tighten_rect()
         self._content_changed()
         if self.bands is not None:
             self.show_audit(self.bands.audit, self.bands.split_entry)
@@ -528,15 +528,15 @@ class GraphScene(QGraphicsScene):
         self._rows = self._extent = None
         QTimer.singleShot(0, self, self._make_rows)
 
-    def _make_rows(self) -> None:
-        self._rows = self.rows
+    def _make_rows(self) -> RowIndex:
+        if self._rows is None:
+            self._rows = RowIndex(self.positions, self.graph_style.spec)
+        return self._rows
 
     @property
     def rows(self) -> RowIndex:
         """:attr:`positions` by row, for placing appended nodes (made once, then kept up to date)."""
-        if self._rows is None:
-            self._rows = RowIndex(self.positions, self.graph_style.spec)
-        return self._rows
+        return self._make_rows()
 
     def _measured_extent(self) -> tuple[float, float, float, float] | None:
         """Min x, min y, max x, max y of the positions: measured once, then widened by appends
@@ -561,9 +561,6 @@ class GraphScene(QGraphicsScene):
             x1 - x0 + spec.node_width + 2 * margin,
             y1 - y0 + spec.node_height + 2 * margin,
         )
-
-    def _update_rect(self) -> None:
-        self.setSceneRect(self.content_rect())
 
     def tighten_rect(self) -> QRectF:
         """The scene rect back to :meth:`content_rect` (no slack left by appends: Fit frames the
