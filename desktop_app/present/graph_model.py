@@ -576,27 +576,21 @@ class ViewGraphModel:
         entries, not two 72,000-entry paths (~70 ms at 100,000 entries)."""
         assert self._skel is not None
         parent_of = self._skel.parent_of
-        up_old: dict[str, None] = {}
-        up_new: dict[str, None] = {}
-        a, b, meet = old, new, None
-        while a is not None or b is not None:
-            if a is not None:
-                if a in up_new:
-                    meet = a
+        walks: tuple[dict[str, None], dict[str, None]] = ({}, {})  # old's, new's: each leaf first
+        heads = [old, new]
+        meet: str | None = None
+        while meet is None and heads != [None, None]:
+            for side in (0, 1):
+                node = heads[side]
+                if node is None:
+                    continue
+                if node in walks[1 - side]:
+                    meet = node
                     break
-                up_old[a] = None
-                a = parent_of(a)
-                if a in up_old:  # a cycle the skeleton did not cut (cannot happen): stop there
-                    a = None
-            if b is not None:
-                if b in up_old:
-                    meet = b
-                    break
-                up_new[b] = None
-                b = parent_of(b)
-                if b in up_new:
-                    b = None
-        return _until(up_old, meet), _until(up_new, meet), meet
+                walks[side][node] = None
+                up = parent_of(node)
+                heads[side] = None if up in walks[side] else up  # a cycle left uncut (cannot be): stop
+        return _until(walks[0], meet), _until(walks[1], meet), meet
 
     def set_filter(self, mode: str) -> GraphDelta:
         self.filter_mode = check_mode(mode)
