@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QListWidgetItem
 import desktop_app.ui.graph.outline_panel as outline_panel
 from desktop_app.session import SessionManager
 from desktop_app.ui.graph import GraphView
+from desktop_app.ui.graph.minimap import MinimapDrawing
 from desktop_app.ui.graph.outline_panel import OutlinePanel
 
 from .test_view import OpenCase, make_view
@@ -160,7 +161,9 @@ def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot
     assert [panel.list.item(i).text() for i in range(panel.list.count())] == [it.text for it in new]
 
 
-def test_minimap_paints_only_the_appended_dots_onto_the_picture(qtbot: Any, open_case: OpenCase) -> None:
+def test_minimap_paints_only_the_appended_dots_onto_the_picture(
+    qtbot: Any, open_case: OpenCase, monkeypatch: Any
+) -> None:
     """An append that removes nothing, within the scene rect: the new and restyled nodes' dots go
     onto the picture on screen at once (no redraw of every dot), and it is the picture a full
     redraw gives. When the scene rect grows the whole picture is drawn again."""
@@ -169,18 +172,30 @@ def test_minimap_paints_only_the_appended_dots_onto_the_picture(qtbot: Any, open
     binding = view._minimap
     _append(manager, "one")  # the scene rect grows (with room for more below)
     binding.redraw_now(view.graph())
-    shown = binding.widget.image()
-    assert shown is not None
+    pixels = binding.widget.pixels()
+    assert pixels is not None
     rect = view.graph_scene().sceneRect()
+    written: list[int] = []
+    original = MinimapDrawing._write
+
+    def counted(self: Any, budget: int) -> int:
+        written.append(original(self, budget))
+        return written[-1]
+
+    monkeypatch.setattr(MinimapDrawing, "_write", counted)
     for text in ("two", "three"):
+        before = binding.widget.image()
         _append(manager, text)
         assert view.graph_scene().sceneRect() == rect  # still inside: the touch-up way
         assert binding.drawing is None and not binding._timer.isActive()
-        assert binding.widget.image() is shown  # painted onto, not replaced
-    touched = shown.copy()
+        assert binding.widget.pixels() is pixels  # written onto, not drawn afresh
+        assert binding.widget.image() is not before  # and shown at once
+        assert 0 < written[-1] <= 3  # the new node and the restyled ones, not every dot
+    touched = binding.widget.image()
+    assert touched is not None
     binding.redraw_now(view.graph())
     redrawn = binding.widget.image()
-    assert redrawn is not None and redrawn is not shown and redrawn == touched
+    assert redrawn is not None and binding.widget.pixels() is not pixels and redrawn == touched
     blank = touched.copy()
     blank.fill(0)
     assert touched != blank
