@@ -243,7 +243,8 @@ class AgentSession:
         return self.provider.model
 
     def _branch_has_thinking_change(self, session: SessionManager | None = None) -> bool:
-        return any(e.get("type") == "thinking_level_change" for e in (session or self.session).get_branch())
+        # the current leaf's context is kept by the session: no walk of a 72,000-entry branch per prompt
+        return (session or self.session).build_session_context().has_thinking_change
 
     def _restore_thinking_level(self) -> str:
         context = self.session.build_session_context()
@@ -262,7 +263,7 @@ class AgentSession:
         A new session gets ``model_change`` then ``thinking_level_change``; a session whose branch has no
         thinking level gets the (clamped) default level.
         """
-        if not session.get_entries():
+        if not session.has_entries():
             model = self.provider.model
             session.append_model_change(model.provider, model.id)
         if not self._branch_has_thinking_change(session):
@@ -319,10 +320,17 @@ class AgentSession:
             if not self._abort_requested:
                 raise
             return None  # stopped before sending: the text was not used (last_prompt_unsent)
+        # pi 1.6.0 records the prompt before the user message. Each append is ~3 ms of the event loop
+        # at 100,000 entries (the window follows it) and the window's repaint after it ~10 ms more:
+        # the setup, the recorded prompt and the user's message each get an event-loop turn of their own.
+        for step in (self._ensure_session_setup, self._record_system_prompt):
+            leaf = session.leaf_id
+            with session.deferred_sync():
+                step(session)
+            if session.leaf_id != leaf and not await self._yield_unless_stopped():
+                return None  # stopped before sending: the text was not used (last_prompt_unsent)
+        user_message = _user_message(text, images)
         with session.deferred_sync():
-            self._ensure_session_setup(session)
-            self._record_system_prompt(session)  # pi 1.6.0: the prompt is recorded before the user message
-            user_message = _user_message(text, images)
             user_id = session.append_message(user_message)
         await asyncio.to_thread(session.sync)  # durable before the request goes out, off the UI thread
         self.last_prompt_unsent = None
@@ -335,6 +343,17 @@ class AgentSession:
             return await self._run_turn(session, user_id)
         finally:
             self._emit(TurnFinished())
+
+    async def _yield_unless_stopped(self) -> bool:
+        """Let the event loop run (the window paints what was just appended); ``False`` when the user
+        stopped the turn meanwhile."""
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            if not self._abort_requested:
+                raise
+            return False
+        return True
 
     async def regenerate(self, entry_id: str) -> Message | None:
         """Ask again for the reply ``entry_id`` (an assistant message): the leaf moves to its parent
@@ -641,6 +660,9 @@ class AgentSession:
         stream = self.provider.stream(request)
         watch = SilenceWatch(self.settings.network.waiting_notice_ms / 1000, self._emit)
         try:
+            # The window shows the turn starting (a new chat row, ~10 ms with its repaint at 100,000
+            # entries) in an event-loop turn of its own, before the request is converted and sent.
+            await asyncio.sleep(0)
             async for event in stream:
                 watch.heard()
                 partial = accumulate(event, partial)

@@ -30,8 +30,10 @@ Why this shape (pi-spec §4.3, DESIGN.md §6):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import email.utils
+import importlib
 import json
 import re
 import time
@@ -991,5 +993,22 @@ async def warm_up() -> float:
             async for event in stream:
                 for out in translator.handle(event):
                     translator.state.add(out)
+    for name in _REAL_TRANSPORT_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
     _WARM = True
     return time.perf_counter() - started
+
+
+#: What the first real connection imports that the in-memory stream above does not: anyio's asyncio
+#: backend, sockets and streams. Imported on the user's first turn they took ~10 ms of one event-loop
+#: turn (PySide's import hook reads each module's source). A name a newer anyio lacks is skipped.
+_REAL_TRANSPORT_MODULES = (
+    "anyio._backends._asyncio",
+    "anyio._core._sockets",
+    "anyio._core._streams",
+    "anyio.abc._eventloop",
+    "anyio.abc._sockets",
+    "anyio.streams.memory",
+    "anyio.streams.stapled",
+)

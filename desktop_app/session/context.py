@@ -37,6 +37,9 @@ class SessionContext:
     messages: list[Message] = field(default_factory=list)
     thinking_level: str = "off"
     model: dict[str, Any] | None = None
+    has_thinking_change: bool = field(default=False, compare=False, repr=False)
+    """Whether the path has a ``thinking_level_change`` at all (its level may say ``off`` too): pi
+    records the default level before the first prompt of a branch without one. Not pi's field."""
 
     def to_json(self) -> dict[str, Any]:
         """pi's object; a level left ``undefined`` (a change without ``thinkingLevel``) is absent."""
@@ -273,7 +276,7 @@ class _Parts:
     def context(self) -> SessionContext:
         thinking_level: Any = self.thinking_entry.get("thinkingLevel", _MISSING) if self.thinking_entry is not None else "off"
         model = _model_from(self.model_entry) if self.model_entry is not None else None
-        return SessionContext(self.messages(), thinking_level, model)
+        return SessionContext(self.messages(), thinking_level, model, self.thinking_entry is not None)
 
 
 def build_session_context(
@@ -449,7 +452,7 @@ def context_from_path(path: list[Entry], *, empty_for_null: bool = True) -> Sess
     thinking_level: Any = parts.thinking_entry.get("thinkingLevel", _MISSING) if parts.thinking_entry is not None else "off"
     model = _model_from(parts.model_entry) if parts.model_entry is not None else None
     messages = [m for projected in project_path(path, empty_for_null=empty_for_null) for m in projected.messages]
-    return SessionContext(messages, thinking_level, model)
+    return SessionContext(messages, thinking_level, model, parts.thinking_entry is not None)
 
 
 def extend_context(context: SessionContext, entry: Entry, *, empty_for_null: bool = True) -> SessionContext | None:
@@ -468,7 +471,8 @@ def extend_context(context: SessionContext, entry: Entry, *, empty_for_null: boo
     message, is_model_source = _contribution(entry, empty_for_null)
     model = _model_from(entry) if is_model_source else context.model
     messages = context.messages if message is None else [*context.messages, message]
-    return SessionContext(messages, thinking_level, model)
+    changed = context.has_thinking_change or entry_type == "thinking_level_change"
+    return SessionContext(messages, thinking_level, model, changed)
 
 
 # ------------------------------------------------------------------------------ convert_to_llm

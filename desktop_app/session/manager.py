@@ -779,6 +779,10 @@ class SessionManager:
     def get_entries(self) -> list[Entry]:
         return list(self._index.entries)
 
+    def has_entries(self) -> bool:
+        """Whether any entry exists (without the copy of 100,000 entries :meth:`get_entries` makes)."""
+        return bool(self._index.entries)
+
     def get_entry(self, entry_id: str) -> Entry | None:
         return self._index.by_id.get(key_of(entry_id))
 

@@ -68,6 +68,10 @@ def _global_rect(widget: QWidget) -> QRect:
     return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
+#: How long a moved leaf waits before the UI state file is written (closing the window writes it at once).
+LEAF_WRITE_DELAY_MS = 1000
+
+
 class MainWindow(QMainWindow):
     """Graph on the left, chat on the right; every action goes through the agent."""
 
@@ -80,6 +84,8 @@ class MainWindow(QMainWindow):
         self.agent = agent
         self.settings = settings
         self.ui_state = ui_state
+        if ui_state is not None:  # the leaf moves with every entry: its file is written a moment later
+            ui_state.write_leaves_later(lambda flush: QTimer.singleShot(LEAF_WRITE_DELAY_MS, self, flush))
         self.feed = ChatFeed(agent.view)  # what the chat shows, from both event streams
         self._tasks: set[asyncio.Future[Any]] = set()
         self._unsubscribe_session: Callable[[], None] | None = None

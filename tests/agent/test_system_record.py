@@ -225,3 +225,28 @@ async def test_a_pi_1_6_0_file_continued_in_arbor_reads_as_pi_would(
 
 def settings_tools() -> tuple[str, ...]:
     return Settings().tools.enabled
+
+
+@pytest.mark.parametrize("stop_at", ["thinking_level_change", "system"])
+@pytest.mark.asyncio
+async def test_stop_between_the_setup_and_the_users_message_sends_nothing(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer, stop_at: str
+) -> None:
+    """The setup entries, the recorded prompt and the user's message are appended in event-loop turns
+    of their own (each a repaint of the window); Stop in between keeps what was appended, appends no
+    user message and sends nothing."""
+    agent = _agent(tmp_path, fake_anthropic, PI_1_6_0)
+
+    def stop_when_seen(event: Any) -> None:
+        entry = agent.session.get_entry(agent.session.leaf_id or "")
+        if entry is not None and _kinds([entry]) == [stop_at]:
+            agent.abort()  # as the user's Stop would, in the turn that entry was shown
+
+    agent.session.subscribe(stop_when_seen)
+    assert await agent.prompt("hello") is None
+    assert agent.last_prompt_unsent == "hello"  # the window gives the text back to the composer
+    kinds = _kinds(agent.session.get_entries())
+    assert kinds[-1] == stop_at and "user" not in kinds
+    assert ("system" in kinds) is (stop_at == "system")
+    assert fake_anthropic.requests == []
+    assert not agent.busy

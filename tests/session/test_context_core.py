@@ -6,7 +6,9 @@ is not on the path, cycles-free parent links in any order) and every leaf:
 * ``build_session_context`` (walks leaf → root and stops early) equals
 * ``context_from_path`` over the root → leaf path, equals
 * ``extend_context`` applied entry by entry from the root (a full rebuild where it declines), and
-* ``SessionManager.build_session_context()`` after the same appends (its cache extends contexts).
+* ``SessionManager.build_session_context()`` after the same appends (its cache extends contexts);
+
+and all say whether the path has a thinking-level change (``has_thinking_change``).
 """
 
 from __future__ import annotations
@@ -137,6 +139,10 @@ def test_the_three_entry_points_agree_at_every_leaf(specs: list[tuple[str, int, 
         assert build_session_context(entries, entry["id"], index).to_json() == expected
         assert build_session_context(entries, entry["id"]).to_json() == expected
         assert _by_extension(path).to_json() == expected
+        has_change = any(e.get("type") == "thinking_level_change" for e in path)
+        assert context_from_path(path).has_thinking_change is has_change
+        assert build_session_context(entries, entry["id"], index).has_thinking_change is has_change
+        assert _by_extension(path).has_thinking_change is has_change
 
 
 @settings(max_examples=150, deadline=None)
@@ -152,8 +158,10 @@ def test_the_managers_cached_context_agrees_with_a_fresh_build(specs: list[tuple
         elif manager.leaf_id != ours[parent]:
             manager.branch(ours[parent])
         ours[entry["id"]] = _append_like(manager, entry, ours)
-        fresh = build_session_context(manager.get_entries(), manager.leaf_id).to_json()
-        assert manager.build_session_context().to_json() == fresh
+        fresh = build_session_context(manager.get_entries(), manager.leaf_id)
+        cached = manager.build_session_context()
+        assert cached.to_json() == fresh.to_json()
+        assert cached.has_thinking_change is fresh.has_thinking_change
 
 
 def _append_like(manager: SessionManager, entry: dict[str, Any], ours: dict[str, str]) -> str:

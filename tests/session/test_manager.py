@@ -230,3 +230,12 @@ def test_open_accepts_str_and_path(tmp_path: Path) -> None:
     m = SessionManager.create("/p", tmp_path)
     m.append_message(user("q"))
     assert SessionManager.open(str(m.session_file)).leaf_id == SessionManager.open(Path(m.session_file or "")).leaf_id
+
+
+def test_has_entries_says_whether_any_entry_exists_whatever_the_leaf() -> None:
+    manager = SessionManager.in_memory("/p")
+    assert not manager.has_entries()
+    manager.append_message({"role": "user", "content": "hi", "timestamp": 1})
+    assert manager.has_entries()
+    manager.reset_leaf()  # no leaf, but the entry is still there
+    assert manager.leaf_id is None and manager.has_entries()
