@@ -48,11 +48,13 @@ async def compact_session(
     profile = manager.profile
 
     def prepare() -> tuple[list[Entry], CompactionPreparation | None]:
-        # The path too: walking a session's 72,000-entry path for the first time (another window's
-        # session) is ~50 ms, and estimating and cutting it 30-50 ms more, at 100,000 entries, a
-        # freeze of the window if run on its thread. Entries never change; the index's kept paths
-        # belong to the loop's thread, so this walk only reads them.
-        path = manager.get_branch(leaf, remember=False) if leaf is not None else []
+        # On a worker thread: estimating and cutting is ~25 ms at 100,000 entries, a freeze of the
+        # window if run on its thread. Only the end of the branch the compaction reads is walked
+        # (from the previous compaction's first kept entry): the whole 72,000-entry branch was ~60 ms
+        # more, and a worker running Python that long slows every Qt call of the window's thread,
+        # which waits for the GIL after each. The preparation is the whole branch's, but for the
+        # indices it holds (they count from the walk's start; only audits read them).
+        path = manager.get_context_branch(leaf) if leaf is not None else []
         return path, prepare_compaction(path, settings, profile)
 
     path, preparation = await asyncio.to_thread(prepare)

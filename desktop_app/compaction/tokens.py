@@ -244,15 +244,13 @@ def estimate_projected_context_tokens(
     estimate = estimate_context_tokens(messages, profile)
     if estimate.last_usage_index is not None:
         holder = _holder(projected, estimate.last_usage_index)
-        position = {id(e): i for i, e in enumerate(path_entries)}
-        usage_at = position.get(id(holder), -1) if holder is not None else -1
-        last_change = -1
-        for i in range(len(path_entries) - 1, -1, -1):
-            if path_entries[i].get("type") in ("context_edit", "compaction"):
-                last_change = i
+        # The usage holds if its entry comes after the path's last compaction or context edit: walk
+        # back from the leaf (a map of the whole path's positions was ~40 ms at 100,000 entries).
+        for entry in reversed(path_entries):
+            if entry.get("type") in ("context_edit", "compaction"):
                 break
-        if usage_at > last_change:
-            return estimate
+            if entry is holder:
+                return estimate
     system = current_system_message(messages)
     tokens: int | float = estimate_tokens(system, profile) if system is not None else 0
     for message in messages:

@@ -806,6 +806,11 @@ class SessionManager:
         (see :meth:`SessionIndex.path_to`)."""
         return self._index.get_branch(self._leaf_id if from_id is None else from_id, remember=remember)
 
+    def get_context_branch(self, from_id: str | None = None) -> list[Entry]:
+        """The end of :meth:`get_branch` a compaction at ``from_id`` (default: the leaf) reads; safe
+        on a worker thread (see :meth:`SessionIndex.context_branch`)."""
+        return self._index.context_branch(self._leaf_id if from_id is None else from_id)
+
     def get_tree(self) -> list[TreeNode]:
         return self._index.get_tree()
 

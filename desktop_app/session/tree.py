@@ -75,6 +75,9 @@ _PATHS_KEPT = 4
 #: How far up a walk looks for the end of a kept path before walking to the root.
 _PATH_JOIN_STEPS = 64
 
+#: Stands for a compaction's first kept entry that has no usable id: no entry matches it.
+_NOT_AN_ID = object()
+
 
 @dataclass(slots=True, eq=False)
 class TreeNode:
@@ -203,6 +206,41 @@ class SessionIndex:
         if not from_id:
             return []
         return self.path_to(self.by_id.get(key_of(from_id)), remember=remember)
+
+    def context_branch(self, from_id: str | None) -> list[Entry]:
+        """The end of :meth:`get_branch` that the context at ``from_id`` is built from: from the
+        newest compaction's first kept entry (an ancestor of that compaction, or the compaction
+        itself when it keeps nothing) to ``from_id``; the whole branch when there is no compaction
+        or its first kept entry is not above it.
+
+        A compaction reads nothing before that point (pi-spec §4.1, §5.7; pi16-delta.md §4.1a), and
+        this walk is a few hundred steps where the whole branch is ~70,000 at 100,000 entries. It
+        only reads (a worker thread's walk: the kept paths are the event loop thread's).
+        """
+        if not from_id:
+            return []
+        entry = self.by_id.get(key_of(from_id))
+        get, field = self.by_id.get, dict.get
+        walked: list[Entry] = []
+        first_kept: Any = None
+        limit = len(self.entries)
+        try:
+            while entry is not None:
+                walked.append(entry)
+                if len(walked) > limit:  # a cycle: the careful walk of the whole branch
+                    return self.path_to(self.by_id.get(key_of(from_id)), remember=False)
+                if first_kept is None and field(entry, "type") == "compaction":
+                    first_kept = field(entry, "firstKeptEntryId")
+                    if not isinstance(first_kept, str):
+                        first_kept = _NOT_AN_ID  # no id to stop at: the whole branch
+                if first_kept is not None and field(entry, "id") == first_kept:
+                    break
+                parent = field(entry, "parentId")
+                entry = get(parent) if parent else None  # pi stops at a falsy parentId ("" included)
+        except TypeError:  # an id that cannot be a key
+            return self.path_to(self.by_id.get(key_of(from_id)), remember=False)
+        walked.reverse()
+        return walked
 
     def path_to(self, entry: Entry | None, *, remember: bool = True) -> list[Entry]:
         """Root → ``entry``: the entry itself, then its ancestors looked up by id.
