@@ -126,6 +126,11 @@ _RETRYABLE = re.compile(
 
 T = TypeVar("T")
 
+#: How long a turn steps aside so the window can paint what it just appended. Not ``sleep(0)``: under
+#: qasync that continuation is a zero timer, which Qt may run before timers already due (the window's
+#: own), so the step aside would not be one. A millisecond puts it after them.
+YIELD_S = 0.001
+
 
 class AgentBusyError(RuntimeError):
     """A turn, compaction or branch summary is already running."""
@@ -348,7 +353,7 @@ class AgentSession:
         """Let the event loop run (the window paints what was just appended); ``False`` when the user
         stopped the turn meanwhile."""
         try:
-            await asyncio.sleep(0)
+            await asyncio.sleep(YIELD_S)
         except asyncio.CancelledError:
             if not self._abort_requested:
                 raise
@@ -662,7 +667,7 @@ class AgentSession:
         try:
             # The window shows the turn starting (a new chat row, ~10 ms with its repaint at 100,000
             # entries) in an event-loop turn of its own, before the request is converted and sent.
-            await asyncio.sleep(0)
+            await asyncio.sleep(YIELD_S)
             async for event in stream:
                 watch.heard()
                 partial = accumulate(event, partial)
