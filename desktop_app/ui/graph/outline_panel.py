@@ -7,23 +7,28 @@ canvas's shapes and colours mean, drawn with the canvas's own style.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPen
-from PySide6.QtWidgets import (
-    QComboBox,
-    QLabel,
-    QListWidget,
-    QListWidgetItem,
-    QVBoxLayout,
-    QWidget,
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPointF,
+    QRectF,
+    QSize,
+    Qt,
+    QTimer,
 )
+from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLabel, QListView, QVBoxLayout, QWidget
 
 from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineItem, outline, outline_counts
 
 from .style import GraphStyle
 from .view import GraphView
 
-__all__ = ["Legend", "OutlinePanel"]
+__all__ = ["Legend", "OutlineModel", "OutlinePanel"]
 
 _ENTRY_ROLE = Qt.ItemDataRole.UserRole
 _ROW = 18
@@ -126,6 +131,97 @@ class Legend(QWidget):
                 painter.fillRect(QRectF(r.left(), r.top(), 3, r.height()), ks.accent)
 
 
+#: More changed rows than this and the outline is reset, not told row by row.
+_FEW_ROWS = 64
+
+class OutlineModel(QAbstractListModel):
+    """The outline's rows for a ``QListView``: the :class:`OutlineItem` list itself, read row by row
+    as the view paints (no object per row: 7,000 landmarks at 100,000 entries).
+
+    :meth:`set_items` tells the view only what changed, row by row (an append at the leaf: a row
+    or two), or resets the whole list when much of it changed (a far branch switch: the leaf's neighbourhood, then the whole graph).
+    A list widget took its 7,000 rows away one by one there, ~0.26 s of the event loop each time.
+    """
+
+    def __init__(self, color: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[OutlineItem] = []
+        self._color = color  #: OutlineItem -> QColor | None (the panel's, from the canvas's style)
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
+        return 0 if parent.isValid() else len(self.items)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = index.row()
+        if not index.isValid() or not 0 <= row < len(self.items):
+            return None
+        item = self.items[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return item.text
+        if role == _ENTRY_ROLE:
+            return item.entry_id
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return self._color(item)  # plain rows keep the list's own text colour (it follows the theme)
+        if role == Qt.ItemDataRole.FontRole:
+            return self._bold if item.on_active_path else None
+        return None
+
+    def set_items(self, items: list[OutlineItem]) -> None:
+        """Show ``items``, telling the view which rows changed (see the class docstring)."""
+        old = self.items
+        n, m = len(old), len(items)
+        head = 0
+        # most rows are the very objects of last time (see ``outline``'s cache): identity first
+        while head < n and head < m and (old[head] is items[head] or old[head] == items[head]):
+            head += 1
+        tail = 0
+        while tail < n - head and tail < m - head and (
+            old[n - 1 - tail] is items[m - 1 - tail] or old[n - 1 - tail] == items[m - 1 - tail]
+        ):
+            tail += 1
+        before, after = n - head - tail, m - head - tail  # rows replaced, rows replacing them
+        if before == after == 0:
+            self.items = items
+            return
+        old_mid, new_mid = old[head : n - tail], items[head : m - tail]
+        if before + after > _FEW_ROWS and len({id(x) for x in old_mid} ^ {id(x) for x in new_mid}) > _FEW_ROWS:
+            self.beginResetModel()  # many rows changed (a filter switch, a far branch switch)
+            self.items = items
+            self.endResetModel()
+            return
+        # Between the equal ends: rows in both stay, gone rows are taken, new rows put in; a row in
+        # both lists but elsewhere is refilled in place (the old leaf's row gone here and the new
+        # leaf's row added there leaves the rows between alone: a selection among them stays).
+        old_set, new_set = set(old_mid), set(new_mid)
+        rows = self.items = list(old)  # what the view knows at every signal
+        at, i, j = head, 0, 0
+        while i < before or j < after:
+            if i < before and j < after and old_mid[i] == new_mid[j]:
+                i, j, at = i + 1, j + 1, at + 1
+            elif i < before and (old_mid[i] not in new_set or j >= after):
+                self.beginRemoveRows(QModelIndex(), at, at)
+                del rows[at]
+                self.endRemoveRows()
+                i += 1
+            elif j < after and (new_mid[j] not in old_set or i >= before):
+                self.beginInsertRows(QModelIndex(), at, at)
+                rows.insert(at, new_mid[j])
+                self.endInsertRows()
+                j, at = j + 1, at + 1
+            else:
+                rows[at] = new_mid[j]
+                self.dataChanged.emit(self.index(at), self.index(at))
+                i, j, at = i + 1, j + 1, at + 1
+        self.items = items
+
+    def restyled(self) -> None:
+        """Every row's colour follows a new palette."""
+        if self.items:
+            self.dataChanged.emit(self.index(0), self.index(len(self.items) - 1), [Qt.ItemDataRole.ForegroundRole])
+
+
 #: Past this many rows the outline follows the graph at most every :data:`_BIG_OUTLINE_DELAY_MS`.
 _BIG_OUTLINE = 1_000
 _BIG_OUTLINE_DELAY_MS = 1_000
@@ -143,8 +239,11 @@ class OutlinePanel(QWidget):
         self.filter = QComboBox(self)
         for group in OUTLINE_GROUPS:
             self.filter.addItem(group)
-        self.list = QListWidget(self)
+        self.model = OutlineModel(self._color, self)
+        self.list = QListView(self)
+        self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setToolTip("Landmarks of the tree: click to go there")
         self.legend = Legend(style, self)
         layout = QVBoxLayout(self)
@@ -156,15 +255,14 @@ class OutlinePanel(QWidget):
         layout.addWidget(self.filter)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.legend)
-        self.items: list[OutlineItem] = []
         self._rows_made: OutlineCache = {}  #: rows unchanged since the last refresh stay the same objects
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(150)
         self._timer.timeout.connect(self.refresh)
         self.filter.currentIndexChanged.connect(lambda _i: self.refresh())
-        self.list.itemActivated.connect(self._jump)
-        self.list.itemClicked.connect(self._jump)
+        self.list.activated.connect(self._jump)
+        self.list.clicked.connect(self._jump)
         graph.layout_applied.connect(self._on_layout)
         self.setMinimumWidth(180)
 
@@ -173,7 +271,7 @@ class OutlinePanel(QWidget):
         # first paint (the next event-loop turn), so the picture is never late for the list. A
         # long outline is a ~10 ms refresh (7,000 landmarks at 100,000 entries): at most once a
         # second while a reply streams, so it seldom meets the other work of an append.
-        if not (self.items or self.list.count()):
+        if not self.items:
             self._timer.start(0)
         elif not self._timer.isActive():
             self._timer.start(_BIG_OUTLINE_DELAY_MS if len(self.items) > _BIG_OUTLINE else 150)
@@ -188,74 +286,17 @@ class OutlinePanel(QWidget):
         everything = outline(graph, name, marks=self._graph.node_marks(), cache=self._rows_made)
         self.counts.setText(outline_counts(everything) or "No landmarks yet")
         roles = OUTLINE_GROUPS[self.filter.currentText()]
-        items = [item for item in everything if item.role in roles]
-        self._sync_rows(items)
-        self.items = items
+        self.model.set_items([item for item in everything if item.role in roles])
+
+    @property
+    def items(self) -> list[OutlineItem]:
+        """The rows shown, in order."""
+        return self.model.items
 
     def restyle(self) -> None:
         """The palette changed: every row's colour follows (the rows themselves may be unchanged)."""
         self.refresh()
-        for i, item in enumerate(self.items):
-            self._fill(self.list.item(i), item)
-
-    def _sync_rows(self, items: list[OutlineItem]) -> None:
-        """Make the list show ``items`` touching only the rows that differ: equal rows at both ends
-        stay; between them rows in both lists stay, gone rows are taken, new rows added."""
-        old, lst = self.items, self.list
-        if lst.count() != len(old):  # not ours to diff (cleared from outside): fill afresh
-            lst.clear()
-            old = []
-        n, m = len(old), len(items)
-        head = 0
-        # most rows are the very objects of last time (see ``outline``'s cache): identity first
-        while head < n and head < m and (old[head] is items[head] or old[head] == items[head]):
-            head += 1
-        tail = 0
-        while tail < n - head and tail < m - head and (
-            old[n - 1 - tail] is items[m - 1 - tail] or old[n - 1 - tail] == items[m - 1 - tail]
-        ):
-            tail += 1
-        if head == n == m:
-            return
-        before, after = n - head - tail, m - head - tail  # rows replaced, rows replacing them
-        if before > 500 and after > 500 and before + after > n:  # most of the list (a filter switch)
-            lst.clear()
-            for item in items:
-                row = QListWidgetItem()
-                self._fill(row, item)
-                lst.addItem(row)
-            return
-        # between the equal ends: keep rows found in both in order, take the gone, add the new, refill
-        # the rest in place (the old leaf's row gone here and the new leaf's row added there)
-        old_mid, new_mid = old[head : n - tail], items[head : m - tail]
-        old_set, new_set = set(old_mid), set(new_mid)
-        at, i, j = head, 0, 0
-        while i < before or j < after:
-            if i < before and j < after and old_mid[i] == new_mid[j]:
-                i, j, at = i + 1, j + 1, at + 1
-            elif i < before and (old_mid[i] not in new_set or j >= after):
-                lst.takeItem(at)
-                i += 1
-            elif j < after and (new_mid[j] not in old_set or i >= before):
-                row = QListWidgetItem()
-                self._fill(row, new_mid[j])
-                lst.insertItem(at, row)
-                j, at = j + 1, at + 1
-            else:  # both elsewhere in the other list: this row now says the new item
-                self._fill(lst.item(at), new_mid[j])
-                i, j, at = i + 1, j + 1, at + 1
-
-    def _fill(self, row: QListWidgetItem | None, item: OutlineItem) -> None:
-        if row is None:
-            return
-        row.setText(item.text)
-        row.setData(_ENTRY_ROLE, item.entry_id)
-        color = self._color(item)
-        # plain rows keep the list's own text colour (it follows the theme)
-        row.setData(Qt.ItemDataRole.ForegroundRole, color)
-        font = row.font()
-        font.setBold(item.on_active_path)
-        row.setFont(font)
+        self.model.restyled()
 
     def _color(self, item: OutlineItem) -> QColor | None:
         style = self._style
@@ -267,7 +308,7 @@ class OutlinePanel(QWidget):
             return style.flag.darker(140)
         return None
 
-    def _jump(self, row: QListWidgetItem) -> None:
+    def _jump(self, row: QModelIndex) -> None:
         entry = row.data(_ENTRY_ROLE)
         if isinstance(entry, str):
             self.jump_to(entry)

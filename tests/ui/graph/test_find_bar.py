@@ -113,15 +113,15 @@ def test_the_outline_jumps_to_the_node(window: MainWindow) -> None:
     panel.refresh()
     graph = window.graph
     panel.filter.setCurrentText("Compactions")
-    assert panel.list.count() >= 3 and all(i.role == "compaction" for i in panel.items)
+    assert panel.list.model().rowCount() >= 3 and all(i.role == "compaction" for i in panel.items)
     panel.filter.setCurrentText("Everything")
     leaves = [i for i, item in enumerate(panel.items) if item.role == "leaf"]
     assert leaves
     row = leaves[-1]
     target = panel.items[row].entry_id
-    rect = panel.list.visualItemRect(panel.list.item(row))
-    panel.list.scrollToItem(panel.list.item(row))
-    rect = panel.list.visualItemRect(panel.list.item(row))
+    index = panel.list.model().index(row, 0)
+    panel.list.scrollTo(index)
+    rect = panel.list.visualRect(index)
     QTest.mouseClick(panel.list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert graph.selected_entry() == target
     point = graph.node_center(target)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListWidgetItem
+from PySide6.QtTest import QAbstractItemModelTester
 
 import desktop_app.ui.graph.outline_panel as outline_panel
 from desktop_app.session import SessionManager
@@ -18,86 +18,56 @@ from .test_view import OpenCase, make_view
 
 
 def _rows(panel: OutlinePanel) -> list[tuple[Any, ...]]:
+    model = panel.list.model()
     out = []
-    for i in range(panel.list.count()):
-        row = panel.list.item(i)
-        out.append((row.text(), row.data(Qt.ItemDataRole.UserRole), row.data(Qt.ItemDataRole.ForegroundRole), row.font().bold()))
+    for i in range(model.rowCount()):
+        index = model.index(i, 0)
+        font = index.data(Qt.ItemDataRole.FontRole)
+        out.append((index.data(), index.data(Qt.ItemDataRole.UserRole), index.data(Qt.ItemDataRole.ForegroundRole),
+                    font is not None and font.bold()))
     return out
+
+
+class _Signals:
+    """What a model told its views: resets and the rows removed, inserted or changed."""
+
+    def __init__(self, model: Any) -> None:
+        self.resets = 0
+        self.rows: list[tuple[str, int, int]] = []
+        model.modelReset.connect(self._reset)
+        model.rowsRemoved.connect(lambda _p, first, last: self.rows.append(("removed", first, last)))
+        model.rowsInserted.connect(lambda _p, first, last: self.rows.append(("inserted", first, last)))
+        model.dataChanged.connect(lambda a, b, _roles=(): self.rows.append(("changed", a.row(), b.row())))
+
+    def _reset(self) -> None:
+        self.resets += 1
 
 
 def _append(manager: SessionManager, text: str) -> str:
     return manager.append_message({"role": "assistant", "content": [{"type": "text", "text": text}], "timestamp": 1})
 
 
-def test_outline_touches_only_the_rows_an_append_changes(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+def test_outline_touches_only_the_rows_an_append_changes(qtbot: Any, open_case: OpenCase) -> None:
     manager = open_case("gen-0031")
     view: GraphView = make_view(qtbot, manager)
     panel = OutlinePanel(view, view.graph_style)
     qtbot.addWidget(panel)
+    QAbstractItemModelTester(panel.model, QAbstractItemModelTester.FailureReportingMode.Fatal)
     panel.refresh()
-    assert panel.list.count() >= 10
-    kept = [panel.list.item(i) for i in range(panel.list.count())]
-    made: list[QListWidgetItem] = []
-
-    class Counted(QListWidgetItem):
-        def __init__(self, *args: Any) -> None:
-            super().__init__(*args)
-            made.append(self)
-
-    monkeypatch.setattr(outline_panel, "QListWidgetItem", Counted)
+    assert panel.list.model().rowCount() >= 10
+    told = _Signals(panel.model)
     for step in range(3):  # a reply streaming at the leaf, the outline refreshed after each append
         _append(manager, f"streamed {step}")
         panel.refresh()
-    assert len(made) <= 3  # the old panel made every row again after each append
-    same = sum(1 for i, row in enumerate(kept[:-2]) if panel.list.item(i) is row)
-    assert same == len(kept) - 2  # the rows above the leaf are the very same objects
+    assert told.resets == 0 and 0 < len(told.rows) <= 6  # the old leaf's row and the new one's, each time
+    assert all(last - first <= 1 for _kind, first, last in told.rows)
     fresh = OutlinePanel(view, view.graph_style)
     qtbot.addWidget(fresh)
     fresh.refresh()
     assert _rows(panel) == _rows(fresh) and panel.items == fresh.items  # and say what a fresh list says
-    before = len(made)
+    told.rows.clear()
     panel.refresh()
-    assert len(made) == before and _rows(panel) == _rows(fresh)  # nothing changed: nothing made
-
-
-def test_outline_filter_switch_and_back_matches_a_fresh_list(qtbot: Any, open_case: OpenCase) -> None:
-    manager = open_case("gen-0031")
-    view = make_view(qtbot, manager)
-    panel = OutlinePanel(view, view.graph_style)
-    qtbot.addWidget(panel)
-    panel.refresh()
-    everything = _rows(panel)
-    panel.filter.setCurrentText("Leaves")
-    assert all(item.role in ("leaf", "active-leaf") for item in panel.items)
-    assert [r[1] for r in _rows(panel)] == [item.entry_id for item in panel.items]
-    panel.filter.setCurrentText("Everything")
-    assert _rows(panel) == everything
-
-
-def test_screen_labels_re_mark_only_what_an_append_touched(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
-    import desktop_app.ui.graph.view as view_module
-    from desktop_app.present.lod import node_marks
-
-    manager = open_case("gen-0031")
-    view = make_view(qtbot, manager)
-    view.node_marks()
-    full: list[int] = []
-
-    def counted(graph: Any, name: Any = None) -> Any:
-        full.append(len(graph.nodes))
-        return node_marks(graph, name)
-
-    monkeypatch.setattr(view_module, "node_marks", counted)
-    for step in range(3):
-        _append(manager, f"streamed {step}")
-        if step != 1:  # two appends between two pictures are one update too
-            marks = view.node_marks()
-            assert marks == node_marks(view.graph(), manager.get_session_name())
-            assert list(marks) == list(node_marks(view.graph(), manager.get_session_name()))
-    assert full == []  # the old view marked all nodes again after every append
-    view.set_filter("all")  # a rebuild: everything afresh
-    view.node_marks()
-    assert len(full) == 1
+    assert told.rows == [] and told.resets == 0 and _rows(panel) == _rows(fresh)  # nothing changed
 
 
 def test_minimap_redraws_in_bounded_chunks_and_ends_with_the_same_picture(
@@ -134,31 +104,31 @@ def test_minimap_redraws_in_bounded_chunks_and_ends_with_the_same_picture(
     assert image is not None and image == whole  # the same picture as drawn in one go
 
 
-def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot: Any, open_case: OpenCase, monkeypatch: Any) -> None:
+def test_outline_row_gone_here_and_new_there_leaves_the_rows_between_alone(qtbot: Any, open_case: OpenCase) -> None:
     from desktop_app.present.outline import OutlineItem
 
     view = make_view(qtbot, open_case("gen-0004"))
     panel = OutlinePanel(view, view.graph_style)
     qtbot.addWidget(panel)
+    model = panel.model
+    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
 
     def item(i: int | str) -> OutlineItem:
         return OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False)
 
     old = [item(i) for i in range(100)]
-    panel._sync_rows(old)
-    panel.items = old
-    filled: list[str] = []
-    fill = panel._fill
-
-    def counted(row: Any, it: OutlineItem) -> None:
-        filled.append(it.text)
-        fill(row, it)
-
-    monkeypatch.setattr(panel, "_fill", counted)
+    model.set_items(old)
+    panel.list.setCurrentIndex(model.index(50))
+    told = _Signals(model)
     new = old[:10] + old[11:90] + [item("x")] + old[90:]  # the old leaf's row goes, the new leaf's comes
-    panel._sync_rows(new)
-    assert filled == ["row x"]  # not the 79 rows between
-    assert [panel.list.item(i).text() for i in range(panel.list.count())] == [it.text for it in new]
+    model.set_items(new)
+    assert told.rows == [("removed", 10, 10), ("inserted", 89, 89)]  # not the 79 rows between
+    assert told.resets == 0
+    assert [row[0] for row in _rows(panel)] == [it.text for it in new]
+    assert panel.list.currentIndex().data() == "row 50"  # the selection among them stays
+    many = [item(f"y{i}") for i in range(100)]
+    model.set_items(many)  # most of the list: one reset, not a signal per row
+    assert told.resets == 1 and [row[0] for row in _rows(panel)] == [it.text for it in many]
 
 
 def test_minimap_paints_only_the_appended_dots_onto_the_picture(
@@ -221,7 +191,7 @@ def test_a_long_outline_follows_a_stream_at_most_once_a_second(qtbot: Any, open_
     panel._on_layout("incremental")
     assert panel._timer.isActive() and panel._timer.interval() == 150
     panel._timer.stop()
-    panel.items = [OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False) for i in range(1_001)]
+    panel.model.set_items([OutlineItem(f"n{i}", f"e{i}", "leaf", "assistant", f"row {i}", False) for i in range(1_001)])
     panel._on_layout("incremental")
     assert panel._timer.interval() == outline_panel._BIG_OUTLINE_DELAY_MS
     left = panel._timer.remainingTime()
