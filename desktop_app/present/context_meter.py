@@ -73,7 +73,8 @@ class ContextMeterState:
         self._tokens = None
 
     def read(self, path: Sequence[Mapping[str, Any]], tokens: int | None, messages: Sequence[Any]) -> MeterReading:
-        """The reading for the active path ``path`` (its entries, root → leaf).
+        """The reading for the active path ``path`` (its entries, root → leaf, or the end of them the
+        context is built from: ``get_context_branch``).
 
         ``tokens`` is the agent's count (``None`` right after a compaction); ``messages`` the
         context it counted, for the explanation. Whether the path only grew is told by its ends

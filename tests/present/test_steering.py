@@ -127,6 +127,39 @@ def test_meter_never_goes_down_while_the_path_only_grows() -> None:
     assert "4 characters per token" in estimate.explanation and "no reply" in estimate.explanation
 
 
+def test_the_meter_reads_the_context_branch_as_it_reads_the_whole_branch() -> None:
+    """The window hands the meter the end of the branch the context is built from (a few hundred
+    entries instead of 70,000): every reading must be the one the whole branch gives."""
+    manager = SessionManager.in_memory("/p")
+    whole, tail = ContextMeterState(), ContextMeterState()
+    messages = [_user("hello")]
+    tokens = iter([900, 800, 1000, 700, 600, 500, 1200, 400, 300, 200, 100, 50, 40, 30])
+
+    def read() -> None:
+        n = next(tokens)
+        assert tail.read(manager.get_context_branch(), n, messages) == whole.read(manager.get_branch(), n, messages)
+
+    ids = [manager.append_message(_user(f"q{i}")) for i in range(4)]
+    read()
+    manager.append_message(_assistant("a"))
+    read()  # grew: the larger reading stays
+    manager.append_compaction("summary", ids[2], 5000)
+    read()  # a compaction: afresh
+    after = manager.append_message(_user("after"))
+    read()
+    manager.append_message(_assistant("b"))
+    read()  # grew past the compaction: the larger stays
+    manager.append_compaction("again", after, 6000)
+    read()
+    manager.branch(ids[1])  # back above both compactions: the context branch is the whole branch
+    read()
+    manager.append_message(_user("elsewhere"))
+    read()
+    manager.branch(after)
+    read()
+    assert manager.get_context_branch()[0]["id"] == ids[2]  # the walk did stop early
+
+
 def test_leaf_history_undo_redo() -> None:
     history = LeafHistory()
     assert history.undo() is None and not history.can_undo
