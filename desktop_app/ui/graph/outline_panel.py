@@ -186,7 +186,8 @@ class OutlineModel(QAbstractListModel):
             self.items = items
             return
         old_mid, new_mid = old[head : n - tail], items[head : m - tail]
-        if before + after > _FEW_ROWS and len({id(x) for x in old_mid} ^ {id(x) for x in new_mid}) > _FEW_ROWS:
+        old_set, new_set = {id(x) for x in old_mid}, {id(x) for x in new_mid}
+        if before + after > _FEW_ROWS and len(old_set ^ new_set) > _FEW_ROWS:
             self.beginResetModel()  # many rows changed (a filter switch, a far branch switch)
             self.items = items
             self.endResetModel()
@@ -194,18 +195,19 @@ class OutlineModel(QAbstractListModel):
         # Between the equal ends: rows in both stay, gone rows are taken, new rows put in; a row in
         # both lists but elsewhere is refilled in place (the old leaf's row gone here and the new
         # leaf's row added there leaves the rows between alone: a selection among them stays).
-        old_set, new_set = set(old_mid), set(new_mid)
+        # Rows are told apart by identity (unchanged rows are the very objects of last time, see
+        # ``outline``'s cache): hashing thousands of rows by value took ~3 ms an append at 100k.
         rows = self.items = list(old)  # what the view knows at every signal
         at, i, j = head, 0, 0
         while i < before or j < after:
-            if i < before and j < after and old_mid[i] == new_mid[j]:
+            if i < before and j < after and old_mid[i] is new_mid[j]:
                 i, j, at = i + 1, j + 1, at + 1
-            elif i < before and (old_mid[i] not in new_set or j >= after):
+            elif i < before and (id(old_mid[i]) not in new_set or j >= after):
                 self.beginRemoveRows(QModelIndex(), at, at)
                 del rows[at]
                 self.endRemoveRows()
                 i += 1
-            elif j < after and (new_mid[j] not in old_set or i >= before):
+            elif j < after and (id(new_mid[j]) not in old_set or i >= before):
                 self.beginInsertRows(QModelIndex(), at, at)
                 rows.insert(at, new_mid[j])
                 self.endInsertRows()
@@ -243,6 +245,11 @@ class OutlinePanel(QWidget):
         self.list = QListView(self)
         self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
+        # Rows laid out a batch per event-loop turn: after a change the view placed all 7,000 rows
+        # of a 100,000-entry session in one go, ~16 ms of the loop each time the outline followed
+        # a stream (batched: ~5 ms).
+        self.list.setLayoutMode(QListView.LayoutMode.Batched)
+        self.list.setBatchSize(200)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setToolTip("Landmarks of the tree: click to go there")
         self.legend = Legend(style, self)
