@@ -16,7 +16,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +64,7 @@ from .profile import PI_1_6_0, PiProfile
 from .store import SessionFileError, SessionStore
 from .system_prompt import current_system_message
 from .tree import SessionIndex, TreeNode, key_of
+from .workers import serial_worker
 
 log = logging.getLogger(__name__)
 _LINE_BREAKS = re.compile(r"[\r\n]+")
@@ -436,7 +437,7 @@ class SessionManager:
             yield
         store = self._store
         if store is not None and self.persist and store.unsynced:
-            _sync_worker().submit(self.sync).add_done_callback(_log_sync_failure)
+            serial_worker("fsync").submit(self.sync).add_done_callback(_log_sync_failure)
 
 
     def _flush(self, store: SessionStore) -> None:
@@ -845,15 +846,6 @@ class SessionManager:
         self._subscribers.clear()
 
 
-_SYNC_WORKER: ThreadPoolExecutor | None = None
-
-
-def _sync_worker() -> ThreadPoolExecutor:
-    """One thread for every session's background fsyncs, in order (joined when Python exits)."""
-    global _SYNC_WORKER
-    if _SYNC_WORKER is None:
-        _SYNC_WORKER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-fsync")
-    return _SYNC_WORKER
 
 
 def _log_sync_failure(done: Future[None]) -> None:

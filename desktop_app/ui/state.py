@@ -14,11 +14,12 @@ import json
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
 from desktop_app.session.paths import arbor_state_dir
+from desktop_app.session.workers import serial_worker
 
 MAX_SESSIONS = 500
 MAX_RECENT = 10
@@ -61,7 +62,7 @@ class UiState:
     def _write_in_background(self) -> None:
         if self._pending:
             self._pending = False
-            self._background = _writer().submit(self._store, *self._snapshot())
+            self._background = serial_worker("ui-state").submit(self._store, *self._snapshot())
 
     def _read(self) -> dict[str, Any]:
         try:
@@ -167,13 +168,3 @@ class UiState:
             except OSError:
                 pass  # UI state is a convenience; never an error for the user
 
-
-_WRITER: ThreadPoolExecutor | None = None
-
-
-def _writer() -> ThreadPoolExecutor:
-    """One thread for UI-state writes made later (joined when Python exits, so none is lost)."""
-    global _WRITER
-    if _WRITER is None:
-        _WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-ui-state")
-    return _WRITER
