@@ -846,8 +846,6 @@ class SessionManager:
         self._subscribers.clear()
 
 
-
-
 def _log_sync_failure(done: Future[None]) -> None:
     error = done.exception()
     if error is not None:

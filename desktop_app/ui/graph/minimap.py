@@ -92,7 +92,8 @@ class MinimapDrawing:
                 return False
             self._paints = False
         self.done = True
-        self.image = QImage(bytes(self.pixels), self.width, self.height, self.width * 4, _FORMAT).copy()
+        # a copy of its own: the pixels go on changing (dots added later, see ``onto``)
+        self.image = QImage(self.pixels, self.width, self.height, self.width * 4, _FORMAT).copy()
         self._widget.show_picture(self.scene_rect, self.image, self.pixels)
         return True
 
@@ -299,9 +300,9 @@ class MinimapBinding:
 
     def touch(self, graph: ViewGraph, nodes: Iterable[Any]) -> None:
         """Only ``nodes`` are new or restyled (an append that removed nothing): their dots go onto
-        the pixels of the picture on screen, which is shown again at once; the others stay as drawn. A redraw of every dot every
-        120 ms while a reply streamed was ~100 ms of the event loop's time each at 100,000
-        entries. When the picture is not one of the current scene rect (it grew, or no picture is
+        the pixels of the picture on screen, which is shown again at once; the others stay as
+        drawn. A redraw of every dot every 120 ms while a reply streamed was ~100 ms of the event
+        loop's time each at 100,000 entries. When the picture is not one of the current scene rect (it grew, or no picture is
         finished yet, or one is being drawn or due) the whole picture is redrawn instead
         (:meth:`redraw`)."""
         widget = self.widget

@@ -7,6 +7,7 @@ canvas's shapes and colours mean, drawn with the canvas's own style.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import (
@@ -134,19 +135,21 @@ class Legend(QWidget):
 #: More changed rows than this and the outline is reset, not told row by row.
 _FEW_ROWS = 64
 
+
 class OutlineModel(QAbstractListModel):
     """The outline's rows for a ``QListView``: the :class:`OutlineItem` list itself, read row by row
     as the view paints (no object per row: 7,000 landmarks at 100,000 entries).
 
     :meth:`set_items` tells the view only what changed, row by row (an append at the leaf: a row
-    or two), or resets the whole list when much of it changed (a far branch switch: the leaf's neighbourhood, then the whole graph).
-    A list widget took its 7,000 rows away one by one there, ~0.26 s of the event loop each time.
+    or two), or resets the whole list when much of it changed (a far branch switch: the leaf's
+    neighbourhood, then the whole graph). A list widget took its 7,000 rows away one by one there
+    (0.26 s each time under the profiler).
     """
 
-    def __init__(self, color: Any, parent: QObject | None = None) -> None:
+    def __init__(self, color: Callable[[OutlineItem], QColor | None], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.items: list[OutlineItem] = []
-        self._color = color  #: OutlineItem -> QColor | None (the panel's, from the canvas's style)
+        self._color = color  #: a row's text colour (the panel's, from the canvas's style); None: the list's own
         self._bold = QFont()
         self._bold.setBold(True)
 
