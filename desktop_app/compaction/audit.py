@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_app.llm.offline_summary import OFFLINE_SUMMARY_NOTICE
 from desktop_app.session.context import context_entries, is_system_entry
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -77,14 +78,39 @@ class CompactionAudit:
     checkpoint_ids: tuple[str, ...] = ()
     #: ``firstKeptEntryId`` is the compaction's own id: pi 1.6.0's "keep nothing".
     keeps_nothing: bool = False
+    #: The entry records the summarizer's ``usage`` (pi 1.6.0 writes it; pi 0.73.1 never does).
+    usage_recorded: bool = False
 
     @property
     def made_by(self) -> str:
+        """Who wrote the summary, as far as the entry tells: an extension (``fromHook``), Arbor's
+        offline summarizer (its summaries open with a notice), or the pi version whose fields the
+        entry carries. Arbor with a real model writes what the chosen pi writes, so it reads as that pi."""
         if self.from_hook is True:
-            return "an extension"
+            return "an extension (fromHook)"
+        if self.summary.lstrip().startswith(OFFLINE_SUMMARY_NOTICE):
+            return "Arbor (offline summary)"
+        if self.usage_recorded or self.system_message is not None or self.keeps_nothing:
+            return "pi 1.6.0"
         if self.from_hook is False:
-            return "pi / Arbor"
-        return "unknown (fromHook not recorded)"
+            return "pi 0.73.1"
+        return "pi 0.73.1 or earlier"
+
+    @property
+    def made_by_why(self) -> str:
+        """How :attr:`made_by` was told (a tooltip): the fields that gave it away."""
+        if self.from_hook is True:
+            return "The entry says fromHook: true: an extension wrote this summary, not pi's own compaction."
+        if self.summary.lstrip().startswith(OFFLINE_SUMMARY_NOTICE):
+            return "The summary opens with Arbor's offline-summary notice: no language model wrote it."
+        if self.usage_recorded or self.system_message is not None or self.keeps_nothing:
+            return (
+                "The entry has pi 1.6.0's fields (the summarizer's usage, the systemMessage checkpoint or a "
+                "firstKeptEntryId naming itself). Arbor set to pi 1.6.0 writes the same."
+            )
+        if self.from_hook is False:
+            return "No pi 1.6.0 fields (usage, systemMessage): written as pi 0.73.1 writes (pi, or Arbor set to pi 0.73.1)."
+        return "No pi 1.6.0 fields and no fromHook: written by pi 0.73.1 or an earlier pi."
 
 
 @dataclass(frozen=True)
@@ -97,6 +123,16 @@ class BranchSummaryInfo:
     read_files: tuple[str, ...]
     modified_files: tuple[str, ...]
     from_hook: bool | None
+
+    @property
+    def made_by(self) -> str:
+        """An extension (``fromHook``), Arbor's offline summarizer (its notice opens the text), or a
+        model's summary written by pi or by Arbor (the entry does not tell them apart)."""
+        if self.from_hook is True:
+            return "an extension (fromHook)"
+        if self.summary.lstrip().startswith(OFFLINE_SUMMARY_NOTICE):
+            return "Arbor (offline summary)"
+        return "pi or Arbor (a model's summary)"
 
     @property
     def abandoned_known(self) -> bool:
@@ -179,6 +215,7 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
         system_message=system_message if isinstance(system_message, dict) else None,
         checkpoint_ids=tuple(str(e.get("id")) for e in checkpoint),
         keeps_nothing=first_kept == compaction_id,
+        usage_recorded=isinstance(compaction.get("usage"), dict),
     )
 
 

@@ -29,6 +29,8 @@ class AuditWords:
     cut: str  #: the cut line's own words
     first_kept: str  #: one sentence on what the first kept entry means
     split: str  #: the split-turn marker's words ("" when the turn was not split)
+    summarized_band: str = ""  #: the summarized band's own caption on the canvas (and the legend's words)
+    kept_band: str = ""  #: the kept band's own caption
 
 
 def _entries(n: int) -> str:
@@ -61,7 +63,11 @@ def audit_words(
         if split_turn
         else ""
     )
-    return AuditWords(above, below, cut, first, split)
+    summarized_band = (
+        f"summarized · {_entries(summarized)}" if summarized else "summarized · no new entries (the previous summary, updated)"
+    )
+    kept_band = f"kept word for word · {_entries(kept)}" if first_kept_found and not keeps_nothing else "nothing kept"
+    return AuditWords(above, below, cut, first, split, summarized_band, kept_band)
 
 
 def turn_start(path: Sequence[Entry], first_kept_id: str | None) -> str | None:

@@ -68,6 +68,9 @@ def _global_rect(widget: QWidget) -> QRect:
     return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
+#: The chat's least height (px): a side panel under it (reader, audit) never squeezes it below this.
+CHAT_MIN_HEIGHT = 260
+
 #: How long a moved leaf waits before the UI state file is written (closing the window writes it at once).
 LEAF_WRITE_DELAY_MS = 1000
 
@@ -94,13 +97,12 @@ class MainWindow(QMainWindow):
 
         self.graph = GraphView(self)
         self.chat = ChatPanel(self)
-        self.audit_panel = CompactionAuditPanel(self)
-        self.audit_panel.hide()
+        self.audit_panel = CompactionAuditPanel(self)  # shown in the reader's place (see _show_audit)
+        self.chat.setMinimumHeight(CHAT_MIN_HEIGHT)  # never squeezed below a readable height
         right = QSplitter(Qt.Orientation.Vertical, self)
+        right.setChildrenCollapsible(False)
         right.addWidget(self.chat)
-        right.addWidget(self.audit_panel)
         right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 1)
         self.sidebar = GraphSidebar(self.graph, self)  # outline + legend, context lens
         self.outline, self.lens = self.sidebar.outline, self.sidebar.lens
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -119,6 +121,10 @@ class MainWindow(QMainWindow):
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         right.insertWidget(1, self.steering.reader)
         right.setStretchFactor(1, 1)
+        self.steering.reader.set_detail(self.audit_panel)
+        self._right = right
+        self._reader_size_chosen = False  #: the person dragged the chat/reader handle: keep their size
+        right.splitterMoved.connect(lambda _pos, _index: setattr(self, "_reader_size_chosen", True))
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
         self.shell = WindowShell(self, agent, settings, ui_state, (splitter, right), self.open_path)  # sessions panel, title, recent, geometry
@@ -482,11 +488,23 @@ class MainWindow(QMainWindow):
 
     def _on_compaction_selected(self, audit: Any) -> None:
         self.audit_panel.set_audit(audit)
-        self.audit_panel.setVisible(audit is not None)
+        self._show_audit(audit is not None)
 
     def _on_branch_summary_selected(self, info: Any) -> None:
         self.audit_panel.set_branch_summary(info)
-        self.audit_panel.setVisible(info is not None)
+        self._show_audit(info is not None)
+
+    def _show_audit(self, shown: bool) -> None:
+        """The audit takes the reader's place, with room to read it: the first time, the reader gets
+        what the chat can spare above its readable height; after that the splitter keeps the size the
+        person chose (the window's state remembers it)."""
+        reader = self.steering.reader
+        was_hidden = not reader.isVisible()
+        reader.show_detail(shown)
+        if shown and was_hidden and not self._reader_size_chosen:
+            total = sum(self._right.sizes())
+            room = max(total - max(CHAT_MIN_HEIGHT, total * 2 // 5), reader.minimumSizeHint().height())
+            self._right.setSizes([total - room, room])
 
     # ============================================================================ closing
 

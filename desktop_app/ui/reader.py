@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -79,7 +80,10 @@ class ReaderPanel(QWidget):
         layout.addLayout(head)
         layout.addWidget(self._crumbs)
         layout.addWidget(self._status)
-        layout.addWidget(self._body, 1)
+        self._stack = QStackedWidget(self)  # the entry's text, or a detail panel in its place (the audit)
+        self._stack.addWidget(self._body)
+        self._detail: QWidget | None = None
+        layout.addWidget(self._stack, 1)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
         """A strip under the chat, not half of it: the chat stays the main thing on the right."""
@@ -117,6 +121,22 @@ class ReaderPanel(QWidget):
             parts[-1] = f"<b>{html.escape(crumbs[-1].text)}</b>"
         self._crumbs.setText(" › ".join(parts))
         self.show()
+
+    def set_detail(self, widget: QWidget) -> None:
+        """The panel shown in the text's place for entries that have one (a compaction's audit): the
+        summary is read there, once, with the reader's title, breadcrumbs and Continue above it."""
+        self._detail = widget
+        self._stack.addWidget(widget)
+
+    def show_detail(self, shown: bool) -> None:
+        """Show the detail panel (``True``) or the entry's text in the body."""
+        detail = self._detail if shown else None
+        self._stack.setCurrentWidget(detail if detail is not None else self._body)
+        if detail is not None:
+            self.show()
+
+    def detail_shown(self) -> bool:
+        return self._detail is not None and self._stack.currentWidget() is self._detail and self.isVisible()
 
     def close_reader(self) -> None:
         self._page = None

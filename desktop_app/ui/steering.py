@@ -342,7 +342,7 @@ class Steering(QObject):
         entry = self._view.get_entry(entry_id)
         kind = entry_kind(entry) if entry is not None else None
         if kind not in ("compaction", "branch_summary"):
-            self.window.audit_panel.hide()  # a plain node: no stale compaction or branch-summary panel
+            self.reader.show_detail(False)  # a plain node: its text, no stale compaction or branch-summary audit
         page = reader_page(self._view, entry_id, busy=self.window.agent.busy)
         if page is not None:
             self.reader.show_page(page)

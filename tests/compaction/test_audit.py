@@ -86,7 +86,7 @@ def test_first_kept_missing_keeps_nothing() -> None:
     audit = audit_compaction(index_of(entries), "c1")
     assert not audit.first_kept_found
     assert audit.kept_ids == () and audit.summarized_ids == ("u1", "a1")
-    assert audit.from_hook is None and audit.made_by.startswith("unknown")
+    assert audit.from_hook is None and audit.made_by == "pi 0.73.1 or earlier"
 
 
 def test_second_compaction_starts_at_the_previous_kept_boundary() -> None:
@@ -120,7 +120,7 @@ def test_second_compaction_starts_at_the_previous_kept_boundary() -> None:
     assert second.previous_compaction_id == "c1"
     assert second.summarized_ids == ("u2", "a2", "c1", "u3")  # 0.73.1: what c1 kept is summarized now
     assert second.kept_ids == ("a3", "u4", "a4")
-    assert second.is_split_turn and second.from_hook is True and second.made_by == "an extension"
+    assert second.is_split_turn and second.from_hook is True and second.made_by == "an extension (fromHook)"
     assert second.read_files == ("a.py",) and second.modified_files == ("b.py",)
     with pytest.raises(ValueError):
         audit_compaction(index, "u1")
@@ -147,3 +147,28 @@ def test_arbor_branch_summary_names_the_abandoned_leaf(open_case: OpenCase) -> N
     )
     info = branch_summary_info(manager.index, summary_id)
     assert info.abandoned_leaf_id == abandoned and info.abandoned_known
+
+
+def _made_by(**changes: object) -> str:
+    from dataclasses import replace
+
+    from desktop_app.compaction.audit import CompactionAudit
+
+    base = CompactionAudit(
+        compaction_id="c", summary="## Goal\nx", tokens_before=1, first_kept_entry_id="k", first_kept_found=True,
+        summarized_ids=(), kept_ids=(), cut_after_id=None, cut_before_id=None, previous_compaction_id=None,
+        read_files=(), modified_files=(), is_split_turn=False, from_hook=False,
+    )
+    return replace(base, **changes).made_by  # type: ignore[arg-type]
+
+
+def test_made_by_says_which_pi_arbor_or_an_extension_wrote_the_summary() -> None:
+    from desktop_app.llm.offline_summary import OFFLINE_SUMMARY_NOTICE
+
+    assert _made_by() == "pi 0.73.1"
+    assert _made_by(from_hook=None) == "pi 0.73.1 or earlier"
+    assert _made_by(from_hook=True) == "an extension (fromHook)"
+    assert _made_by(summary=OFFLINE_SUMMARY_NOTICE + "\n\n## Goal") == "Arbor (offline summary)"
+    assert _made_by(usage_recorded=True) == "pi 1.6.0"
+    assert _made_by(system_message={"role": "system", "content": "x"}) == "pi 1.6.0"
+    assert _made_by(keeps_nothing=True) == "pi 1.6.0"

@@ -2,6 +2,10 @@
 
 Connect ``GraphView.compaction_selected`` to :meth:`CompactionAuditPanel.set_audit` (and, if the
 window wants it, ``branch_summary_selected`` to :meth:`CompactionAuditPanel.set_branch_summary`).
+
+The summary is rendered as markdown once, in a box that takes the room left (the facts above it
+scroll with it when the panel is short); the window shows the panel in the reader's place, so the
+summary is never shown twice.
 """
 
 from __future__ import annotations
@@ -9,11 +13,15 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QFormLayout,
+    QFrame,
     QLabel,
     QListWidget,
     QPlainTextEdit,
+    QScrollArea,
+    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -21,6 +29,8 @@ from PySide6.QtWidgets import (
 from desktop_app.compaction.audit import BranchSummaryInfo, CompactionAudit
 from desktop_app.present.audit_words import audit_words, checkpoint_words, split_summary
 from desktop_app.present.pi16_words import system_text
+
+from ..markdown import SafeTextDocument, markdown_to_html
 
 __all__ = ["CompactionAuditPanel"]
 
@@ -58,9 +68,12 @@ class CompactionAuditPanel(QWidget):
         self._prompt.setReadOnly(True)
         self._prompt.setMaximumHeight(120)
         self._prompt.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self._summary = QPlainTextEdit()
-        self._summary.setReadOnly(True)
-        self._summary.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self._summary = QTextBrowser()  # the summary as markdown: "Goal" as a heading, never "## Goal"
+        self._summary.setDocument(SafeTextDocument(self._summary))
+        self._summary.setOpenLinks(False)
+        self._summary.setOpenExternalLinks(False)
+        self._summary.setMinimumHeight(180)
+        self._summary_markdown = ""
 
         form = QFormLayout()
         form.addRow("Tokens before:", self._tokens)
@@ -72,11 +85,26 @@ class CompactionAuditPanel(QWidget):
         form.addRow("", self._prompt)
         form.addRow("Files read:", self._read)
         form.addRow("Files modified:", self._modified)
+        body = QWidget()
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(self._title)
+        heading = QLabel("<b>Summary</b> (what the model reads instead of the summarized entries)")
+        heading.setWordWrap(True)
+        inner.addWidget(heading)
+        inner.addWidget(self._summary, 1)
+        inner.addLayout(form)
+        for label in (self._tokens, self._made_by, self._split, self._counts, self._first_kept, self._checkpoint):
+            label.setWordWrap(True)  # long facts wrap: the panel never scrolls sideways
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
+        self._scroll = QScrollArea(self)
+        self._scroll.setWidget(body)
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
-        layout.addWidget(self._title)
-        layout.addLayout(form)
-        layout.addWidget(QLabel("Summary:"))
-        layout.addWidget(self._summary, 1)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self._scroll)
         self.set_audit(None)
 
     def set_audit(self, audit: CompactionAudit | None) -> None:
@@ -93,11 +121,12 @@ class CompactionAuditPanel(QWidget):
             self._prompt.setVisible(False)
             self._read.clear()
             self._modified.clear()
-            self._summary.setPlainText("")
+            self._set_summary("")
             return
         self._title.setText(f"<b>Compaction</b> <code>{html.escape(audit.compaction_id)}</code>")
         self._tokens.setText(_tokens(audit.tokens_before))
         self._made_by.setText(audit.made_by)
+        self._made_by.setToolTip(audit.made_by_why)
         self._split.setText(
             "yes: the cut fell inside a turn; its start is summarized as a turn prefix"
             if audit.is_split_turn
@@ -122,7 +151,7 @@ class CompactionAuditPanel(QWidget):
         summary, read, modified = split_summary(audit.summary)
         self._fill(self._read, audit.read_files or read)
         self._fill(self._modified, audit.modified_files or modified)
-        self._summary.setPlainText(summary)
+        self._set_summary(summary)
 
     def set_branch_summary(self, info: BranchSummaryInfo | None) -> None:
         """Reuse the panel for a branch summary: its text, files and the abandoned leaf."""
@@ -131,7 +160,8 @@ class CompactionAuditPanel(QWidget):
             return
         self._title.setText(f"<b>Branch summary</b> <code>{html.escape(info.entry_id)}</code>")
         self._tokens.setText("–")
-        self._made_by.setText("an extension" if info.from_hook else "pi / Arbor")
+        self._made_by.setText(info.made_by)
+        self._made_by.setToolTip("")
         self._split.setText("–")
         self._counts.setText(f"abandoned branch: {info.abandoned_text}")
         self._first_kept.setText("–")
@@ -140,7 +170,7 @@ class CompactionAuditPanel(QWidget):
         summary, read, modified = split_summary(info.summary)
         self._fill(self._read, info.read_files or read)
         self._fill(self._modified, info.modified_files or modified)
-        self._summary.setPlainText(summary)
+        self._set_summary(summary)
 
     def audit(self) -> CompactionAudit | None:
         return self._audit
@@ -161,6 +191,18 @@ class CompactionAuditPanel(QWidget):
             self._summary.toPlainText(),
         ]
         return "\n".join(parts)
+
+    def summary_markdown(self) -> str:
+        """The summary's source text as shown (without pi's file lists, which are listed apart)."""
+        return self._summary_markdown
+
+    def _set_summary(self, markdown: str) -> None:
+        self._summary_markdown = markdown
+        dark = self.palette().base().color().lightness() < 128
+        self._summary.document().setHtml(markdown_to_html(markdown, dark=dark) if markdown else "")
+        self._summary.moveCursor(QTextCursor.MoveOperation.Start)  # a new summary reads from its start ("Goal")
+        self._summary.verticalScrollBar().setValue(0)
+        self._scroll.verticalScrollBar().setValue(0)
 
     @staticmethod
     def _fill(widget: QListWidget, files: tuple[str, ...]) -> None:

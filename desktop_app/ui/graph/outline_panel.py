@@ -51,6 +51,8 @@ class Legend(QWidget):
         ("path", "", "active path"),
         ("pin", "", "active leaf"),
         ("flag", "", "label"),
+        ("summarized", "", "summarized by a compaction"),
+        ("kept", "", "kept word for word after it"),
     )
 
     def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
@@ -84,6 +86,19 @@ class Legend(QWidget):
             painter.setPen(QPen(style.pin.darker(140), 1.0))
             painter.setBrush(style.pin)
             painter.drawEllipse(r.center(), 6, 6)
+            return
+        if shape == "summarized":  # the audit's bands, as the canvas draws them for a selected compaction
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(style.dim)
+            painter.drawRoundedRect(r, 4, 4)
+            return
+        if shape == "kept":
+            pen = QPen(style.kept, 1.6, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            fill = QColor(style.kept)
+            fill.setAlpha(22)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(r.adjusted(1, 1, -1, -1), 4, 4)
             return
         if shape == "flag":
             painter.setPen(Qt.PenStyle.NoPen)

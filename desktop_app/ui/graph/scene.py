@@ -10,22 +10,23 @@ scene whose items move in bulk).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Mapping
+from dataclasses import dataclass
 from math import cos, radians, sin
 from typing import Any
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
-    QGraphicsSimpleTextItem,
 )
 
 from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.present.audit_words import audit_words
+from desktop_app.present.captions import CaptionSpot
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .items import Edge, EdgeLayer, NodeItem, OverviewLayer, edit_link_path, edit_link_pen
@@ -46,8 +47,21 @@ _GROW_ROWS = 8
 Positions = Mapping[Any, tuple[float, float]]
 
 
+@dataclass(frozen=True)
+class BandCaption:
+    """Screen-size words of the audit (a band's, the cut line's, the split turn's): what they label
+    as a scene rectangle, and where on it they go; the view pins them inside the viewport
+    (:mod:`desktop_app.present.captions`, painted by :mod:`.audit_captions`)."""
+
+    text: str
+    color: QColor
+    target: QRectF
+    spot: CaptionSpot
+
+
 class AuditBands:
-    """The overlay for one compaction: which nodes are in which band, and the items drawing it."""
+    """The overlay for one compaction: which nodes are in which band, the items drawing it and the
+    captions the view paints over it."""
 
     def __init__(
         self, audit: CompactionAudit, summarized: list[Node], kept: list[Node], split_entry: str | None = None
@@ -57,6 +71,7 @@ class AuditBands:
         self.kept_nodes = kept
         self.split_entry = split_entry  #: where the split turn starts (marked), or ``None``
         self.items: list[QGraphicsItem] = []
+        self.captions: list[BandCaption] = []
 
 
 class StretchLayer(QGraphicsItem):
@@ -609,14 +624,24 @@ class GraphScene(QGraphicsScene):
             len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
             keeps_nothing=audit.keeps_nothing,
         )
-        if summarized:
-            item = QGraphicsPathItem(self._band_path(summarized))
+        placed_summarized = [n for n in summarized if n in self.positions]
+        placed_kept = [n for n in kept if n in self.positions]
+        if placed_summarized:
+            path = self._band_path(placed_summarized)
+            item = QGraphicsPathItem(path)
             item.setPen(QPen(Qt.PenStyle.NoPen))
             item.setBrush(style.dim)
             item.setZValue(2.0)
             bands.items.append(item)
-        if kept:
-            item = QGraphicsPathItem(self._band_path(kept))
+            bands.captions.append(BandCaption(words.summarized_band, style.muted, path.boundingRect(), "band"))
+        elif not audit.summarized_ids:  # nothing new: the previous compaction's summary was updated
+            previous = node_of.get(audit.previous_compaction_id) if audit.previous_compaction_id else None
+            anchor = previous if previous is not None and previous in self.positions else node_of.get(audit.compaction_id)
+            if anchor is not None and anchor in self.positions:  # the summary updated, else the compaction itself
+                bands.captions.append(BandCaption(words.summarized_band, style.muted, self.node_rect(anchor), "band"))
+        if placed_kept:
+            path = self._band_path(placed_kept)
+            item = QGraphicsPathItem(path)
             pen = QPen(style.kept, 3.0, Qt.PenStyle.DashLine)
             pen.setCosmetic(True)
             item.setPen(pen)
@@ -625,17 +650,14 @@ class GraphScene(QGraphicsScene):
             item.setBrush(fill)
             item.setZValue(2.0)
             bands.items.append(item)
-        cut = self._cut_line(audit, summarized, kept, words.cut)
+            bands.captions.append(BandCaption(words.kept_band, style.kept, path.boundingRect(), "band"))
+        cut = self._cut_line(audit, placed_summarized, placed_kept)
         if cut is not None:
-            line, left, y = cut
-            bands.items.append(line)
-            bands.items.append(self._caption(words.above, style.muted, left, y, dy=-22, align_right=True))
-            bands.items.append(self._caption(words.below, style.kept, left, y, dy=4, align_right=True))
+            bands.items.append(cut)
+            bands.captions.append(BandCaption(words.cut, style.cut, QRectF(cut.line().p1(), cut.line().p2()), "line"))
         split_node = node_of.get(split_entry) if split_entry and audit.is_split_turn else None
         if split_node is not None and split_node in self.positions:
-            x, y = self.positions[split_node]
-            spec = self.graph_style.spec
-            bands.items.append(self._caption(words.split, style.cut, x - spec.node_width / 2 - 8, y, dy=-9, align_right=True))
+            bands.captions.append(BandCaption(words.split, style.cut, self.node_rect(split_node), "left"))
         for band_item in bands.items:
             self.addItem(band_item)
         self.bands = bands
@@ -673,42 +695,9 @@ class GraphScene(QGraphicsScene):
             path.addPath(stroker.createStroke(joints))
         return path.simplified() if len(runs) > 1 else path
 
-    def _caption(
-        self, text: str, color: QColor, x: float, y: float, *, dy: float = 0.0, align_right: bool = False
-    ) -> QGraphicsItem:
-        """Words at scene point (x, y) drawn at screen size (``ItemIgnoresTransformations``), on a
-        background so they read over edges and bands; ``dy`` and the right alignment are in
-        screen pixels."""
-        anchor = QGraphicsRectItem()
-        anchor.setPen(QPen(Qt.PenStyle.NoPen))
-        anchor.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
-        anchor.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations, True)
-        anchor.setPos(x, y)
-        anchor.setZValue(3.0)
-        caption = QGraphicsSimpleTextItem(text)
-        font = QFont(self.graph_style.tag_font)
-        font.setPixelSize(12)
-        caption.setFont(font)
-        caption.setBrush(color)
-        width = caption.boundingRect().width()
-        height = caption.boundingRect().height()
-        left = -width - 6 if align_right else 6
-        back = QGraphicsRectItem(QRectF(left - 3, dy - 1, width + 6, height + 2), anchor)
-        back.setPen(QPen(Qt.PenStyle.NoPen))
-        background = QColor(self.graph_style.background)
-        background.setAlpha(225)
-        back.setBrush(background)
-        caption.setParentItem(anchor)
-        caption.setPos(left, dy)
-        return anchor
-
-    def _cut_line(
-        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node], words: str
-    ) -> tuple[QGraphicsItem, float, float] | None:
-        """The dashed cut line between the last summarized and the first kept entry.
-
-        Returns the item (line + its label) with the line's left end and height, for captions.
-        """
+    def _cut_line(self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]) -> QGraphicsLineItem | None:
+        """The dashed cut line between the last summarized and the first kept entry (its words are a
+        caption the view pins on screen)."""
         spec = self.graph_style.spec
         node_of: Mapping[str, Node] = self.graph.node_of
         after = node_of.get(audit.cut_after_id) if audit.cut_after_id else None
@@ -733,10 +722,7 @@ class GraphScene(QGraphicsScene):
         pen.setCosmetic(True)  # as thick far out as near
         line.setPen(pen)
         line.setZValue(3.0)
-        label = self._caption(words, self.graph_style.cut, right, y, dy=-8)
-        label.setParentItem(line)
-        label.setPos(right, y)
-        return line, left, y
+        return line
 
     # ------------------------------------------------------------------------------- queries
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
-from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
+from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
@@ -73,6 +73,7 @@ from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import LeafMoved, SessionEvent, SessionView
 
+from .audit_captions import AuditCaptionPainter
 from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
@@ -235,6 +236,7 @@ class GraphView(QGraphicsView):
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
         self._labels = LabelPainter(self._style)
+        self._captions = AuditCaptionPainter(self._style)  #: the audit's words, pinned on screen
         self._labels_version = -1
         self._marks = Marks()
         self._marks_version = -1
@@ -1142,6 +1144,7 @@ class GraphView(QGraphicsView):
         if self._heat:
             self._paint_heat(painter)
         self._labels.paint(painter)
+        self._captions.paint(painter)  # over the labels' markers: the audit's words are read first
         painter.restore()
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
@@ -1245,20 +1248,15 @@ class GraphView(QGraphicsView):
         return self._marks
 
     def _caption_rects(self) -> list[Rect]:
-        """Viewport rectangles of the audit's screen-size captions: labels keep clear of them."""
+        """Viewport rectangles of the audit's captions, placed for this view (labels keep clear of them)."""
         bands = self._scene.bands
-        if bands is None:
-            return []
-        out = []
-        transform = self.viewportTransform()
-        stack = list(bands.items)
-        while stack:
-            item = stack.pop()
-            stack.extend(item.childItems())
-            if item.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations:
-                r = item.deviceTransform(transform).mapRect(item.childrenBoundingRect())
-                out.append(Rect(r.x(), r.y(), r.width(), r.height()))
-        return out
+        captions = bands.captions if bands is not None else []
+        return self._captions.layout(captions, self.viewportTransform(), QRectF(self.viewport().rect()))
+
+    def audit_captions(self) -> list[tuple[str, Rect]]:
+        """The audit's words on screen now and their viewport rectangles (tests, checks)."""
+        self._layout_labels()
+        return [(caption.text, rect) for caption, rect in self._captions.placed]
 
     def screen_labels(self) -> list[Placed]:
         """The labels drawn over the graph now (semantic zoom), in viewport pixels."""

@@ -281,7 +281,8 @@ def test_audit_panel_shows_the_compaction(qtbot: Any, open_case: OpenCase) -> No
     audit = panel.audit()
     assert audit is not None and audit.compaction_id == cid
     text = panel.text()
-    assert audit.summary[:200] in text
+    assert panel.summary_markdown() and audit.summary.startswith(panel.summary_markdown()[:200])
+    assert "Goal" in text and "## Goal" not in text  # rendered as markdown, not shown as source
     assert f"{audit.tokens_before:,.0f}" in text
     for path in audit.read_files + audit.modified_files:
         assert path in text

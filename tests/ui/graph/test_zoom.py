@@ -6,7 +6,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
@@ -139,8 +139,6 @@ def test_selecting_brings_the_whole_node_into_view(qtbot: Any, open_case: OpenCa
 
 
 def test_audit_words_keep_their_screen_size_far_out(qtbot: Any, open_case: OpenCase) -> None:
-    from PySide6.QtWidgets import QGraphicsItem, QGraphicsSimpleTextItem
-
     view = make_view(qtbot, open_case("gen-0031"))
     scene = view.graph_scene()
     compactions = [n for n, v in view.graph().nodes.items() if v.kind == "compaction"]
@@ -152,14 +150,34 @@ def test_audit_words_keep_their_screen_size_far_out(qtbot: Any, open_case: OpenC
     view.zoom_by(0.05 / view.zoom())
     view.centerOn(*view.positions()[compaction])
     QApplication.processEvents()
-    texts = [i for i in scene.items() if isinstance(i, QGraphicsSimpleTextItem)]
-    assert any("replaced by the summary" in t.text() for t in texts)
-    for text in texts:
-        anchor = text.parentItem()
-        assert anchor is not None and anchor.flags() & QGraphicsItem.GraphicsItemFlag.ItemIgnoresTransformations
-        on_screen = text.deviceTransform(view.viewportTransform()).mapRect(text.boundingRect())
-        assert on_screen.height() >= 12  # the UI's size, not 5 % of it
+    words = view.audit_captions()
+    texts = [text for text, _rect in words]
+    assert any(t.startswith("summarized · ") for t in texts) and any(t.startswith("kept word for word · ") for t in texts)
+    assert any(t.startswith("✂ cut") for t in texts)
+    for _text, rect in words:
+        assert rect.h >= 12  # the UI's size, not 5 % of it
     captions = view._caption_rects()
     assert captions
     for label in view.screen_labels():
         assert not any(label.rect.intersects(c) for c in captions)
+
+
+def test_audit_words_stay_inside_the_canvas_when_their_bands_reach_past_it(qtbot: Any, open_case: OpenCase) -> None:
+    """Found: "…ed by the summary" and "✂ cut: the su…" were cut at the canvas's edges. Scrolled so
+    the bands start left of and above the viewport, every caption still lies wholly inside it."""
+    view = make_view(qtbot, open_case("gen-0031"))
+    scene = view.graph_scene()
+    compactions = [n for n, v in view.graph().nodes.items() if v.kind == "compaction"]
+    for compaction in compactions:
+        view.select(str(compaction), center=True)
+        if scene.bands is not None and scene.bands.captions:
+            break
+    assert scene.bands is not None and scene.bands.captions
+    view.zoom_by(1.5 / view.zoom())
+    for caption in scene.bands.captions:  # each band's corner in turn at the viewport's top-left, and past it
+        corner = caption.target.topLeft()
+        view.centerOn(corner.x() + 40, corner.y() + 40)
+        QApplication.processEvents()
+        inside = QRectF(view.viewport().rect())
+        for text, rect in view.audit_captions():
+            assert inside.contains(QRectF(rect.x, rect.y, rect.w, rect.h)), text
