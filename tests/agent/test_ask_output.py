@@ -90,10 +90,11 @@ def test_sigterm_ends_a_bash_call_whose_job_left_with_setsid(
     fake_anthropic.enqueue(fa.tool_use("bash", {"command": command}, tool_id="toolu_term", preamble=None))
     proc = subprocess.Popen(_ask_command(session, fake_anthropic.base_url, "--yes", "Run it"), cwd=folder,
                             env=_env(tmp_path / "home"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    job = 0
+    job, alive = 0, False
     try:
-        job = int(_wait_for_file(folder / "job.pid"))
-        time.sleep(0.2)  # "started" is read, the shell sleeps
+        job = int(_wait_for_file(folder / "job.pid"))  # "started" is in the pipe; the shell sleeps
+        while os.getsid(job) != job:  # until setsid has run, the job is still in the shell's group
+            time.sleep(0.01)
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=10)
     finally:

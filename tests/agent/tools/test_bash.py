@@ -159,7 +159,8 @@ async def test_abort_returns_even_when_a_setsid_job_holds_the_pipe(project: Path
     task = asyncio.create_task(run_tool(tool_call("bash", command=command), ctx))
     job_pid = await _read_pid(project / "job.pid")
     shell_pid = await _read_pid(project / "shell.pid")
-    await asyncio.sleep(0.05)
+    while os.getsid(job_pid) != job_pid:  # until setsid has run, the job is still in the shell's group
+        await asyncio.sleep(0.01)
     ctx.signal.abort()
     result = await asyncio.wait_for(task, 5)
     assert result.is_error and result.text == "started\n\n\nCommand aborted"
