@@ -11,7 +11,9 @@ Here the bash tool makes the pipe itself, hands the write end to the shell and r
 in the pipe, without waiting, and :meth:`OutputPipe.detach` ends the call's reading. A job still
 holding the pipe is not cut off: closing the read end would make its next write fail (SIGPIPE or
 EPIPE kills a dev server at its next log line, where a terminal would keep printing), so its output
-is read and dropped until the last job closes the pipe, and this end is closed then.
+is read and dropped until the last job closes the pipe, and this end is closed then. That drain
+reads at most one chunk per :data:`DRAIN_PAUSE`, so a job that writes without pause (``yes &``) is
+slowed by the full pipe, as a slow terminal slows it, instead of keeping the app's loop busy.
 """
 
 from __future__ import annotations
@@ -20,17 +22,27 @@ import asyncio
 import os
 from collections.abc import Callable
 
-__all__ = ["OutputPipe", "draining_pipes"]
+__all__ = ["OutputPipe", "draining_pipes", "dropped_bytes"]
 
 CHUNK = 65536
+DRAIN_PAUSE = 0.05
+"""Seconds between two reads of a detached pipe: at most 1.3 MB/s of a job's output is dropped."""
 
 _DRAINING: set[OutputPipe] = set()
 """Detached pipes whose jobs still write; kept here (not only by the loop) so they are easy to see."""
 
 
+_dropped = 0
+
+
 def draining_pipes() -> int:
     """How many detached pipes are still held open by background jobs (for tests and diagnostics)."""
     return len(_DRAINING)
+
+
+def dropped_bytes() -> int:
+    """How much background jobs' output has been read and dropped in all (for tests and diagnostics)."""
+    return _dropped
 
 
 class OutputPipe:
@@ -42,6 +54,7 @@ class OutputPipe:
         self._on_data: Callable[[bytes], None] | None = on_data
         self._loop = asyncio.get_running_loop()
         self._loop.add_reader(fd, self._readable)
+        self._resume: asyncio.TimerHandle | None = None
         self.closed = False
 
     def _read(self, size: int) -> bytes | None:
@@ -61,6 +74,16 @@ class OutputPipe:
             self.close()
         elif self._on_data is not None:
             self._on_data(chunk)
+        else:  # detached: drop it, and let the job's next writes wait a little in the pipe
+            global _dropped
+            _dropped += len(chunk)
+            self._loop.remove_reader(self._fd)
+            self._resume = self._loop.call_later(DRAIN_PAUSE, self._listen)
+
+    def _listen(self) -> None:
+        self._resume = None
+        if not self.closed:
+            self._loop.add_reader(self._fd, self._readable)
 
     def read_available(self, limit: int = 16 * CHUNK) -> None:
         """Deliver what is in the pipe now, at most ``limit`` bytes, without waiting for more.
@@ -92,5 +115,7 @@ class OutputPipe:
             return
         self.closed = True
         _DRAINING.discard(self)
+        if self._resume is not None:
+            self._resume.cancel()
         self._loop.remove_reader(self._fd)
         os.close(self._fd)
