@@ -1,7 +1,10 @@
 """``arbor ask``: one turn from the command line, through the same AgentSession the window uses.
 
-For scripts and smoke tests: the reply streams to stdout, the turn is appended to the session file
+For scripts and smoke tests: the reply goes to stdout, the turn is appended to the session file
 (created when missing), errors go to stderr with exit code 1, and nothing ever prints a traceback.
+On a terminal the reply streams as it comes; to a pipe or a file each reply is written once it stands,
+so an attempt that fails and is retried (a dropped connection) never leaves its partial text in what a
+script reads: stdout is the replies, notices such as the retry go to stderr.
 SIGTERM stops the turn the way SIGINT does: the partial reply is saved as ``aborted`` (exit code 143).
 A reply that cannot be saved in the session (disk full) is kept in a recovery file named on stderr.
 
@@ -16,7 +19,7 @@ import json
 import os
 import signal
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 from desktop_app.llm.keys import InvalidApiKeyError
 from desktop_app.llm.protocol import TextDelta
@@ -28,6 +31,7 @@ from .events import (
     AgentError,
     AgentEvent,
     CompactionStarted,
+    MessageAppended,
     ReplyRecovered,
     RetryScheduled,
     StreamUpdated,
@@ -48,6 +52,59 @@ def _describe_call(call: dict[str, Any]) -> str:
     return f"{call.get('name')} {shown[:200]}".rstrip()
 
 
+class ReplyWriter:
+    """What ``arbor ask`` writes to stdout: the text of the replies that stand, each once.
+
+    ``live`` (a terminal) writes text as it streams; a failed attempt's partial text is then already
+    on the screen, so the retry starts on a new line. Otherwise a reply's text is kept until the
+    reply is saved: written then, or (a failed reply) held until it is either retried (dropped) or
+    the last word of the turn (written at :meth:`finish`, as the partial of an aborted reply is).
+    """
+
+    def __init__(self, out: TextIO, live: bool) -> None:
+        self._out = out
+        self._live = live
+        self._current: list[str] = []
+        self._held = ""
+        self._mid_line = False
+
+    def _write(self, text: str) -> None:
+        if text:
+            self._out.write(text)
+            self._out.flush()
+            self._mid_line = not text.endswith("\n")
+
+    def text(self, delta: str) -> None:
+        self._held = ""  # a new reply is streaming: the failed one before it was retried
+        if self._live:
+            self._write(delta)
+        else:
+            self._current.append(delta)
+
+    def saved(self, message: dict[str, Any]) -> None:
+        """An assistant reply was appended to the session."""
+        text, self._current = "".join(self._current), []
+        if message.get("stopReason") == "error":
+            self._held = text
+        elif not self._live:
+            self._write(text)
+
+    def retried(self) -> None:
+        """The failed reply is dropped; on a terminal the next attempt starts on its own line."""
+        self._held = ""
+        if self._live and self._mid_line:
+            self._write("\n")
+
+    def raw(self, text: str) -> None:
+        """Separators between replies (written in order with them)."""
+        self._write(text)
+
+    def finish(self) -> None:
+        """The turn is over: what is still kept (a failed or unsaved reply) is the last word."""
+        self._write(self._held + "".join(self._current))
+        self._held, self._current = "", []
+
+
 async def _ask(
     text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None, yes: bool
 ) -> int:
@@ -66,14 +123,18 @@ async def _ask(
     provider = make_provider(settings, base_url=base_url, model_id=model)
     agent = AgentSession(manager, provider, settings, approve_all=yes)
     failed: list[str] = []
+    replies = ReplyWriter(sys.stdout, live=sys.stdout.isatty())
 
     def show(event: AgentEvent) -> None:
         match event:
             case StreamUpdated(event=TextDelta(text=text)):
-                sys.stdout.write(text)
-                sys.stdout.flush()
+                replies.text(text)
+            case MessageAppended(message=appended) if appended.get("role") == "assistant":
+                replies.saved(appended)
             case RetryScheduled(attempt=attempt, delay_ms=delay_ms, error=error):
-                print(f"\n[retry {attempt} in {delay_ms} ms: {error}]", file=sys.stderr)
+                replies.retried()
+                print(f"\n[{error or 'the request failed'} — retrying in {delay_ms} ms (attempt {attempt})]",
+                      file=sys.stderr)
             case CompactionStarted(reason=reason):
                 print(f"\n[compacting ({reason})...]", file=sys.stderr)
             case WaitingForServer(seconds=seconds):
@@ -86,7 +147,7 @@ async def _ask(
                 for call in calls:
                     print(f"\n[tool: {_describe_call(call)}]", file=sys.stderr)
             case ToolCallsFinished(aborted=False):
-                sys.stdout.write("\n\n")  # the next reply starts on its own paragraph
+                replies.raw("\n\n")  # the next reply starts on its own paragraph
             case ToolResultAppended(message=message) if message.get("isError"):
                 result = message_text(message.get("content"))
                 denied = result == ASK_DENIED_TEXT.format(tool=message.get("toolName"))
@@ -111,6 +172,7 @@ async def _ask(
         reply = await agent.prompt(text)
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
+    replies.finish()
     sys.stdout.write("\n")
     manager.close()
     print(f"[session: {manager.session_file}]", file=sys.stderr)

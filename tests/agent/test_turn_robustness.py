@@ -14,6 +14,7 @@ import asyncio
 import errno
 import json
 import os
+import pty
 import signal
 import subprocess
 import sys
@@ -215,15 +216,19 @@ def test_sigterm_during_ask_keeps_the_partial_reply(tmp_path: Path, fake_anthrop
     fake_anthropic.enqueue(fa.never_ending(interval=0.01, first_text="Partial"))
     session = tmp_path / "term.jsonl"
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ARBOR_HOME": str(tmp_path / "home")}
+    terminal, child_side = pty.openpty()  # a terminal: ask streams the reply there as it comes
     proc = subprocess.Popen(
         [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url",
          fake_anthropic.base_url, "Keep talking"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT, env=env, stdout=child_side, stderr=subprocess.PIPE,
     )
-    assert proc.stdout is not None
-    assert proc.stdout.read(len("Partial")) == b"Partial"  # the reply is streaming
-    proc.send_signal(signal.SIGTERM)
-    _out, err = proc.communicate(timeout=30)
+    os.close(child_side)
+    try:
+        assert os.read(terminal, len("Partial")) == b"Partial"  # the reply is streaming
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(terminal)
     assert proc.returncode == 143, err
     entries = SessionManager.open(session).get_entries()
     messages = [e["message"] for e in entries if e["type"] == "message"]

@@ -7,6 +7,12 @@ and named in the notice. A non-zero exit, a timeout or an abort is an error whos
 output followed by ``Command exited with code N`` / ``Command timed out after T seconds`` /
 ``Command aborted``; timeout and abort kill the whole process group with SIGKILL. A command killed
 by a signal from elsewhere counts as success, as in pi.
+
+A background job (``npm run dev &``) does not hold the call (DESIGN.md §6): the call
+ends when the shell exits, with the output so far, and the job goes on running as in a terminal, its
+later output read and dropped (:mod:`.output_pipe`). Stop kills the command's process group; a job
+that left the group with ``setsid`` is a daemon by its own choice and is left running, as a terminal
+would, but the call returns at once all the same.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from typing import IO, Any
 from desktop_app.session.jsjson import js_number
 
 from .context import ToolContext, ToolUpdate
+from .output_pipe import OutputPipe
 from .paths import missing_cwd_message
 from .results import ToolError, ToolOutput
 from .truncate import DEFAULT_MAX_BYTES, Truncation, format_size, truncate_tail, utf8_len
@@ -137,14 +144,6 @@ def _kill_group(process: asyncio.subprocess.Process) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-async def _pump(process: asyncio.subprocess.Process, output: BashOutput, emit: Any) -> None:
-    assert process.stdout is not None
-    while chunk := await process.stdout.read(65536):
-        output.add(chunk)
-        emit()
-    output.finish()
-
-
 def _updater(ctx: ToolContext, call_id: str, output: BashOutput) -> Any:
     last = 0.0
 
@@ -174,29 +173,52 @@ async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     env = dict(os.environ)
     if ctx.extra_path:
         env["PATH"] = os.pathsep.join([*ctx.extra_path, env.get("PATH", "")])
-    process = await asyncio.create_subprocess_exec(
-        shell,
-        "-c",
-        command,
-        cwd=ctx.cwd,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
+    read_end, write_end = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            shell,
+            "-c",
+            command,
+            cwd=ctx.cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except BaseException:
+        os.close(read_end)
+        raise
+    finally:
+        os.close(write_end)  # the shell has its copy; ours would keep the pipe open forever
     output = BashOutput(ctx.temp_dir)
     emit = _updater(ctx, ctx.tool_call_id, output)
-    pump = asyncio.ensure_future(_pump(process, output, emit))
-    finished = asyncio.ensure_future(asyncio.gather(process.wait(), pump))
+
+    def on_data(chunk: bytes) -> None:
+        output.add(chunk)
+        emit()
+
+    pipe = OutputPipe(read_end, on_data)
+    # the shell's exit ends the call, not the pipe's EOF: a background job may hold the pipe for hours
+    exited = asyncio.ensure_future(process.wait())
     stop = asyncio.ensure_future(ctx.signal.wait())
-    waiters: set[asyncio.Future[Any]] = {finished, stop}
+    waiters: set[asyncio.Future[Any]] = {exited, stop}
     seconds = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
     timer = asyncio.ensure_future(asyncio.sleep(seconds)) if seconds is not None else None
     if timer is not None:
         waiters.add(timer)
     try:
         done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        status: str | None = None
+        if exited not in done:
+            _kill_group(process)
+            await exited  # prompt: the shell was in the killed group and no pipe of asyncio's waits
+            status = (
+                ABORTED_STATUS if stop in done else f"Command timed out after {js_number(seconds or 0)} seconds"
+            )
+        elif process.returncode is not None and process.returncode > 0:
+            status = f"Command exited with code {process.returncode}"
+        pipe.read_available()
     except asyncio.CancelledError:
         _kill_group(process)
         output.close(keep_file=False)
@@ -205,21 +227,8 @@ async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         for waiter in (stop, timer):
             if waiter is not None:
                 waiter.cancel()
-    status: str | None = None
-    if finished not in done:
-        _kill_group(process)
-        await process.wait()
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(asyncio.shield(pump), 1.0)  # a detached child may keep the pipe open
-        pump.cancel()
-        finished.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await finished
-        status = (
-            ABORTED_STATUS if stop in done else f"Command timed out after {js_number(seconds or 0)} seconds"
-        )
-    elif process.returncode is not None and process.returncode > 0:
-        status = f"Command exited with code {process.returncode}"
+        pipe.detach()  # a job left running (``server &``, or setsid'd out of the group) keeps its pipe
+    output.finish()
     text, cut, path = _text(output)
     if status is not None:
         raise ToolError(f"{text}\n\n{status}" if text else status)

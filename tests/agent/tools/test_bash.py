@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_app.agent.tools import ToolContext, ToolUpdate, run_tool
 from desktop_app.agent.tools.approval import BashApproval, describe_approval
+from desktop_app.agent.tools.output_pipe import draining_pipes, dropped_bytes
 from tests.agent.tools.conftest import Runner, tool_call
 
 
@@ -97,6 +102,104 @@ async def test_cancelling_the_task_also_kills_the_group(project: Path) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert await _wait_gone(int(pid_file.read_text()))
+
+
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def _read_pid(path: Path) -> int:
+    while not path.exists() or not path.read_text().strip():
+        await asyncio.sleep(0.01)
+    return int(path.read_text())
+
+
+@pytest.fixture
+def jobs() -> Iterator[list[int]]:
+    """Jobs a test's call left running on purpose; their groups are killed whatever the test's outcome."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(os.getpgid(pid), signal.SIGKILL)
+
+
+async def _end_job(pid: int, fds_before: int, draining_before: int) -> None:
+    """Kill a job the call left running (its whole group) and wait until its pipe is closed here."""
+    os.killpg(os.getpgid(pid), signal.SIGKILL)
+    assert await _wait_gone(pid)
+    for _ in range(100):
+        if draining_pipes() == draining_before and _open_fds() == fds_before:
+            break
+        await asyncio.sleep(0.05)
+    assert draining_pipes() == draining_before and _open_fds() == fds_before  # no fd left behind
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "job",
+    ["sleep 30 &", "setsid sleep 30 &", "(sleep 0.2; echo later; touch alive; sleep 30) &"],
+    ids=["background", "setsid", "writes-later"],
+)
+async def test_a_background_job_does_not_hold_the_call(project: Path, job: str, jobs: list[int]) -> None:
+    """The call returns when the shell exits (DESIGN.md §6), not when the job lets go of the pipe."""
+    fds_before, draining_before = _open_fds(), draining_pipes()
+    ctx = ToolContext(cwd=str(project))
+    started = time.monotonic()
+    command = f"echo $$ > shell.pid; {job} echo $! > job.pid; echo bye"
+    result = await asyncio.wait_for(run_tool(tool_call("bash", command=command), ctx), 5)
+    assert time.monotonic() - started < 2
+    assert not result.is_error and result.text == "bye\n"
+    assert not os.path.exists(f"/proc/{int((project / 'shell.pid').read_text())}")  # the shell was reaped
+    job_pid = await _read_pid(project / "job.pid")
+    jobs.append(job_pid)
+    assert not _gone(job_pid)  # left running, as in a terminal
+    if "later" in job:
+        for _ in range(100):  # its later write did not kill it (no SIGPIPE from a closed pipe)
+            if (project / "alive").exists():
+                break
+            await asyncio.sleep(0.02)
+        assert (project / "alive").exists() and not _gone(job_pid)
+    await _end_job(job_pid, fds_before, draining_before)
+
+
+@pytest.mark.asyncio
+async def test_a_job_that_never_stops_writing_neither_holds_the_call_nor_busies_the_loop(
+    tmp_path: Path, project: Path, jobs: list[int]
+) -> None:
+    fds_before, draining_before = _open_fds(), draining_pipes()
+    ctx = ToolContext(cwd=str(project), temp_dir=str(tmp_path))
+    started = time.monotonic()
+    result = await asyncio.wait_for(run_tool(tool_call("bash", command="yes & echo $! > job.pid; sleep 0.1"), ctx), 5)
+    jobs.append(await _read_pid(project / "job.pid"))
+    assert time.monotonic() - started < 2
+    assert not result.is_error and set(result.text.split("\n\n[Showing")[0].split("\n")) <= {"y", ""}
+    dropped = dropped_bytes()
+    await asyncio.sleep(0.5)
+    # its output is dropped a chunk per 50 ms (the full pipe slows it), not as fast as it comes (~1 GB/s)
+    assert 0 < dropped_bytes() - dropped <= 12 * 65536
+    assert draining_pipes() == draining_before + 1 and not _gone(jobs[0])
+    await _end_job(jobs[0], fds_before, draining_before)
+
+
+@pytest.mark.asyncio
+async def test_abort_returns_even_when_a_setsid_job_holds_the_pipe(project: Path, jobs: list[int]) -> None:
+    """Stop kills the command's group; a job that left it with setsid is a daemon and stays (as in a terminal)."""
+    fds_before, draining_before = _open_fds(), draining_pipes()
+    ctx = ToolContext(cwd=str(project))
+    command = "setsid sleep 30 & echo $! > job.pid; echo started; echo $$ > shell.pid; sleep 30; echo never"
+    task = asyncio.create_task(run_tool(tool_call("bash", command=command), ctx))
+    job_pid = await _read_pid(project / "job.pid")
+    jobs.append(job_pid)
+    shell_pid = await _read_pid(project / "shell.pid")
+    while os.getsid(job_pid) != job_pid:  # until setsid has run, the job is still in the shell's group
+        await asyncio.sleep(0.01)
+    ctx.signal.abort()
+    result = await asyncio.wait_for(task, 5)
+    assert result.is_error and result.text == "started\n\n\nCommand aborted"
+    assert await _wait_gone(shell_pid)
+    assert not _gone(job_pid)
+    await _end_job(job_pid, fds_before, draining_before)
 
 
 @pytest.mark.asyncio
