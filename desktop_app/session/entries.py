@@ -583,12 +583,15 @@ def _has_long_integer(raw: bytes) -> bool:
     return False
 
 
-def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
+def parse_session_lines(lines: Iterable[bytes | str], *, trim_end: bool = True) -> ParsedText:
     """pi's reader over lines already split on ``\n`` (without the ``\n``): see :func:`parse_session_text`.
 
-    pi trims the whole file before splitting, which matters only at its two ends: leading
+    pi 0.73.1 trims the whole file before splitting, which matters only at its two ends: leading
     JavaScript whitespace (a BOM, say) before the first non-blank line and trailing whitespace after
     the last one are ignored; anywhere else such characters make the line malformed, as in pi.
+    pi 1.6.0 no longer trims the text (``trim_end=False``): JavaScript whitespace after the last
+    line's JSON (U+00A0, U+2028, a BOM) makes that line malformed too. Leading whitespace is ignored
+    either way: pi 1.6.0 refuses such a file, Arbor opens it (README, loading stays lenient).
     Working line by line keeps a large file from being held as one string (and copied by ``trim``).
     """
     objects: list[Any] = []
@@ -632,7 +635,7 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
         previous_id = share_strings(obj, previous_id, calls)
         objects.append(obj)
         numbers.append(number)
-    if last_bad is not None:
+    if last_bad is not None and trim_end:
         # the file's final trim also removes trailing JS whitespace (e.g. U+00A0) from the last line
         bad_number, bad_line = last_bad
         trimmed = bad_line.rstrip(_JS_WS_CHARS).strip(_JSON_WS)
@@ -648,6 +651,9 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
     return ParsedText(objects, numbers, malformed)
 
 
-def parse_session_text(text: str) -> ParsedText:
-    """Trim, split on ``\n``, skip blank lines, ``JSON.parse`` the rest, drop what fails (pi-spec §2.1)."""
-    return parse_session_lines(text.split("\n"))
+def parse_session_text(text: str, *, trim_end: bool = True) -> ParsedText:
+    """Trim, split on ``\n``, skip blank lines, ``JSON.parse`` the rest, drop what fails (pi-spec §2.1).
+
+    ``trim_end=False``: the end of the text is not trimmed, as pi 1.6.0's loader reads a file.
+    """
+    return parse_session_lines(text.split("\n"), trim_end=trim_end)

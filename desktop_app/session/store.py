@@ -111,7 +111,7 @@ class SessionStore:
         self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode, snapshot.lines)
         return snapshot
 
-    def read_parsed(self) -> tuple[ParsedText, bool]:
+    def read_parsed(self, *, trim_end: bool = True) -> tuple[ParsedText, bool]:
         """Parse the file line by line as pi reads it, without holding it as one string.
 
         Returns the parse and whether the file ends in an unfinished line: an unterminated last line
@@ -121,7 +121,8 @@ class SessionStore:
         :meth:`read_appended` takes it whole once the rest has arrived. It is called malformed only
         when Arbor is about to append after it (see :meth:`append`), or when it is all the file holds
         (there is nothing else to open). An unterminated last line that parses is kept (a complete
-        entry that lacks only its ``\n``, as pi keeps it) and is not unfinished.
+        entry that lacks only its ``\n``, as pi keeps it) and is not unfinished. ``trim_end``: see
+        :func:`~.entries.parse_session_lines` (``False`` reads as pi 1.6.0 does).
         """
         fd = self._open_regular()
         size = 0
@@ -139,7 +140,7 @@ class SessionStore:
                         count += 1
                         yield raw[:-1] if raw.endswith(b"\n") else raw
 
-                parsed = parse_session_lines(lines())
+                parsed = parse_session_lines(lines(), trim_end=trim_end)
         except OSError as exc:
             raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
         finally:
