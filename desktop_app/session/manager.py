@@ -253,6 +253,11 @@ class SessionManager:
         try:
             parsed, unfinished = store.read_parsed(trim_end=self._profile.trims_file_text)
         except FileNotFoundError:
+            if os.path.islink(file_path):
+                # A new session here would be written wherever the link points: say so instead.
+                raise SessionFileError(
+                    f"{file_path} is a symbolic link to {store.real_path}, which does not exist"
+                ) from None
             self._start_fresh_at(file_path)
             return
         report = OpenReport(malformed_lines=list(parsed.malformed), torn_last_line=unfinished)
