@@ -583,6 +583,56 @@ def _has_long_integer(raw: bytes) -> bool:
     return False
 
 
+MAX_NESTING = 1024
+"""How deeply a line may nest arrays and objects; a deeper line is malformed (reported, left out).
+
+orjson stops at this depth and Python's own parser near 1,000 levels, below it when the stack is
+already deep, so without a fixed rule the same line could be kept on one path (opening) and lost on
+another (following, a worker thread). pi's ``JSON.parse`` keeps deeper lines, but its
+``JSON.stringify`` overflows V8's stack near 4,500 levels, so pi can neither send nor rewrite them.
+"""
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_deep_parse = threading.Lock()
+
+
+def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
+    """How deeply ``text`` (one JSON value) nests arrays and objects, counting up to ``stop_above + 1``."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_JSON_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop_above:
+                    break
+        else:
+            depth -= 1
+    return deepest
+
+
+def _scan_line(scan: Callable[[str, int], tuple[Any, int]], text: str) -> tuple[Any, int]:
+    """``scan(text, 0)``, for a line nested up to :data:`MAX_NESTING` levels wherever it is called from.
+
+    Python's parser recurses once per level: a line it cannot finish on the stack at hand is parsed
+    again with room for :data:`MAX_NESTING` more levels, unless it nests deeper than that (then it is
+    malformed, without parsing it again). Raises ``ValueError`` or ``RecursionError`` for a bad line.
+    """
+    try:
+        return scan(text, 0)
+    except RecursionError:
+        if nesting_depth(text) > MAX_NESTING:
+            raise ValueError(f"nested more than {MAX_NESTING} levels deep") from None
+    with _deep_parse:  # the limit is the process's: one raise at a time, always undone
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + MAX_NESTING + 100)
+        try:
+            return scan(text, 0)
+        finally:
+            sys.setrecursionlimit(limit)
+
+
 def parse_session_lines(lines: Iterable[bytes | str], *, trim_end: bool = True) -> ParsedText:
     """pi's reader over lines already split on ``\n`` (without the ``\n``): see :func:`parse_session_text`.
 
@@ -624,7 +674,7 @@ def parse_session_lines(lines: Iterable[bytes | str], *, trim_end: bool = True) 
         started = True
         text = line.strip(_JSON_WS)
         try:
-            obj, end = scan(text, 0)
+            obj, end = _scan_line(scan, text)
             if end != len(text):
                 raise ValueError("extra data")
         except (ValueError, StopIteration, RecursionError):
@@ -641,7 +691,7 @@ def parse_session_lines(lines: Iterable[bytes | str], *, trim_end: bool = True) 
         trimmed = bad_line.rstrip(_JS_WS_CHARS).strip(_JSON_WS)
         if trimmed != bad_line.strip(_JSON_WS):
             try:
-                obj, end = scan(trimmed, 0)
+                obj, end = _scan_line(scan, trimmed)
                 if end == len(trimmed):
                     malformed.remove(bad_number)
                     objects.append(obj)
