@@ -118,3 +118,12 @@ def test_the_link_and_the_real_path_share_one_lock(tmp_path: Path) -> None:
     with direct.locked():
         with pytest.raises(SessionFileError, match="locked by another writer"), through_link.locked(timeout=0.05):
             pass
+
+
+def test_a_loop_of_links_is_a_clear_error(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    with pytest.raises(SessionFileError, match="Too many levels of symbolic links") as caught:
+        SessionManager.open(first, fsync=False)
+    assert str(first) in str(caught.value)
