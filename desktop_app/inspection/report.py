@@ -3,6 +3,10 @@
 The document has the shape of ``conformance/*.expected.json`` (DESIGN.md §5) so that a case passes
 when Arbor's document equals pi's after resolving message refs. The file itself is never written:
 ``open`` runs on a private copy, which also tells honestly whether opening would rewrite it.
+
+One key is Arbor's own: ``malformed_lines``, the line numbers opening the file leaves out as
+unreadable (not JSON, not an object, nested deeper than Arbor reads), which pi drops without a word
+and the window lists. Compared sections never include it.
 """
 
 from __future__ import annotations
@@ -192,21 +196,24 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     parse, parsed_objects = _parse_section(text, sequential_ids_)
     doc["parse"] = parse
 
-    if not profile.null_lines_skipped and any(o is None for o in parsed_objects):
-        # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
-        # file read-only, but the report gives pi's answer.
-        parse["entries"] = parsed_objects
-        doc["open"] = {"error": PI_NULL_LINE_ERROR, "rewrote_file": False}
-        return doc
-
     with tempfile.TemporaryDirectory(prefix="arbor-inspect-") as tmp:
         copy = Path(tmp) / source.name
         shutil.copyfile(source, copy)
         with sequential_ids() if sequential_ids_ else nullcontext():
             manager = SessionManager.open(copy, fsync=False, profile=profile)
         after = copy.read_bytes()
+
+    if not profile.null_lines_skipped and any(o is None for o in parsed_objects):
+        # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
+        # file read-only, but the report gives pi's answer.
+        parse["entries"] = parsed_objects
+        doc["open"] = {"error": PI_NULL_LINE_ERROR, "rewrote_file": False}
+        doc["malformed_lines"] = manager.report.malformed_lines
+        return doc
+
     rewrote = after != data
     doc["open"] = _open_section(manager, rewrote, after)
+    doc["malformed_lines"] = manager.report.malformed_lines
     if manager.report.header_regenerated:
         doc["nondeterministic"].append(
             {

@@ -583,12 +583,65 @@ def _has_long_integer(raw: bytes) -> bool:
     return False
 
 
-def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
+MAX_NESTING = 1024
+"""How deeply a line may nest arrays and objects; a deeper line is malformed (reported, left out).
+
+orjson stops at this depth and Python's own parser near 1,000 levels, below it when the stack is
+already deep, so without a fixed rule the same line could be kept on one path (opening) and lost on
+another (following, a worker thread). pi's ``JSON.parse`` keeps deeper lines, but its
+``JSON.stringify`` overflows V8's stack near 4,500 levels, so pi can neither send nor rewrite them.
+"""
+
+_BRACKETS = re.compile(r"[\[\]{}]")
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_deep_parse = threading.Lock()
+
+
+def nesting_depth(text: str, stop_above: int = MAX_NESTING) -> int:
+    """How deeply ``text`` (one JSON value) nests arrays and objects, counting up to ``stop_above + 1``."""
+    depth = deepest = 0
+    for bracket in _BRACKETS.findall(_JSON_STRING.sub("", text)):
+        if bracket in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > stop_above:
+                    break
+        else:
+            depth -= 1
+    return deepest
+
+
+def _scan_line(scan: Callable[[str, int], tuple[Any, int]], text: str) -> tuple[Any, int]:
+    """``scan(text, 0)``, for a line nested up to :data:`MAX_NESTING` levels wherever it is called from.
+
+    Python's parser recurses once per level: a line it cannot finish on the stack at hand is parsed
+    again with room for :data:`MAX_NESTING` more levels, unless it nests deeper than that (then it is
+    malformed, without parsing it again). Raises ``ValueError`` or ``RecursionError`` for a bad line.
+    """
+    try:
+        return scan(text, 0)
+    except RecursionError:
+        if nesting_depth(text) > MAX_NESTING:
+            raise ValueError(f"nested more than {MAX_NESTING} levels deep") from None
+    with _deep_parse:  # the limit is the process's: one raise at a time, always undone
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + MAX_NESTING + 100)
+        try:
+            return scan(text, 0)
+        finally:
+            sys.setrecursionlimit(limit)
+
+
+def parse_session_lines(lines: Iterable[bytes | str], *, trim_end: bool = True) -> ParsedText:
     """pi's reader over lines already split on ``\n`` (without the ``\n``): see :func:`parse_session_text`.
 
-    pi trims the whole file before splitting, which matters only at its two ends: leading
+    pi 0.73.1 trims the whole file before splitting, which matters only at its two ends: leading
     JavaScript whitespace (a BOM, say) before the first non-blank line and trailing whitespace after
     the last one are ignored; anywhere else such characters make the line malformed, as in pi.
+    pi 1.6.0 no longer trims the text (``trim_end=False``): JavaScript whitespace after the last
+    line's JSON (U+00A0, U+2028, a BOM) makes that line malformed too. Leading whitespace is ignored
+    either way: pi 1.6.0 refuses such a file, Arbor opens it (README, loading stays lenient).
     Working line by line keeps a large file from being held as one string (and copied by ``trim``).
     """
     objects: list[Any] = []
@@ -621,7 +674,7 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
         started = True
         text = line.strip(_JSON_WS)
         try:
-            obj, end = scan(text, 0)
+            obj, end = _scan_line(scan, text)
             if end != len(text):
                 raise ValueError("extra data")
         except (ValueError, StopIteration, RecursionError):
@@ -632,13 +685,13 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
         previous_id = share_strings(obj, previous_id, calls)
         objects.append(obj)
         numbers.append(number)
-    if last_bad is not None:
+    if last_bad is not None and trim_end:
         # the file's final trim also removes trailing JS whitespace (e.g. U+00A0) from the last line
         bad_number, bad_line = last_bad
         trimmed = bad_line.rstrip(_JS_WS_CHARS).strip(_JSON_WS)
         if trimmed != bad_line.strip(_JSON_WS):
             try:
-                obj, end = scan(trimmed, 0)
+                obj, end = _scan_line(scan, trimmed)
                 if end == len(trimmed):
                     malformed.remove(bad_number)
                     objects.append(obj)
@@ -648,6 +701,9 @@ def parse_session_lines(lines: Iterable[bytes | str]) -> ParsedText:
     return ParsedText(objects, numbers, malformed)
 
 
-def parse_session_text(text: str) -> ParsedText:
-    """Trim, split on ``\n``, skip blank lines, ``JSON.parse`` the rest, drop what fails (pi-spec §2.1)."""
-    return parse_session_lines(text.split("\n"))
+def parse_session_text(text: str, *, trim_end: bool = True) -> ParsedText:
+    """Trim, split on ``\n``, skip blank lines, ``JSON.parse`` the rest, drop what fails (pi-spec §2.1).
+
+    ``trim_end=False``: the end of the text is not trimmed, as pi 1.6.0's loader reads a file.
+    """
+    return parse_session_lines(text.split("\n"), trim_end=trim_end)

@@ -210,7 +210,8 @@ class SessionManager:
             text = SessionStore(source).read().text
         except FileNotFoundError as exc:
             raise SessionError(f"Cannot fork: {source} does not exist") from exc
-        objects = [obj for obj in parse_session_text(text).objects if isinstance(obj, dict)]
+        parsed = parse_session_text(text, trim_end=profile.trims_file_text)
+        objects = [obj for obj in parsed.objects if isinstance(obj, dict)]
         if not objects or not is_valid_header(objects[0]):
             raise SessionError(f"Cannot fork: {source} is empty or not a session file")
         migrate_objects(objects)  # pi copies unmigrated v1/v2 entries and breaks the tree; Arbor doesn't
@@ -250,8 +251,13 @@ class SessionManager:
         self.read_only = False
         store = SessionStore(file_path, self.fsync)
         try:
-            parsed, unfinished = store.read_parsed()
+            parsed, unfinished = store.read_parsed(trim_end=self._profile.trims_file_text)
         except FileNotFoundError:
+            if os.path.islink(file_path):
+                # A new session here would be written wherever the link points: say so instead.
+                raise SessionFileError(
+                    f"{file_path} is a symbolic link to {store.real_path}, which does not exist"
+                ) from None
             self._start_fresh_at(file_path)
             return
         report = OpenReport(malformed_lines=list(parsed.malformed), torn_last_line=unfinished)
@@ -311,7 +317,8 @@ class SessionManager:
         """
         try:
             with store.locked():
-                fresh = [o for o in store.read_parsed()[0].objects if isinstance(o, dict)]
+                reread = store.read_parsed(trim_end=self._profile.trims_file_text)[0]
+                fresh = [o for o in reread.objects if isinstance(o, dict)]
                 if fresh and is_valid_header(fresh[0]) and not needs_migration(fresh):
                     return fresh  # migrated by someone else while we waited
                 if fresh:
@@ -487,7 +494,7 @@ class SessionManager:
     def _load_appended(self, store: SessionStore) -> list[Entry]:
         old_leaf = self.get_leaf_entry()
         text, first_line = store.read_appended()
-        parsed = parse_session_text(text)
+        parsed = parse_session_text(text, trim_end=self._profile.trims_file_text)
         by_id = self._index.by_id
         pending = self._index.entries[self._written :]  # ours, not yet known to be on disk
         pending_ids = {id(e) for e in pending}

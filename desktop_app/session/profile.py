@@ -9,7 +9,8 @@ it follows ("does a user image weigh anything?") rather than as a version compar
 both profiles side by side.
 
 What does *not* differ lives in no profile: the reader (system messages, context edits, usage entries,
-compaction checkpoints) is one, because on every 0.73.1 file it gives 0.73.1's context.
+compaction checkpoints) is one, because on every 0.73.1 file it gives 0.73.1's context; only where a
+file's text ends is read as each version reads it (:attr:`PiProfile.trims_file_text`).
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class PiProfile:
     null_lines_skipped: bool
     """pi skips a ``null`` line when it opens a file (1.6.0); 0.73.1 throws. Arbor always skips it;
     only ``arbor inspect`` reports 0.73.1's failure, as that pi would."""
+    trims_file_text: bool
+    """pi's loader trims the whole text before splitting it into lines (0.73.1), so JavaScript whitespace
+    after the last line's JSON (U+00A0, U+2028, a BOM) is ignored; 1.6.0 reads line by line and that line
+    fails. Whitespace before the header is ignored under both (1.6.0 refuses the file; Arbor stays lenient)."""
 
 
 PI_0_73_1 = PiProfile(
@@ -87,6 +92,7 @@ PI_0_73_1 = PiProfile(
     record_system_prompt=False,
     response_fields_first=False,
     null_lines_skipped=False,
+    trims_file_text=True,
 )
 
 PI_1_6_0 = PiProfile(
@@ -109,6 +115,7 @@ PI_1_6_0 = PiProfile(
     record_system_prompt=True,
     response_fields_first=True,
     null_lines_skipped=True,
+    trims_file_text=False,
 )
 
 PROFILES: dict[str, PiProfile] = {p.version: p for p in (PI_0_73_1, PI_1_6_0)}

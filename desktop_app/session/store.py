@@ -9,7 +9,10 @@ place on migration (pi-spec §3.2, §7). Arbor keeps pi's format but not those r
   writer may be between two ``write`` calls), at open as while following, never reported as torn;
 * a rewrite (migration) first copies the original next to it, then replaces it atomically
   (temp file, fsync, rename, fsync of the directory);
-* bytes appended by anyone else (pi, another Arbor) are noticed by size/inode and read incrementally.
+* bytes appended by anyone else (pi, another Arbor) are noticed by size/inode and read incrementally;
+* a file opened through a symbolic link (or a chain of them) is read, locked, appended to and
+  rewritten where the link points, resolved once: a rewrite replaces the real file (its backup lies
+  beside it) and leaves the link a link. Messages name the path the user gave.
 """
 
 from __future__ import annotations
@@ -59,10 +62,16 @@ def _decode(data: bytes) -> str:
 
 
 class SessionStore:
-    """One session file. Holds no file descriptor between operations; locks only while writing."""
+    """One session file. Holds no file descriptor between operations; locks only while writing.
+
+    :attr:`path` is the path as given (shown to the user); :attr:`real_path` is that path with every
+    symbolic link resolved, where all reading and writing happens: ``os.replace`` onto a link would
+    replace the link itself with a copy and leave the file it points to behind.
+    """
 
     def __init__(self, path: Path, fsync: bool = True) -> None:
         self.path = path
+        self.real_path = Path(os.path.realpath(path))
         self.fsync = fsync
         self.consumed = 0  # bytes of complete lines this process has accounted for
         self.lines = 0  # how many lines those bytes hold: the next unread line is number lines + 1
@@ -73,12 +82,12 @@ class SessionStore:
     # ------------------------------------------------------------------------------------ reading
 
     def exists(self) -> bool:
-        return self.path.exists()
+        return self.real_path.exists()
 
     def _open_regular(self) -> int:
         try:
             # O_NONBLOCK: opening a FIFO must not hang; anything but a regular file is refused.
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            fd = os.open(self.real_path, os.O_RDONLY | os.O_NONBLOCK)
         except FileNotFoundError:
             raise
         except OSError as exc:
@@ -111,7 +120,7 @@ class SessionStore:
         self._remember(snapshot.size, snapshot.consumed, snapshot.ends_with_newline, snapshot.inode, snapshot.lines)
         return snapshot
 
-    def read_parsed(self) -> tuple[ParsedText, bool]:
+    def read_parsed(self, *, trim_end: bool = True) -> tuple[ParsedText, bool]:
         """Parse the file line by line as pi reads it, without holding it as one string.
 
         Returns the parse and whether the file ends in an unfinished line: an unterminated last line
@@ -121,7 +130,8 @@ class SessionStore:
         :meth:`read_appended` takes it whole once the rest has arrived. It is called malformed only
         when Arbor is about to append after it (see :meth:`append`), or when it is all the file holds
         (there is nothing else to open). An unterminated last line that parses is kept (a complete
-        entry that lacks only its ``\n``, as pi keeps it) and is not unfinished.
+        entry that lacks only its ``\n``, as pi keeps it) and is not unfinished. ``trim_end``: see
+        :func:`~.entries.parse_session_lines` (``False`` reads as pi 1.6.0 does).
         """
         fd = self._open_regular()
         size = 0
@@ -139,7 +149,7 @@ class SessionStore:
                         count += 1
                         yield raw[:-1] if raw.endswith(b"\n") else raw
 
-                parsed = parse_session_lines(lines())
+                parsed = parse_session_lines(lines(), trim_end=trim_end)
         except OSError as exc:
             raise SessionFileError(f"Cannot read {self.path}: {exc.strerror or exc}") from exc
         finally:
@@ -163,7 +173,7 @@ class SessionStore:
     def changed_on_disk(self) -> str | None:
         """``"missing"``, ``"replaced"`` (other inode or shorter), ``"appended"`` (grew), or ``None``."""
         try:
-            stat = os.stat(self.path)
+            stat = os.stat(self.real_path)
         except FileNotFoundError:
             return "missing" if self.inode != -1 else None
         if self.inode == -1:
@@ -177,7 +187,7 @@ class SessionStore:
     def read_appended(self) -> tuple[str, int]:
         """Complete lines appended since the last read or write (a partial last line waits), and the
         file line number of the first of them (so a bad line is reported where it is in the file)."""
-        with open(self.path, "rb") as fh:
+        with open(self.real_path, "rb") as fh:
             fh.seek(self.consumed)
             data = fh.read()
         last_nl = data.rfind(b"\n")
@@ -192,11 +202,15 @@ class SessionStore:
 
     @contextmanager
     def locked(self, timeout: float = 10.0) -> Iterator[None]:
-        """Hold Arbor's exclusive advisory lock on the file (created 0600 if missing)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Hold Arbor's exclusive advisory lock on the file (created 0600 if missing).
+
+        The lock is taken on the inode at :attr:`real_path` and kept only if that is still the file
+        there once it is held: a rewrite (``os.replace``) gives the path a new, unlocked inode.
+        """
+        self.real_path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + timeout
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
+            fd = os.open(self.real_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, FILE_MODE)
             try:
                 while True:
                     try:
@@ -207,7 +221,7 @@ class SessionStore:
                             raise SessionFileError(f"{self.path} is locked by another writer") from exc
                         time.sleep(0.005)
                 try:
-                    current = os.stat(self.path).st_ino
+                    current = os.stat(self.real_path).st_ino
                 except FileNotFoundError:
                     current = -1
             except BaseException:
@@ -302,7 +316,7 @@ class SessionStore:
         # sets it again, and the next sync covers that append too.
         self.unsynced = False
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(self.real_path, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
@@ -312,29 +326,34 @@ class SessionStore:
             raise SessionFileError(f"Cannot sync {self.path}: {exc.strerror or exc}") from exc
 
     def rewrite(self, text: str, keep_backup: bool = True) -> Path | None:
-        """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``."""
+        """Replace the file's content atomically; the old file is kept as ``<name>.bak-<time>``.
+
+        Through a link, the file it points to is replaced (the temporary file and the backup lie
+        beside it, named after it) and the link is left as it is.
+        """
         backup: Path | None = None
         replaced = False
-        directory = self.path.parent
+        real = self.real_path
+        directory = real.parent
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+        tmp = real.with_name(f".{real.name}.tmp-{os.getpid()}")
         data = text.encode("utf-8", errors="surrogatepass")
         try:
-            if keep_backup and self.path.exists():
+            if keep_backup and real.exists():
                 stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-                backup = self.path.with_name(f"{self.path.name}.bak-{stamp}")
+                backup = real.with_name(f"{real.name}.bak-{stamp}")
                 n = 1
                 while backup.exists():
-                    backup = self.path.with_name(f"{self.path.name}.bak-{stamp}-{n}")
+                    backup = real.with_name(f"{real.name}.bak-{stamp}-{n}")
                     n += 1
-                shutil.copy2(self.path, backup)
+                shutil.copy2(real, backup)
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
             try:
                 write_all(fd, data)
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, self.path)
+            os.replace(tmp, real)
             replaced = True
             dir_fd = os.open(directory, os.O_RDONLY)
             try:
@@ -346,6 +365,6 @@ class SessionStore:
             if backup is not None and not replaced:
                 backup.unlink(missing_ok=True)  # nothing was replaced: a failed attempt leaves no backup
             raise SessionFileError(f"Cannot rewrite {self.path}: {exc.strerror or exc}") from exc
-        stat = os.stat(self.path)
+        stat = os.stat(real)
         self._remember(len(data), len(data), True, stat.st_ino, data.count(b"\n"))
         return backup
