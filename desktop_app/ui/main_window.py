@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.agent import AgentEvent, AgentSession, SessionChanged, SessionOpenError
-from desktop_app.agent.events import WorkingFolderMissing
+from desktop_app.agent.events import ToolCallsStarted
 from desktop_app.agent.tools import ApprovalDecision, ApprovalRequest
 from desktop_app.present.approval_card import approval_card
 from desktop_app.present.chat_feed import (
@@ -47,6 +47,7 @@ from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
 from .chat import ChatPanel
+from .folder_banner import FolderBanner, place_above_composer
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
@@ -131,6 +132,9 @@ class MainWindow(QMainWindow):
         self.agent.subscribe(self._on_agent_event)
         self.agent.approver = self._approve
         self.folder_dialog: QFileDialog | None = None
+        self.folder_banner = FolderBanner(self.chat)  # the missing working folder, said when a tool needs it
+        place_above_composer(self.chat, self.folder_banner, self.chat.error_banner)
+        self.folder_banner.choose_requested.connect(self.ask_working_folder)
 
         self._meter_timer = QTimer(self)
         self._meter_timer.setSingleShot(True)
@@ -231,8 +235,7 @@ class MainWindow(QMainWindow):
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
         self.shell.session_bound()
         self.shell.model_changed()
-        if self.agent.working_folder_missing:
-            QTimer.singleShot(0, self.ask_working_folder)  # once the window is up
+        self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
 
     def model_changed(self) -> None:
         """The agent's model changed (settings, model picker): status bar, thinking, meter, banner."""
@@ -299,21 +302,21 @@ class MainWindow(QMainWindow):
                 self.statusBar().clearMessage()
         if isinstance(event, SessionChanged):
             self._bind_session()
-        elif isinstance(event, WorkingFolderMissing):
-            self.ask_working_folder()
+        elif isinstance(event, ToolCallsStarted) and self.agent.working_folder_missing:
+            self.folder_banner.show_missing(self.agent.working_folder)  # inline, never a dialog by itself
 
     async def _approve(self, request: ApprovalRequest) -> ApprovalDecision:
         """The agent's approver: the card above the composer (Esc cancels this and closes it)."""
         return await self.chat.approval.ask(approval_card(request))
 
     def ask_working_folder(self) -> None:
-        """The session's folder is gone: offer to choose another one (pi asks on resume). Not
+        """"Choose folder…" on the folder banner: pick the folder this session's tools run in. Not
         modal to the agent: the turn goes on, and tools report the missing folder until one is
         chosen; cancelling keeps the missing folder."""
         if self.folder_dialog is not None or not self.agent.working_folder_missing:
             return
         missing = self.agent.working_folder
-        dialog = QFileDialog(self, f"The session's folder does not exist: {missing} — choose a folder for its tools")
+        dialog = QFileDialog(self, f"Choose the folder for this session's tools (instead of {missing})")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
@@ -327,6 +330,7 @@ class MainWindow(QMainWindow):
         def chosen(folder: str) -> None:
             self._guarded("Working folder", lambda: self.agent.use_working_folder(folder))
             if not self.agent.working_folder_missing:
+                self.folder_banner.dismiss()
                 self.statusBar().showMessage(f"Tools run in {folder}", 5000)
 
         def finished(_result: int) -> None:
