@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QToolBar,
@@ -48,6 +49,7 @@ from desktop_app.settings import Settings
 
 from .chat import ChatPanel
 from .folder_banner import FolderBanner, place_above_composer
+from .forking import Forker
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
@@ -123,6 +125,9 @@ class MainWindow(QMainWindow):
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
         self.shell = WindowShell(self, agent, settings, ui_state, (splitter, right), self.open_path)  # sessions panel, title, recent, geometry
+        self.sessions = self.shell.panel  #: the sessions list (DESIGN.md §7.1: ``listed_paths()``)
+        self.forker = Forker(self)  # fork and clone: here or in a new window, said in the status line
+        self._add_fork_menus()
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
@@ -409,12 +414,38 @@ class MainWindow(QMainWindow):
     def clone_selected(self) -> None:
         self._fork_selected("at")
 
-    def _fork_selected(self, position: str) -> None:
+    def _fork_selected(self, position: str, new_window: bool | None = None) -> None:
         entry_id = self.graph.selected_entry()
         if not entry_id:
             self.statusBar().showMessage("Select an entry to fork or clone from.", 5000)
             return
-        self.steering.fork(entry_id, position)
+        self.fork_entry(entry_id, position, new_window)
+
+    def fork_entry(self, entry_id: str, position: str, new_window: bool | None = None) -> bool:
+        """Fork (``before`` a user message) or clone (``at``) ``entry_id``: in place, or in a new
+        window (``None``: when Ctrl or Shift is held)."""
+        return self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
+
+    def _add_fork_menus(self) -> None:
+        """Fork and Clone each get a menu: here, or in a new window (as with Ctrl or Shift held)."""
+        for action, position, name in ((self.fork_action, "before", "Fork"), (self.clone_action, "at", "Clone")):
+            button = self._toolbar_button(action)
+            if button is None:
+                continue
+            menu = QMenu(button)
+            here = menu.addAction(f"{name} here")
+            here.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, False))
+            away = menu.addAction(f"{name} in a new window (Ctrl+click)")
+            away.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, True))
+            button.setMenu(menu)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+
+    def _toolbar_button(self, action: QAction) -> QToolButton | None:
+        for bar in self.findChildren(QToolBar):
+            widget = bar.widgetForAction(action)
+            if isinstance(widget, QToolButton):
+                return widget
+        return None
 
     def _sync_fork_actions(self) -> None:
         """Fork and Clone say whether they apply to the selection, and why not (issue 9, item 2)."""
@@ -435,11 +466,7 @@ class MainWindow(QMainWindow):
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
-        for bar in self.findChildren(QToolBar):
-            widget = bar.widgetForAction(self.fork_action)
-            if isinstance(widget, QToolButton):
-                return widget
-        return None
+        return self._toolbar_button(self.fork_action)
 
     def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
         """Where a node carried out of the graph would be forked (a user message) or cloned: the
