@@ -29,7 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.agent import AgentEvent, AgentSession, SessionChanged, SessionOpenError
+from desktop_app.agent import (
+    AgentEvent,
+    AgentSession,
+    SessionChanged,
+    SessionOpenError,
+    TurnFinished,
+    TurnStarted,
+)
 from desktop_app.agent.events import ToolCallsStarted
 from desktop_app.agent.tools import ApprovalDecision, ApprovalRequest
 from desktop_app.present.approval_card import approval_card
@@ -43,6 +50,7 @@ from desktop_app.present.chat_feed import (
 )
 from desktop_app.present.context_meter import ContextMeterState
 from desktop_app.present.node_menu import MenuAction, menu_item
+from desktop_app.present.reader import refreshed_page
 from desktop_app.session import EntryAppended, LeafMoved, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
@@ -121,6 +129,8 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         right.insertWidget(1, self.steering.reader)
+        # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
+        self.steering.reader.follow(lambda page: refreshed_page(self.agent.view, page, busy=self.agent.busy))
         right.setStretchFactor(1, 1)
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
@@ -291,6 +301,7 @@ class MainWindow(QMainWindow):
 
     def _on_session_event(self, event: SessionEvent) -> None:
         self._apply_chat(self.feed.on_session_event(event))
+        self.steering.reader.refresh_later()
         self.shell.session_event(event)
         if self.ui_state is not None and isinstance(event, EntryAppended | LeafMoved):
             self.ui_state.remember_leaf(self.agent.view.session_file, event.leaf_id)
@@ -305,6 +316,8 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(text, timeout)
             else:
                 self.statusBar().clearMessage()
+        if isinstance(event, TurnStarted | TurnFinished):
+            self.steering.reader.refresh_later()  # "Continue from here" waits for the reply
         if isinstance(event, SessionChanged):
             self._bind_session()
         elif isinstance(event, ToolCallsStarted) and self.agent.working_folder_missing:
