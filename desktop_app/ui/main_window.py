@@ -415,7 +415,12 @@ class MainWindow(QMainWindow):
         return result
 
     def _set_thinking(self, level: str) -> None:
+        """The toolbar's Thinking: the session's level, and (as in pi) the level new sessions start at."""
         self._guarded("Thinking level", lambda: self.agent.set_thinking_level(level))
+        chosen = self.agent.thinking_level
+        if chosen == level and chosen != self.settings.default_thinking_level:
+            self.settings.default_thinking_level = chosen
+            self.settings.save_value(("defaultThinkingLevel",), chosen)
         self._sync_thinking()
 
     def _on_node_activated(self, entry_id: str) -> None:
