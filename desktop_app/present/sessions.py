@@ -221,11 +221,11 @@ def fork_notice(kind: str, cwd: str, where: str) -> str:
     made = "Forked" if kind == "fork" else "Cloned"
     folder = folder_labels([cwd])[cwd] if cwd else "(no folder)"
     opened = {
-        "here": "and open here",
-        "window": "and opened in a new window",
-        "not-opened": "(a new window could not be started)",
+        "here": ", open here",
+        "window": ", opened in a new window",
+        "not-opened": "; a new window could not be started",
     }[where]
-    return f"{made} into a new session, listed under “{folder}” in Sessions {opened}."
+    return f"{made} into a new session under “{folder}”{opened}."
 
 
 def session_title(view: SessionView) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QStatusBar, QToolButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QToolButton, QWidget
 
 from desktop_app.present.context_meter import format_tokens
 
@@ -274,7 +274,7 @@ class StatusNotice(QWidget):
         self._label = ElidedLabel(self, max_width=4000, mode=Qt.TextElideMode.ElideRight)
         self._label.setObjectName("statusNoticeText")
         self._detail = ""
-        self._buttons: list[QPushButton] = []
+        self._buttons: list[QToolButton] = []
         self._close = QToolButton(self)
         self._close.setText("✕")
         self._close.setToolTip("Dismiss")
@@ -301,8 +301,8 @@ class StatusNotice(QWidget):
         self._detail = detail
         self._label.setToolTip("\n".join(part for part in (text, detail) if part))
         for name, slot in actions:
-            button = QPushButton(name, self)
-            button.setAutoDefault(False)
+            button = QToolButton(self)
+            button.setText(name)
             button.clicked.connect(lambda _checked=False, act=slot: act())
             self._layout.insertWidget(self._layout.count() - 1, button)
             self._buttons.append(button)

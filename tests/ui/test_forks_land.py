@@ -52,8 +52,8 @@ def test_fork_and_clone_land_in_the_sessions_folder_and_the_list(
     assert wait_until(lambda: new in window.sessions.listed_paths(), 5000)
     assert wait_until(lambda: window.sessions.selected_path() == new, 1000)  # selected at once
     notice = window.status.notice
-    assert notice.isVisible() and notice.text().startswith(kind) and "“trips”" in notice.text()
-    assert notice.text().endswith("and open here.") and notice.detail() == new
+    assert notice.isVisible() and notice.text() == f"{kind} into a new session under “trips”, open here."
+    assert notice.detail() == new
     assert notice.actions_shown() == ["Show in list"]  # it is open here already
     pump(20)
     shown = notice.findChild(QLabel, "statusNoticeText")
@@ -73,7 +73,11 @@ def test_a_fork_in_a_new_window_leaves_this_one_on_the_original(window: MainWind
     assert wait_until(lambda: new in window.sessions.listed_paths(), 5000)
     assert wait_until(lambda: window.sessions.selected_path() == new, 1000)
     notice = window.status.notice
-    assert "new window" in notice.text() and notice.actions_shown() == ["Open", "Show in list"]
+    assert notice.text() == "Forked into a new session under “trips”, opened in a new window."
+    assert notice.actions_shown() == ["Open", "Show in list"]
+    pump(20)
+    shown = notice.findChild(QLabel, "statusNoticeText")
+    assert shown is not None and shown.text() == notice.text()  # whole, with both buttons beside it
     window.shell.set_panel_visible(False)
     notice.trigger("Show in list")
     assert window.shell.panel_shown() and window.sessions.selected_path() == new
