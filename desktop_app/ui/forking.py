@@ -32,8 +32,13 @@ Position = Literal["before", "at"]
 
 
 def wants_new_window() -> bool:
-    """Ctrl or Shift held while Fork or Clone was clicked (or its key pressed, or a menu item chosen)."""
-    held = QGuiApplication.keyboardModifiers()
+    """Ctrl or Shift held while Fork or Clone was clicked (or a menu item chosen, or a node dropped).
+
+    The keys held now, asked of the window system (``queryKeyboardModifiers``), not the modifiers of
+    the last input event Qt saw: a Shift+drag's release would otherwise still say "Shift" when a
+    menu item is chosen later, and open a window nobody asked for.
+    """
+    held = QGuiApplication.queryKeyboardModifiers()
     return bool(held & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
 
 
