@@ -95,3 +95,21 @@ def test_the_fork_buttons_offer_a_new_window(window: MainWindow, source: Path) -
     assert names == ["Clone here", "Clone in a new window (Ctrl+click)"]
     button.menu().actions()[1].trigger()
     assert len(launched) == 1 and window.agent.view.session_file == str(source)
+
+
+def test_a_new_window_is_arbor_on_the_new_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from desktop_app.ui import forking
+
+    started: list[tuple[str, list[str]]] = []
+
+    def start(program: str, arguments: list[str]) -> tuple[bool, int]:
+        started.append((program, arguments))
+        return True, 4242
+
+    monkeypatch.setattr(forking.QProcess, "startDetached", start)
+    assert forking.launch_window("/s/new.jsonl")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # the bundle's launcher takes the file itself
+    assert forking.launch_window("/s/new.jsonl")
+    assert started == [(sys.executable, ["-m", "desktop_app", "/s/new.jsonl"]), (sys.executable, ["/s/new.jsonl"])]
