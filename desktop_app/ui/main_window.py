@@ -51,7 +51,7 @@ from desktop_app.present.chat_feed import (
 from desktop_app.present.context_meter import ContextMeterState
 from desktop_app.present.node_menu import MenuAction, menu_item
 from desktop_app.present.reader import refreshed_page
-from desktop_app.session import EntryAppended, LeafMoved, SessionEvent, SessionView
+from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
@@ -301,7 +301,10 @@ class MainWindow(QMainWindow):
 
     def _on_session_event(self, event: SessionEvent) -> None:
         self._apply_chat(self.feed.on_session_event(event))
-        self.steering.reader.refresh_later()
+        if not self.agent.busy or isinstance(event, LeafMoved | Reloaded):
+            # during a turn the page is re-read once, when it ends (at 100k entries a re-read walks a
+            # 70,000-entry path: not once per appended tool result)
+            self.steering.reader.refresh_later()
         self.shell.session_event(event)
         if self.ui_state is not None and isinstance(event, EntryAppended | LeafMoved):
             self.ui_state.remember_leaf(self.agent.view.session_file, event.leaf_id)

@@ -50,3 +50,13 @@ def test_continue_from_here_follows_the_leaf(window: MainWindow) -> None:
     assert wait_until(lambda: window.session.leaf_id == CASCAIS_A)
     assert wait_until(lambda: status(window) == "The active leaf", 2000)
     assert not reader.continue_button.isEnabled()  # already the leaf
+
+
+def test_a_reply_below_the_read_leaf_moves_it_onto_the_path(window: MainWindow) -> None:
+    _click(window, LEAF)
+    assert status(window) == "The active leaf" and not window.steering.reader.continue_button.isEnabled()
+    entries = len(window.session.get_entries())
+    window.chat.send_requested.emit("One more question.")
+    assert wait_until(lambda: not window.agent.busy and len(window.session.get_entries()) >= entries + 2)
+    assert wait_until(lambda: status(window) == "On the active path", 2000)
+    assert window.steering.reader.continue_button.isEnabled()
