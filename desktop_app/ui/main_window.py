@@ -483,7 +483,8 @@ class MainWindow(QMainWindow):
                 continue
             item = menu_item(view, entry, kind, busy=self.agent.busy)
             action.setEnabled(item.enabled)
-            action.setToolTip(f"{action.text()}: {item.reason}")
+            elsewhere = " (Ctrl+click: in a new window)" if item.enabled else ""
+            action.setToolTip(f"{action.text()}: {item.reason}{elsewhere}")
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
