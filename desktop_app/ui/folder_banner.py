@@ -20,12 +20,14 @@ __all__ = ["FolderBanner", "missing_folder_text", "place_above_composer"]
 
 
 def missing_folder_text(cwd: str) -> str:
-    """What the banner says: which folder, why it matters, and what the button does."""
-    return (
-        f"This session's working folder does not exist on this computer: {cwd}\n"
-        "Tools (read, write, edit, bash, …) run in that folder, so they fail until you choose one. "
-        "The session file is not changed."
-    )
+    """What the banner says: which folder, and why it matters (short: the chat can be narrow)."""
+    return f"This session's folder, {cwd}, does not exist on this computer: its tools cannot run until you choose one."
+
+
+MISSING_FOLDER_TIP = (
+    "Tools (read, write, edit, bash, …) run in the session's working folder. Choosing another one "
+    "lasts while this session is open; the session file is not changed."
+)
 
 
 class FolderBanner(Banner):
@@ -49,6 +51,7 @@ class FolderBanner(Banner):
         """Say that ``cwd`` is missing, in the colours of the theme now in use."""
         self.apply_theme(dark=self.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5)
         self.show_text(missing_folder_text(cwd))
+        self.setToolTip(f"{missing_folder_text(cwd)}\n\n{MISSING_FOLDER_TIP}")
 
     def buttons(self) -> list[QPushButton]:
         return [self._choose]

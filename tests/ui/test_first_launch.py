@@ -7,8 +7,10 @@ chat. A missing working folder is explained in the chat only when a tool call ne
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
@@ -27,12 +29,16 @@ def visible_dialogs() -> list[str]:
 
 
 @pytest.fixture
-def first_launch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[MainWindow]:
+def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ARBOR_HOME", str(tmp_path / "arbor"))
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+
+
+@pytest.fixture
+def first_launch(fresh_home: None) -> Iterator[MainWindow]:
     window = open_window(None, size=(1400, 900))
     yield window
     window.close()
@@ -55,21 +61,24 @@ def test_first_launch_shows_the_sample_with_no_dialog(first_launch: MainWindow) 
     assert not window.folder_banner.isVisible()  # nothing needs the folder yet
 
 
-def _send(window: MainWindow, text: str) -> None:
+async def _send(window: MainWindow, text: str) -> None:
     before = len(window.agent.view.get_entries())
     window.chat.send_requested.emit(text)
-    for _ in range(200):
-        pump(20)
+    for _ in range(500):
+        await asyncio.sleep(0.01)
         if len(window.agent.view.get_entries()) > before and not window.agent.busy and not window._tasks:
             return
 
 
-def test_a_tool_call_in_a_missing_folder_is_explained_inline(first_launch: MainWindow) -> None:
-    window = first_launch
-    _send(window, "hello")
+@pytest.mark.asyncio
+async def test_a_tool_call_in_a_missing_folder_is_explained_inline(fresh_home: None, qtbot: Any) -> None:
+    window = open_window(None, size=(1400, 900))
+    qtbot.addWidget(window)
+    await _send(window, "hello")
     assert not window.folder_banner.isVisible()  # a reply needs no folder
-    _send(window, "read notes.txt")
+    await _send(window, "read notes.txt")
     assert visible_dialogs() == []  # a banner, not a dialog
     banner = window.folder_banner
     assert banner.isVisible() and SAMPLE_CWD in banner.text()
     assert "Choose folder…" in [b.text() for b in banner.buttons()]
+    window.close()
