@@ -8,7 +8,6 @@ chat. A missing working folder is explained in the chat only when a tool call ne
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox
 
 from desktop_app.agent.startup import SAMPLE_CWD
 from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.testing import open_window, pump
+from desktop_app.ui.testing import open_window
 
 
 def visible_dialogs() -> list[str]:
@@ -37,18 +36,12 @@ def fresh_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
 
 
-@pytest.fixture
-def first_launch(fresh_home: None) -> Iterator[MainWindow]:
+@pytest.mark.asyncio
+async def test_first_launch_shows_the_sample_with_no_dialog(fresh_home: None, qtbot: Any) -> None:
     window = open_window(None, size=(1400, 900))
-    yield window
-    window.close()
-    pump(50)
-
-
-def test_first_launch_shows_the_sample_with_no_dialog(first_launch: MainWindow) -> None:
-    window = first_launch
+    qtbot.addWidget(window)
     assert not Path(SAMPLE_CWD).is_dir()  # the case that used to ask for a folder at once
-    pump(300)  # whatever the window would do once it is up has had its turn
+    await asyncio.sleep(0.3)  # whatever the window would do once it is up has had its turn
     assert visible_dialogs() == []
     assert window.agent.view.get_session_name() == "Lisbon trip (sample)"
     entries = window.agent.view.get_entries()
@@ -59,6 +52,7 @@ def test_first_launch_shows_the_sample_with_no_dialog(first_launch: MainWindow) 
     assert len(on_canvas) >= 5
     assert window.chat.model.rowCount() >= 5
     assert not window.folder_banner.isVisible()  # nothing needs the folder yet
+    window.close()
 
 
 async def _send(window: MainWindow, text: str) -> None:
@@ -76,6 +70,7 @@ async def test_a_tool_call_in_a_missing_folder_is_explained_inline(fresh_home: N
     qtbot.addWidget(window)
     await _send(window, "hello")
     assert not window.folder_banner.isVisible()  # a reply needs no folder
+    assert "does not exist" not in window.statusBar().currentMessage()  # nor a word about it
     await _send(window, "read notes.txt")
     assert visible_dialogs() == []  # a banner, not a dialog
     banner = window.folder_banner
