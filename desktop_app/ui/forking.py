@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from PySide6.QtCore import QProcess, Qt
@@ -108,6 +109,9 @@ class Forker:
             return False
         if new_window is None:
             new_window = wants_new_window()
+        entry = window.agent.view.get_entry(entry_id)
+        if position == "before" and entry is not None and not isinstance(entry.get("parentId"), str):
+            new_window = False  # the first message: nothing to copy, an empty session to open here
         what = "Fork" if position == "before" else "Clone"
         agent = window.agent
         cwd = agent.view.cwd
@@ -126,6 +130,8 @@ class Forker:
         else:
             where = "window" if path and self.launch(path) else "not-opened"
         panel = window.sessions
+        if path and panel.search.text():
+            panel.search.clear()  # a search could hide the new session: list everything
         if path:
             panel.select_session(path)
             if new_window:
@@ -135,7 +141,9 @@ class Forker:
             actions.append(("Open", lambda: window.open_path(path)))
         if path:
             actions.append(("Show in list", lambda: self.show_in_list(path)))
-        window.status.show_notice(fork_notice(kind, cwd, where), path or "in memory (not saved)", actions)
+        written = bool(path) and Path(path or "").is_file()
+        notice = fork_notice(kind, cwd, where, written=written or not path)
+        window.status.show_notice(notice, path or "in memory (not saved)", actions)
         return True
 
     def show_in_list(self, path: str) -> None:

@@ -113,3 +113,13 @@ def test_a_new_window_is_arbor_on_the_new_file(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(sys, "frozen", True, raising=False)  # the bundle's launcher takes the file itself
     assert forking.launch_window("/s/new.jsonl")
     assert started == [(sys.executable, ["-m", "desktop_app", "/s/new.jsonl"]), (sys.executable, ["/s/new.jsonl"])]
+
+
+def test_the_notice_words() -> None:
+    from desktop_app.present.sessions import fork_notice
+
+    assert fork_notice("clone", "/home/you/trips", "not-opened") == (
+        "Cloned into a new session under “trips”; a new window could not be started."
+    )
+    empty = fork_notice("fork", "/home/you/trips", "here", written=False)
+    assert empty.startswith("Forked into a new, empty session under “trips”, open here") and "listed once" in empty
