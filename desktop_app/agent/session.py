@@ -890,8 +890,11 @@ class AgentSession:
             parent = entry.get("parentId")
             new_leaf = parent if isinstance(parent, str) else None
         current_file = self.session.session_file
+        # the sessions folder of the working folder (pi's layout), wherever the source file lives:
+        # where the sessions list looks, not next to a file opened from Downloads (issue 22 item 4)
+        root = self.settings.sessions_root
+        directory = default_session_dir(self.session.cwd, Path(root) if root else None)
         if new_leaf is None:
-            directory = Path(current_file).parent if current_file else None
             manager = (
                 SessionManager.create(
                     self.session.cwd, directory, fsync=self.settings.fsync, profile=self.session.profile
@@ -903,7 +906,9 @@ class AgentSession:
             self._switch(manager)
             return ForkResult(manager.session_file, editor_text)
         if self.session.persist and current_file:
-            manager = SessionManager.open(current_file, fsync=self.settings.fsync, profile=self.session.profile)
+            manager = SessionManager.open(
+                current_file, directory, fsync=self.settings.fsync, profile=self.session.profile
+            )
         else:
             manager = self.session
         path = manager.create_branched_session(new_leaf)

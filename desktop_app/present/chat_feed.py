@@ -384,7 +384,7 @@ def agent_status(event: AgentEvent) -> tuple[str, int] | None:
             return f"{update.tool_name} running…{last} (Esc to stop)", 0
         case ToolCallsFinished():
             return "", 0
-        case WorkingFolderMissing(cwd=cwd):
-            return f"The session's folder does not exist: {cwd} (tools cannot run there)", 8000
+        case WorkingFolderMissing():
+            return None  # said by the window's folder banner when a tool call needs the folder
         case _:
             return None

@@ -22,7 +22,7 @@ from .context_meter import format_tokens
 from .pi16_words import EDIT_OMITTED, edit_state, edit_text, system_summary
 from .text import KIND_TITLES, entry_kind, entry_text, full_text
 
-__all__ = ["Crumb", "ReaderPage", "context_page", "reader_page"]
+__all__ = ["Crumb", "ReaderPage", "context_page", "reader_page", "refreshed_page"]
 
 CRUMB_CHARS = 28
 
@@ -44,6 +44,7 @@ class ReaderPage:
     status: str  #: "On the active path", "On another branch", "Summarized by a compaction …"
     can_continue: bool
     continue_reason: str  #: tooltip of "Continue from here"
+    kind: str = "entry"  #: "entry" (the node's content) or "context" (what the model receives there)
 
 
 def _crumb(entry: Entry) -> Crumb:
@@ -135,4 +136,21 @@ def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:
         page.status,
         page.can_continue,
         page.continue_reason,
+        "context",
     )
+
+
+def refreshed_page(view: SessionView, page: ReaderPage, *, busy: bool = False) -> ReaderPage | None:
+    """``page`` as it reads now: the leaf moved, entries arrived, a reply started or ended (issue 22
+    item 7: the reader must not keep saying "On the active path" about a branch just left). The
+    context page's text does not depend on the leaf, so only its status and "Continue" change;
+    ``None`` when the entry is gone (another session, a reloaded file)."""
+    fresh = reader_page(view, page.entry_id, busy=busy)
+    if fresh is None:
+        return None
+    if page.kind == "context":
+        return ReaderPage(
+            page.entry_id, page.title, page.crumbs, page.body, fresh.status, fresh.can_continue,
+            fresh.continue_reason, "context",
+        )
+    return fresh

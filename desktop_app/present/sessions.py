@@ -33,6 +33,7 @@ __all__ = [
     "SessionSources",
     "build_groups",
     "folder_labels",
+    "fork_notice",
     "relative_time",
     "session_title",
     "window_title",
@@ -211,6 +212,24 @@ def _resolved(path: Path) -> Path:
         return path.resolve()
     except OSError:
         return path
+
+
+def fork_notice(kind: str, cwd: str, where: str, *, written: bool = True) -> str:
+    """The status line after a fork or a clone (issue 22 item 4): what was made, where it is listed,
+    where it opened. ``kind``: ``"fork"`` or ``"clone"``; ``where``: ``"here"`` (this window),
+    ``"window"`` (a new window) or ``"not-opened"`` (a new window could not be started).
+    ``written``: false for a fork of the first message, an empty session whose file is written
+    (and listed) with its first entry."""
+    made = "Forked" if kind == "fork" else "Cloned"
+    folder = folder_labels([cwd])[cwd] if cwd else "(no folder)"
+    if not written:
+        return f"{made} into a new, empty session under “{folder}”, open here: it is listed once it has a message."
+    opened = {
+        "here": ", open here",
+        "window": ", opened in a new window",
+        "not-opened": "; a new window could not be started",
+    }[where]
+    return f"{made} into a new session under “{folder}”{opened}."
 
 
 def session_title(view: SessionView) -> str:

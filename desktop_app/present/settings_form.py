@@ -26,6 +26,7 @@ __all__ = [
     "PROVIDERS",
     "THEME_CHOICES",
     "THINKING_CHOICES",
+    "WORDS",
     "KeyStatus",
     "ModelChoice",
     "SettingsForm",
@@ -35,6 +36,8 @@ __all__ = [
     "key_status",
     "model_choices",
     "model_label",
+    "thinking_note",
+    "tooltip",
     "validate",
 ]
 
@@ -85,6 +88,71 @@ _KEYS: Mapping[str, tuple[str, ...]] = {
     "pi_version": ("piVersion",),
 }
 """Form field → the ``settings.json`` path it is saved under (pi's names where pi has them)."""
+
+
+WORDS: Mapping[str, tuple[str, str]] = {
+    "provider": ("Provider", "Who runs the model: Anthropic, or the offline model that never leaves this computer."),
+    "model": ("Model", "The model that replies. Its context window decides when Arbor summarizes older messages."),
+    "base_url": (
+        "Server address",
+        "Another Anthropic-compatible server (a proxy, a local gateway). Empty: Anthropic's own.",
+    ),
+    "thinking_level": ("Thinking", "How much the model thinks before it replies."),
+    "compaction_enabled": (
+        "Summarize older messages when the conversation gets too long",
+        "When the conversation nears the model's limit, older messages are replaced by a summary "
+        "(compaction); the session file keeps everything.",
+    ),
+    "reserve_tokens": (
+        "Room for the reply",
+        "Arbor summarizes when less than this is left free in the model's context window: the reply "
+        "(and the summary itself) are written in that room.",
+    ),
+    "keep_recent_tokens": (
+        "Keep word for word",
+        "When older messages are summarized, about this much of the latest conversation is kept as it is.",
+    ),
+    "skip_branch_summary_prompt": (
+        "Never ask to summarize when switching branches",
+        "Switching to another branch then leaves the one you were on as it is, without a summary.",
+    ),
+    "retry_enabled": (
+        "Try again when the server is busy or the connection drops",
+        "A request that fails for a passing reason is sent again after a wait.",
+    ),
+    "max_retries": ("Try again at most", "How many times a failed request is sent again."),
+    "base_delay_ms": ("First wait", "The wait before the first new try; it doubles after each one."),
+    "fsync": (
+        "Write each message to disk at once",
+        "Safest: a power cut loses at most the line being written. Slower on slow disks.",
+    ),
+    "theme": ("Colours", "Light, dark, or as your desktop is set."),
+    "pi_version": (
+        "Behave like",
+        "How sessions opened from now on build what the model reads, summarize and write their files: as "
+        "this version of pi does. Files written either way open in both.",
+    ),
+}
+"""Each field's label in plain words and its tooltip; :func:`tooltip` adds the setting's own name."""
+
+
+def tooltip(field: str) -> str:
+    """The field's explanation, then the name it is saved under (pi's where pi has one)."""
+    keys = ".".join(_KEYS[field])
+    whose = "Arbor's setting" if field in _ARBOR_ONLY else "pi's setting"
+    return f"{WORDS[field][1]}\n{whose}: {keys}"
+
+
+_ARBOR_ONLY = frozenset({"provider", "model", "base_url", "fsync", "theme", "pi_version"})
+
+
+def thinking_note(level: str, reasoning: bool) -> str:
+    """What the dialog says about thinking: the level in use, the same one the toolbar shows (one
+    source of truth: the toolbar sets it, and new sessions start at the level last chosen there,
+    pi's ``defaultThinkingLevel``)."""
+    if not reasoning:
+        return f"{level} — this model does not think"
+    return f"{level} — set with Thinking in the toolbar; new sessions start at the level last chosen there"
 
 
 def form_from_settings(settings: Settings) -> SettingsForm:

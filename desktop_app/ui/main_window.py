@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QSplitter,
     QToolBar,
@@ -28,8 +29,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_app.agent import AgentEvent, AgentSession, SessionChanged, SessionOpenError
-from desktop_app.agent.events import WorkingFolderMissing
+from desktop_app.agent import (
+    AgentEvent,
+    AgentSession,
+    SessionChanged,
+    SessionOpenError,
+    TurnFinished,
+    TurnStarted,
+)
+from desktop_app.agent.events import ToolCallsStarted
 from desktop_app.agent.tools import ApprovalDecision, ApprovalRequest
 from desktop_app.present.approval_card import approval_card
 from desktop_app.present.chat_feed import (
@@ -42,11 +50,14 @@ from desktop_app.present.chat_feed import (
 )
 from desktop_app.present.context_meter import ContextMeterState
 from desktop_app.present.node_menu import MenuAction, menu_item
-from desktop_app.session import EntryAppended, LeafMoved, SessionEvent, SessionView
+from desktop_app.present.reader import refreshed_page
+from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
 from .chat import ChatPanel
+from .folder_banner import FolderBanner, place_above_composer
+from .forking import Forker
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
@@ -120,6 +131,8 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         right.insertWidget(1, self.steering.reader)
+        # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
+        self.steering.reader.follow(lambda page: refreshed_page(self.agent.view, page, busy=self.agent.busy))
         right.setStretchFactor(1, 1)
         self.steering.reader.set_detail(self.audit_panel)
         self._right = right
@@ -128,6 +141,9 @@ class MainWindow(QMainWindow):
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
         self.shell = WindowShell(self, agent, settings, ui_state, (splitter, right), self.open_path)  # sessions panel, title, recent, geometry
+        self.sessions = self.shell.panel  #: the sessions list (DESIGN.md §7.1: ``listed_paths()``)
+        self.forker = Forker(self)  # fork and clone: here or in a new window, said in the status line
+        self._add_fork_menus()
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
@@ -137,6 +153,9 @@ class MainWindow(QMainWindow):
         self.agent.subscribe(self._on_agent_event)
         self.agent.approver = self._approve
         self.folder_dialog: QFileDialog | None = None
+        self.folder_banner = FolderBanner(self.chat)  # the missing working folder, said when a tool needs it
+        place_above_composer(self.chat, self.folder_banner, self.chat.error_banner)
+        self.folder_banner.choose_requested.connect(self.ask_working_folder)
 
         self._meter_timer = QTimer(self)
         self._meter_timer.setSingleShot(True)
@@ -237,8 +256,7 @@ class MainWindow(QMainWindow):
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
         self.shell.session_bound()
         self.shell.model_changed()
-        if self.agent.working_folder_missing:
-            QTimer.singleShot(0, self.ask_working_folder)  # once the window is up
+        self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
 
     def model_changed(self) -> None:
         """The agent's model changed (settings, model picker): status bar, thinking, meter, banner."""
@@ -289,6 +307,10 @@ class MainWindow(QMainWindow):
 
     def _on_session_event(self, event: SessionEvent) -> None:
         self._apply_chat(self.feed.on_session_event(event))
+        if not self.agent.busy or isinstance(event, LeafMoved | Reloaded):
+            # during a turn the page is re-read once, when it ends (at 100k entries a re-read walks a
+            # 70,000-entry path: not once per appended tool result)
+            self.steering.reader.refresh_later()
         self.shell.session_event(event)
         if self.ui_state is not None and isinstance(event, EntryAppended | LeafMoved):
             self.ui_state.remember_leaf(self.agent.view.session_file, event.leaf_id)
@@ -303,23 +325,25 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(text, timeout)
             else:
                 self.statusBar().clearMessage()
+        if isinstance(event, TurnStarted | TurnFinished):
+            self.steering.reader.refresh_later()  # "Continue from here" waits for the reply
         if isinstance(event, SessionChanged):
             self._bind_session()
-        elif isinstance(event, WorkingFolderMissing):
-            self.ask_working_folder()
+        elif isinstance(event, ToolCallsStarted) and self.agent.working_folder_missing:
+            self.folder_banner.show_missing(self.agent.working_folder)  # inline, never a dialog by itself
 
     async def _approve(self, request: ApprovalRequest) -> ApprovalDecision:
         """The agent's approver: the card above the composer (Esc cancels this and closes it)."""
         return await self.chat.approval.ask(approval_card(request))
 
     def ask_working_folder(self) -> None:
-        """The session's folder is gone: offer to choose another one (pi asks on resume). Not
+        """"Choose folder…" on the folder banner: pick the folder this session's tools run in. Not
         modal to the agent: the turn goes on, and tools report the missing folder until one is
         chosen; cancelling keeps the missing folder."""
         if self.folder_dialog is not None or not self.agent.working_folder_missing:
             return
         missing = self.agent.working_folder
-        dialog = QFileDialog(self, f"The session's folder does not exist: {missing} — choose a folder for its tools")
+        dialog = QFileDialog(self, f"Choose the folder for this session's tools (instead of {missing})")
         dialog.setFileMode(QFileDialog.FileMode.Directory)
         dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
         dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
@@ -333,6 +357,7 @@ class MainWindow(QMainWindow):
         def chosen(folder: str) -> None:
             self._guarded("Working folder", lambda: self.agent.use_working_folder(folder))
             if not self.agent.working_folder_missing:
+                self.folder_banner.dismiss()
                 self.statusBar().showMessage(f"Tools run in {folder}", 5000)
 
         def finished(_result: int) -> None:
@@ -399,7 +424,12 @@ class MainWindow(QMainWindow):
         return result
 
     def _set_thinking(self, level: str) -> None:
+        """The toolbar's Thinking: the session's level, and (as in pi) the level new sessions start at."""
         self._guarded("Thinking level", lambda: self.agent.set_thinking_level(level))
+        chosen = self.agent.thinking_level
+        if chosen == level and chosen != self.settings.default_thinking_level:
+            self.settings.default_thinking_level = chosen
+            self.settings.save_value(("defaultThinkingLevel",), chosen)
         self._sync_thinking()
 
     def _on_node_activated(self, entry_id: str) -> None:
@@ -411,12 +441,38 @@ class MainWindow(QMainWindow):
     def clone_selected(self) -> None:
         self._fork_selected("at")
 
-    def _fork_selected(self, position: str) -> None:
+    def _fork_selected(self, position: str, new_window: bool | None = None) -> None:
         entry_id = self.graph.selected_entry()
         if not entry_id:
             self.statusBar().showMessage("Select an entry to fork or clone from.", 5000)
             return
-        self.steering.fork(entry_id, position)
+        self.fork_entry(entry_id, position, new_window)
+
+    def fork_entry(self, entry_id: str, position: str, new_window: bool | None = None) -> bool:
+        """Fork (``before`` a user message) or clone (``at``) ``entry_id``: in place, or in a new
+        window (``None``: when Ctrl or Shift is held)."""
+        return self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
+
+    def _add_fork_menus(self) -> None:
+        """Fork and Clone each get a menu: here, or in a new window (as with Ctrl or Shift held)."""
+        for action, position, name in ((self.fork_action, "before", "Fork"), (self.clone_action, "at", "Clone")):
+            button = self._toolbar_button(action)
+            if button is None:
+                continue
+            menu = QMenu(button)
+            here = menu.addAction(f"{name} here")
+            here.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, False))
+            away = menu.addAction(f"{name} in a new window (Ctrl+click)")
+            away.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, True))
+            button.setMenu(menu)
+            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+
+    def _toolbar_button(self, action: QAction) -> QToolButton | None:
+        for bar in self.findChildren(QToolBar):
+            widget = bar.widgetForAction(action)
+            if isinstance(widget, QToolButton):
+                return widget
+        return None
 
     def _sync_fork_actions(self) -> None:
         """Fork and Clone say whether they apply to the selection, and why not (issue 9, item 2)."""
@@ -433,15 +489,12 @@ class MainWindow(QMainWindow):
                 continue
             item = menu_item(view, entry, kind, busy=self.agent.busy)
             action.setEnabled(item.enabled)
-            action.setToolTip(f"{action.text()}: {item.reason}")
+            elsewhere = " (Ctrl+click: in a new window)" if item.enabled else ""
+            action.setToolTip(f"{action.text()}: {item.reason}{elsewhere}")
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
-        for bar in self.findChildren(QToolBar):
-            widget = bar.widgetForAction(self.fork_action)
-            if isinstance(widget, QToolButton):
-                return widget
-        return None
+        return self._toolbar_button(self.fork_action)
 
     def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
         """Where a node carried out of the graph would be forked (a user message) or cloned: the

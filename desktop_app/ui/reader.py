@@ -10,8 +10,9 @@ what a session holds is never interpreted as HTML here.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -28,6 +29,7 @@ from desktop_app.present.reader import ReaderPage
 __all__ = ["ReaderPanel"]
 
 CRUMBS_SHOWN = 6  #: the root, an ellipsis, and the last crumbs of a long path
+REFRESH_MS = 50  #: a burst of appended entries (a turn's tool results) re-reads the page once
 
 
 class ReaderPanel(QWidget):
@@ -41,6 +43,11 @@ class ReaderPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("reader")
         self._page: ReaderPage | None = None
+        self._refresher: Callable[[ReaderPage], ReaderPage | None] | None = None
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self.refresh)
         self._title = QLabel(self)
         self._title.setObjectName("readerTitle")
         self._title.setTextFormat(Qt.TextFormat.PlainText)
@@ -110,7 +117,8 @@ class ReaderPanel(QWidget):
         self._page = page
         self._title.setText(page.title)
         self._status.setText(page.status)
-        self._body.setPlainText(page.body)
+        if page.body != self._body.toPlainText():  # the same text (a refresh) keeps the scroll position
+            self._body.setPlainText(page.body)
         self._continue.setEnabled(page.can_continue)
         self._continue.setToolTip(page.continue_reason)
         crumbs = list(page.crumbs)
@@ -137,6 +145,26 @@ class ReaderPanel(QWidget):
 
     def detail_shown(self) -> bool:
         return self._detail is not None and self._stack.currentWidget() is self._detail and self.isVisible()
+
+    def follow(self, refresher: Callable[[ReaderPage], ReaderPage | None]) -> None:
+        """How to re-read the page shown when the session changes under it (``None``: the entry is gone)."""
+        self._refresher = refresher
+
+    def refresh_later(self) -> None:
+        """The leaf moved, entries arrived, a reply started or ended: re-read the page a moment later
+        (at most once per :data:`REFRESH_MS`, however many events come)."""
+        if self._page is not None and self._refresher is not None and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh(self) -> None:
+        """Re-read the page now: where the entry stands and whether "Continue from here" applies."""
+        if self._page is None or self._refresher is None:
+            return
+        page = self._refresher(self._page)
+        if page is None:
+            self.close_reader()
+        elif page != self._page:
+            self.show_page(page)
 
     def close_reader(self) -> None:
         self._page = None

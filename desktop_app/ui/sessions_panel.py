@@ -123,6 +123,15 @@ class _RowDelegate(QStyledItemDelegate):
         painter.restore()
 
 
+def _same_path(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
 class _Lister(QObject):
     """Runs :meth:`SessionSources.list` on one worker thread; only the newest request's answer counts.
 
@@ -222,6 +231,7 @@ class SessionsPanel(QWidget):
         self.status.setObjectName("sessionsStatus")
         self._drop_hint = False
         self._status_before_hint = ""
+        self._select_when_listed: str | None = None  #: a new session to select once a listing shows it
 
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -301,6 +311,7 @@ class SessionsPanel(QWidget):
     def show_groups(self, groups: tuple[SessionGroup, ...]) -> None:
         """Render ``groups``, keeping folders the user collapsed collapsed and the selection."""
         if groups == self.groups and self.tree.topLevelItemCount():
+            self._select_pending()
             return
         collapsed = set()
         for i in range(self.tree.topLevelItemCount()):
@@ -335,6 +346,7 @@ class SessionsPanel(QWidget):
                     item.setSelected(True)
             folder.setExpanded(f"folder:{group.folder}" not in collapsed)
         self.tree.setUpdatesEnabled(True)
+        self._select_pending()
         total = sum(len(g.rows) for g in groups)
         query = self.search.text().strip()
         text = f"{total} session{'' if total == 1 else 's'}" + (f" matching “{query}”" if query else "")
@@ -354,6 +366,44 @@ class SessionsPanel(QWidget):
             self.status.setText("Release to fork (a user message) or clone into a new session")
         else:
             self.status.setText(self._status_before_hint)
+
+    def select_session(self, path: str) -> bool:
+        """Select ``path``'s row (its folder expanded, scrolled into view), now if it is listed,
+        else as soon as a listing shows it (a fork just written); ``True`` when selected now."""
+        self._select_when_listed = path
+        return self._select_pending()
+
+    def _select_pending(self) -> bool:
+        path = self._select_when_listed
+        item = self._item(path) if path is not None else None
+        if item is None:
+            return False
+        self._select_when_listed = None
+        parent = item.parent()
+        if parent is not None:
+            parent.setExpanded(True)
+        self.tree.setCurrentItem(item)
+        self.tree.clearSelection()
+        item.setSelected(True)
+        self.tree.scrollToItem(item)
+        return True
+
+    def _item(self, path: str) -> QTreeWidgetItem | None:
+        items: list[QTreeWidgetItem] = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if top is not None:
+                items.extend(c for j in range(top.childCount()) if (c := top.child(j)) is not None)
+        for same in (lambda p: p == path, lambda p: _same_path(p, path)):  # the exact path first: no stat
+            for item in items:
+                value = item.data(0, PATH_ROLE)
+                if isinstance(value, str) and same(value):
+                    return item
+        return None
+
+    def listed_paths(self) -> list[str]:
+        """The session files the panel lists now (DESIGN.md §7.1), in display order."""
+        return [row.path for row in self.rows()]
 
     def rows(self) -> list[SessionRow]:
         """Every row on screen, in display order."""

@@ -1,4 +1,5 @@
-"""The Settings dialog: pi's settings by their names, the model with its context window, the API key.
+"""The Settings dialog: the model with its context window, the API key, and pi's settings in plain
+words (pi's own names in the tooltips).
 
 The form's content and what saving means live in :mod:`desktop_app.present.settings_form`; this file
 lays it out. The API key field is a password field that starts empty (a stored key is never shown,
@@ -32,10 +33,12 @@ from desktop_app.present.settings_form import (
     PI_VERSION_CHOICES,
     PROVIDERS,
     THEME_CHOICES,
-    THINKING_CHOICES,
+    WORDS,
     SettingsForm,
     key_status,
     model_choices,
+    thinking_note,
+    tooltip,
     validate,
 )
 
@@ -55,7 +58,10 @@ def _spin(maximum: int, step: int, suffix: str = "") -> QSpinBox:
 class SettingsDialog(QDialog):
     """Edits a :class:`SettingsForm`; on OK, :attr:`form` holds the result and the key is stored."""
 
-    def __init__(self, form: SettingsForm, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, form: SettingsForm, parent: QWidget | None = None, *, thinking: str | None = None, reasoning: bool = True
+    ) -> None:
+        """``thinking``: the level in use (what the toolbar shows); ``reasoning``: the model in use thinks."""
         super().__init__(parent)
         self.setWindowTitle("Settings — Arbor")
         self.setObjectName("settingsDialog")
@@ -68,21 +74,23 @@ class SettingsDialog(QDialog):
         self.provider = QComboBox()
         for key, text in PROVIDERS:
             self.provider.addItem(text, key)
-        self.provider.setToolTip("provider")
+        self.provider.setToolTip(tooltip("provider"))
         self.model = QComboBox()
-        self.model.setToolTip("model — the context window decides when Arbor compacts")
+        self.model.setToolTip(tooltip("model"))
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("Anthropic's own (https://api.anthropic.com)")
-        self.base_url.setToolTip("baseUrl — an Anthropic-compatible endpoint (a proxy, a local gateway)")
-        self.thinking = QComboBox()
-        self.thinking.addItems(list(THINKING_CHOICES))
-        self.thinking.setToolTip("defaultThinkingLevel — for new sessions; a session keeps its own")
+        self.base_url.setToolTip(tooltip("base_url"))
+        # one source of truth: the level the toolbar shows and sets, said here, not a second control
+        self.thinking = QLabel(thinking_note(thinking or form.thinking_level, reasoning))
+        self.thinking.setObjectName("thinkingNote")
+        self.thinking.setWordWrap(True)
+        self.thinking.setToolTip(tooltip("thinking_level"))
         model_box = QGroupBox("Model")
         model_form = QFormLayout(model_box)
-        model_form.addRow("Provider", self.provider)
-        model_form.addRow("Model", self.model)
-        model_form.addRow("Base URL", self.base_url)
-        model_form.addRow("Thinking level", self.thinking)
+        model_form.addRow(WORDS["provider"][0], self.provider)
+        model_form.addRow(WORDS["model"][0], self.model)
+        model_form.addRow(WORDS["base_url"][0], self.base_url)
+        model_form.addRow(WORDS["thinking_level"][0], self.thinking)
 
         # ---------------------------------------------------------------- key
         self.key = QLineEdit()
@@ -109,45 +117,49 @@ class SettingsDialog(QDialog):
         key_layout.addWidget(self.key_note)
 
         # ---------------------------------------------------------------- behaviour
-        self.compaction = QCheckBox("Compact automatically when the context fills up")
-        self.compaction.setToolTip("compaction.enabled")
+        self.compaction = QCheckBox(WORDS["compaction_enabled"][0])
+        self.compaction.setToolTip(tooltip("compaction_enabled"))
         self.reserve = _spin(1_000_000, 1024, " tokens")
-        self.reserve.setToolTip("compaction.reserveTokens — room kept free for the reply and the summary")
+        self.reserve.setToolTip(tooltip("reserve_tokens"))
         self.keep_recent = _spin(1_000_000, 1000, " tokens")
-        self.keep_recent.setToolTip("compaction.keepRecentTokens — recent context kept word for word")
-        self.skip_prompt = QCheckBox("Never ask to summarize when switching branches")
-        self.skip_prompt.setToolTip("branchSummary.skipPrompt")
-        self.retry = QCheckBox("Retry when the server is busy or the connection drops")
-        self.retry.setToolTip("retry.enabled")
-        self.max_retries = _spin(20, 1)
-        self.max_retries.setToolTip("retry.maxRetries")
+        self.keep_recent.setToolTip(tooltip("keep_recent_tokens"))
+        self.skip_prompt = QCheckBox(WORDS["skip_branch_summary_prompt"][0])
+        self.skip_prompt.setToolTip(tooltip("skip_branch_summary_prompt"))
+        self.retry = QCheckBox(WORDS["retry_enabled"][0])
+        self.retry.setToolTip(tooltip("retry_enabled"))
+        self.max_retries = _spin(20, 1, " times")
+        self.max_retries.setToolTip(tooltip("max_retries"))
         self.base_delay = _spin(600_000, 500, " ms")
-        self.base_delay.setToolTip("retry.baseDelayMs — doubled after each attempt")
-        self.fsync = QCheckBox("Flush every entry to disk (fsync)")
-        self.fsync.setToolTip("fsync — safer on power loss, slower on slow disks")
+        self.base_delay.setToolTip(tooltip("base_delay_ms"))
+        self.fsync = QCheckBox(WORDS["fsync"][0])
+        self.fsync.setToolTip(tooltip("fsync"))
         self.theme = QComboBox()
         for key, text in THEME_CHOICES:
             self.theme.addItem(text, key)
-        self.theme.setToolTip("theme")
+        self.theme.setToolTip(tooltip("theme"))
         self.pi_version = QComboBox()
         for key, text in PI_VERSION_CHOICES:
             self.pi_version.addItem(text, key)
-        self.pi_version.setToolTip(
-            "piVersion — whose rules sessions follow (context, compaction, what is written); "
-            "applies to sessions opened from now on"
-        )
+        self.pi_version.setToolTip(tooltip("pi_version"))
         behaviour = QGroupBox("Sessions")
         behaviour_form = QFormLayout(behaviour)
         behaviour_form.addRow(self.compaction)
-        behaviour_form.addRow("Reserve", self.reserve)
-        behaviour_form.addRow("Keep recent", self.keep_recent)
-        behaviour_form.addRow(self.skip_prompt)
-        behaviour_form.addRow(self.retry)
-        behaviour_form.addRow("Retries", self.max_retries)
-        behaviour_form.addRow("First delay", self.base_delay)
-        behaviour_form.addRow(self.fsync)
-        behaviour_form.addRow("Theme", self.theme)
-        behaviour_form.addRow("Follow", self.pi_version)
+        rows: list[tuple[str, QWidget] | QWidget] = [
+            ("reserve_tokens", self.reserve),
+            ("keep_recent_tokens", self.keep_recent),
+            self.skip_prompt,
+            self.retry,
+            ("max_retries", self.max_retries),
+            ("base_delay_ms", self.base_delay),
+            self.fsync,
+            ("theme", self.theme),
+            ("pi_version", self.pi_version),
+        ]
+        for item in rows:
+            if isinstance(item, tuple):
+                behaviour_form.addRow(self._label(item[0], item[1]), item[1])
+            else:
+                behaviour_form.addRow(item)
 
         self.problems = QLabel()
         self.problems.setObjectName("settingsProblems")
@@ -179,11 +191,17 @@ class SettingsDialog(QDialog):
 
     # ============================================================================ form
 
+    def _label(self, field: str, buddy: QWidget) -> QLabel:
+        """The row's label in plain words; hovering it tells what the field does and pi's name."""
+        label = QLabel(WORDS[field][0])
+        label.setToolTip(tooltip(field))
+        label.setBuddy(buddy)
+        return label
+
     def _load(self, form: SettingsForm) -> None:
         self.provider.setCurrentIndex(max(0, self.provider.findData(form.provider)))
         self._fill_models(form.model)
         self.base_url.setText(form.base_url)
-        self.thinking.setCurrentText(form.thinking_level)
         self.compaction.setChecked(form.compaction_enabled)
         self.reserve.setValue(form.reserve_tokens)
         self.keep_recent.setValue(form.keep_recent_tokens)
@@ -218,7 +236,7 @@ class SettingsDialog(QDialog):
             provider=self.provider.currentData(),
             model=self.model.currentData() or self.initial.model,
             base_url=self.base_url.text().strip(),
-            thinking_level=self.thinking.currentText(),
+            thinking_level=self.initial.thinking_level,  # set in the toolbar, not here
             compaction_enabled=self.compaction.isChecked(),
             reserve_tokens=self.reserve.value(),
             keep_recent_tokens=self.keep_recent.value(),

@@ -285,7 +285,10 @@ class WindowShell:
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
             return self.settings_dialog
-        dialog = SettingsDialog(form_from_settings(self.settings), self.window)
+        reasoning = bool(getattr(self.agent.model, "reasoning", False))
+        dialog = SettingsDialog(
+            form_from_settings(self.settings), self.window, thinking=self.agent.thinking_level, reasoning=reasoning
+        )
         self.settings_dialog = dialog
 
         def finished(result: int) -> None:

@@ -13,15 +13,16 @@ session itself.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QToolButton, QWidget
 
 from desktop_app.present.context_meter import format_tokens
 
-__all__ = ["ArborStatusBar", "ContextMeter", "ElidedLabel", "format_tokens"]
+__all__ = ["ArborStatusBar", "ContextMeter", "ElidedLabel", "StatusNotice", "format_tokens"]
 
 
 def _threshold_text(count: int) -> str:
@@ -216,9 +217,12 @@ class ContextMeter(QWidget):
 class ElidedLabel(QLabel):
     """A label that elides its text in the middle to fit (a path keeps its start and its file name)."""
 
-    def __init__(self, parent: Any = None, max_width: int = 320) -> None:
+    def __init__(
+        self, parent: Any = None, max_width: int = 320, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle
+    ) -> None:
         super().__init__(parent)
         self._full = ""
+        self._mode = mode
         self.setMaximumWidth(max_width)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.setTextFormat(Qt.TextFormat.PlainText)
@@ -245,7 +249,87 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         width = max(10, self.width() - 2)
-        self.setText(QFontMetrics(self.font()).elidedText(self._full, Qt.TextElideMode.ElideMiddle, width))
+        self.setText(QFontMetrics(self.font()).elidedText(self._full, self._mode, width))
+
+
+NOTICE_MS = 60_000
+"""How long a notice stays unless dismissed or replaced: long enough to read and act on."""
+
+
+class StatusNotice(QWidget):
+    """What just happened, said whole, with buttons to act on it ("Open", "Show in list") and ✕.
+
+    A temporary status message is cut to the room the permanent widgets leave and gone in seconds;
+    a fork or a clone deserves a sentence that stays until it is dismissed or replaced (issue 22
+    item 4). The text is plain; ``detail`` (a full path) is its tooltip and can be copied from it.
+    """
+
+    dismissed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusNotice")
+        # whole when there is room (the sentences are short); in a narrow window it gives way, elided,
+        # rather than widen the window, and its tooltip still has all of it and the path
+        self._label = ElidedLabel(self, max_width=4000, mode=Qt.TextElideMode.ElideRight)
+        self._label.setObjectName("statusNoticeText")
+        self._detail = ""
+        self._buttons: list[QToolButton] = []
+        self._close = QToolButton(self)
+        self._close.setText("✕")
+        self._close.setToolTip("Dismiss")
+        self._close.setAutoRaise(True)
+        self._close.clicked.connect(self.dismiss)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+        self._layout.setSpacing(6)
+        self._layout.addWidget(self._label, 1)
+        self._layout.addWidget(self._close)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.dismiss)
+        self.hide()
+
+    def show_notice(
+        self, text: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], Any]]] = (), timeout_ms: int = NOTICE_MS
+    ) -> None:
+        for button in self._buttons:
+            self._layout.removeWidget(button)
+            button.deleteLater()
+        self._buttons = []
+        self._label.set_full_text(text)
+        self._detail = detail
+        self._label.setToolTip("\n".join(part for part in (text, detail) if part))
+        for name, slot in actions:
+            button = QToolButton(self)
+            button.setText(name)
+            button.clicked.connect(lambda _checked=False, act=slot: act())
+            self._layout.insertWidget(self._layout.count() - 1, button)
+            self._buttons.append(button)
+        self.show()
+        self._timer.start(timeout_ms)
+
+    def dismiss(self) -> None:
+        self._timer.stop()
+        self._label.set_full_text("")
+        self._detail = ""
+        self.hide()
+        self.dismissed.emit()
+
+    def text(self) -> str:
+        """The whole sentence (the label may show it elided in a narrow window)."""
+        return self._label.full_text()
+
+    def detail(self) -> str:
+        return self._detail
+
+    def actions_shown(self) -> list[str]:
+        """The names of the buttons shown ("Open", "Show in list")."""
+        return [b.text() for b in self._buttons]
+
+    def trigger(self, name: str) -> None:
+        """Click the button called ``name`` (automation)."""
+        next(b for b in self._buttons if b.text() == name).click()
 
 
 def _separator(parent: QWidget) -> QLabel:
@@ -286,6 +370,9 @@ class ArborStatusBar(QStatusBar):
         ]
         for widget in widgets:
             self.addPermanentWidget(widget)
+        self.notice = StatusNotice(self)
+        self.notice.dismissed.connect(self._notice_dismissed)
+        self.addWidget(self.notice, 1)
         self.set_model(None)
         self.set_thinking(None)
         self.set_context_usage(None, 0, 0)
@@ -294,6 +381,16 @@ class ArborStatusBar(QStatusBar):
 
     # ================================================================================ API
 
+    def show_notice(self, text: str, detail: str = "", actions: Sequence[tuple[str, Callable[[], Any]]] = ()) -> None:
+        """A sentence that stays (until dismissed or replaced) with buttons; a temporary message
+        would hide it, so the one shown now is cleared."""
+        self.clearMessage()
+        self.notice.show_notice(text, detail, actions)
+        self._file.hide()  # the notice is about a file (its tooltip has the path): room for its words
+
+    def _notice_dismissed(self) -> None:
+        self._file.show()
+
     def set_model(self, name: str | None) -> None:
         """The model id (``claude-sonnet-4-5``), or ``None`` for "no model"."""
         self._model.setText(name or "no model")
@@ -301,7 +398,7 @@ class ArborStatusBar(QStatusBar):
     def use_model_picker(self, picker: QWidget) -> None:
         """Show the model in ``picker`` (a button with a menu of models) instead of the plain label:
         the model appears once, where the label was (:meth:`model_text` still reads the id)."""
-        self.insertPermanentWidget(0, picker)
+        self.insertPermanentWidget(1, picker)  # after the notice, the one normal widget: the first permanent one
         self._model.hide()
 
     def set_thinking(self, level: str | None) -> None:

@@ -77,6 +77,8 @@ class SteeredWindow(Protocol):
 
     def light_fork_drop_target(self, target: QWidget | None) -> None: ...
 
+    def fork_entry(self, entry_id: str, position: str, new_window: bool | None = None) -> bool: ...
+
 
 class Steering(QObject):
     """Everything issue 9 adds to the window (see the module docstring)."""
@@ -306,20 +308,9 @@ class Steering(QObject):
     # ================================================================================ fork and clone
 
     def fork(self, entry_id: str, position: str) -> bool:
-        """Fork (``before`` a user message) or clone (``at`` any entry) into a new session."""
-        window = self.window
-        if window.agent.busy:
-            window.statusBar().showMessage("Stop the running reply before forking.", 5000)
-            return False
-        what = "Fork" if position == "before" else "Clone"
-        result = window._guarded(what, lambda: window.agent.fork(entry_id, "before" if position == "before" else "at"))
-        if result is None:
-            return False
-        if result.editor_text:
-            window.chat.set_editor_text(result.editor_text)
-        done = "Forked" if position == "before" else "Cloned"
-        window.statusBar().showMessage(f"{done} into {result.session_file or 'a new session'}", 6000)
-        return True
+        """Fork (``before`` a user message) or clone (``at`` any entry) into a new session (the
+        window decides where it opens and says what happened)."""
+        return self.window.fork_entry(entry_id, position)
 
     def fork_or_clone(self, entry_id: str) -> None:
         """A node dropped on Fork or the sessions list: a user message is forked (pi's ``/fork``),

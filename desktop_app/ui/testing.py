@@ -69,13 +69,14 @@ def pump(ms: int) -> None:
     loop.run_until_complete(asyncio.sleep(ms / 1000))
 
 
-def open_window(path: str | Path, *, size: tuple[int, int] = (1600, 1000), timeout_ms: int = 10_000) -> MainWindow:
+def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000), timeout_ms: int = 10_000) -> MainWindow:
     """Open ``path`` as ``arbor FILE`` does (``ARBOR_HOME`` and settings honoured, the offline model
     unless a key is configured), show the window at ``size`` and return once the graph's first
-    layout is on screen."""
+    layout is on screen. ``None`` opens the window as ``arbor`` with no file does (first launch:
+    the newest session, else the sample)."""
     _loop()
     settings = Settings.load()
-    window = build_window(str(path), settings)
+    window = build_window(str(path) if path is not None else None, settings)
     window.resize(*size)
     window.show()
     deadline = time.monotonic() + timeout_ms / 1000

@@ -1,6 +1,6 @@
 """The approval card in the real window on the offline model: a ``write``/``bash`` call waits for
 Allow once / Allow always / Deny above the composer; Esc closes the card; a missing working folder
-is asked about."""
+is explained in the chat (with "Choose folder…") when a tool call needs it."""
 
 from __future__ import annotations
 
@@ -160,18 +160,27 @@ async def test_escape_while_the_card_is_open_closes_it(tmp_path: Path, work: Pat
 
 
 @pytest.mark.asyncio
-async def test_a_missing_working_folder_is_asked_for(tmp_path: Path, work: Path, qtbot: Any) -> None:
+async def test_a_missing_working_folder_is_explained_when_a_tool_needs_it(tmp_path: Path, work: Path, qtbot: Any) -> None:
     window = open_window(session_in(tmp_path, tmp_path / "gone"), size=(1200, 800))
     qtbot.addWidget(window)
     window.agent.set_model(OfflineProvider())
     window.setProperty("entries_at_start", len(window.agent.session.get_entries()))
-    await asyncio.sleep(0.05)  # the question comes once the window is up
+    await asyncio.sleep(0.05)
+    assert window.folder_dialog is None and not window.folder_banner.isVisible()  # nothing asked at the door
+    await send_until_card(window, "write notes.txt\nhello")
+    banner = window.folder_banner
+    assert banner.isVisible() and "gone" in banner.text()  # said inline, while the card waits
+    window.chat.approval.answer(ApprovalDecision.ALLOW_ONCE)
+    await settle(window)
+    [failed] = tool_results(window)
+    assert failed["isError"] is True and "Working directory does not exist" in failed["content"][0]["text"]
+    QTest.mouseClick(banner.choose_button, Qt.MouseButton.LeftButton)
     dialog = window.folder_dialog
-    assert dialog is not None and dialog.isVisible() and "gone" in dialog.windowTitle()
+    assert dialog is not None and dialog.isVisible()
     dialog.setDirectory(str(work))  # browsed into it; accepting takes the folder shown
     dialog.accept()
     await asyncio.sleep(0)
-    assert window.folder_dialog is None
+    assert window.folder_dialog is None and not banner.isVisible()
     assert window.agent.working_folder == str(work) and not window.agent.working_folder_missing
     await send_until_card(window, "write notes.txt\nhello")
     window.chat.approval.answer(ApprovalDecision.ALLOW_ONCE)
@@ -187,17 +196,17 @@ async def test_cancelling_the_folder_question_keeps_going(tmp_path: Path, qtbot:
     qtbot.addWidget(window)
     window.agent.set_model(OfflineProvider())
     window.setProperty("entries_at_start", len(window.agent.session.get_entries()))
-    await asyncio.sleep(0.05)
+    window.chat.send_requested.emit("bash echo hi")
+    await card_up(window)
+    window.folder_banner.choose_requested.emit()
     assert window.folder_dialog is not None
     window.folder_dialog.reject()
     await asyncio.sleep(0)
     assert window.folder_dialog is None and window.agent.working_folder_missing
-    window.chat.send_requested.emit("bash echo hi")
-    await card_up(window)  # the turn goes on (the question is asked again, not waited for)
-    window.chat.approval.answer(ApprovalDecision.ALLOW_ONCE)
+    assert window.folder_banner.isVisible()  # still said: nothing was chosen
+    window.chat.approval.answer(ApprovalDecision.ALLOW_ONCE)  # the turn goes on
     await settle(window)
     [result] = tool_results(window)
     assert result["isError"] is True and "Working directory does not exist" in result["content"][0]["text"]
-    if window.folder_dialog is not None:
-        window.folder_dialog.reject()
+    assert window.folder_dialog is None  # never opened by itself
     window.close()

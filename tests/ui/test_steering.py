@@ -144,7 +144,8 @@ def test_a_plain_node_clears_the_branch_summary_panel_and_success_clears_the_err
     assert "Fork" in window.statusBar().currentMessage()
     assert window.steering.fork(CASCAIS_Q, "before")
     assert wait_until(lambda: window.chat.composer_text() != "")
-    assert window.statusBar().currentMessage().startswith("Forked into")
+    assert window.statusBar().currentMessage() == ""  # the earlier error is gone
+    assert window.status.notice.text().startswith("Forked into a new session")
 
 
 def test_context_meter_never_drops_while_the_context_grows(window: MainWindow) -> None:

@@ -1,0 +1,81 @@
+"""Settings in plain words (issue 22 item 11): the dialog's labels say what a setting does, pi's
+names are in the tooltips only; the thinking level has one source of truth, the toolbar's, which
+the dialog repeats (it used to say "medium" while the toolbar said "off")."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel
+
+from desktop_app.agent.startup import SAMPLE_SESSION
+from desktop_app.llm.offline import OFFLINE_MODEL, OfflineProvider
+from desktop_app.session.paths import arbor_home
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.settings_dialog import SettingsDialog
+from desktop_app.ui.testing import open_window, pump
+
+JARGON = ("Reserve", "Keep recent", "fsync", "Follow", "Tokens", "baseUrl", "piVersion", "retry.", "compaction.")
+
+
+@pytest.fixture
+def window(tmp_path: Path) -> Iterator[MainWindow]:
+    path = tmp_path / "s.jsonl"
+    shutil.copyfile(SAMPLE_SESSION, path)
+    opened = open_window(path, size=(1300, 850))
+    yield opened
+    opened.close()
+    pump(50)
+
+
+def shown_words(dialog: SettingsDialog) -> list[str]:
+    texts = [w.text() for w in dialog.findChildren(QLabel) if w.isVisibleTo(dialog)]
+    texts += [w.text() for w in dialog.findChildren(QAbstractButton) if w.isVisibleTo(dialog)]
+    texts += [w.title() for w in dialog.findChildren(QGroupBox)]
+    return texts
+
+
+def test_labels_are_plain_and_tooltips_name_pi_s_settings(window: MainWindow) -> None:
+    dialog = window.shell.open_settings()
+    words = shown_words(dialog)
+    assert not [w for w in words if any(j in w for j in JARGON)], words
+    assert "Room for the reply" in words and "Keep word for word" in words
+    for widget, name in (
+        (dialog.reserve, "compaction.reserveTokens"),
+        (dialog.keep_recent, "compaction.keepRecentTokens"),
+        (dialog.skip_prompt, "branchSummary.skipPrompt"),
+        (dialog.max_retries, "retry.maxRetries"),
+        (dialog.base_delay, "retry.baseDelayMs"),
+        (dialog.fsync, "fsync"),
+        (dialog.pi_version, "piVersion"),
+        (dialog.thinking, "defaultThinkingLevel"),
+    ):
+        assert widget.toolTip().endswith(f"setting: {name}"), (name, widget.toolTip())
+    dialog.reject()
+
+
+def test_the_dialog_says_the_thinking_level_the_toolbar_shows(window: MainWindow) -> None:
+    assert not window.agent.model.reasoning  # the offline model: thinking is off
+    dialog = window.shell.open_settings()
+    assert window.thinking_box.currentText() == "off" and window.status.thinking_text() == "thinking off"
+    assert dialog.thinking.text().startswith("off — ")
+    dialog.reject()
+    pump(10)
+    window.agent.set_model(OfflineProvider(model=replace(OFFLINE_MODEL, id="offline-thinks", reasoning=True)))
+    window.model_changed()
+    window.thinking_box.setCurrentText("high")
+    window.thinking_box.activated.emit(window.thinking_box.currentIndex())  # chosen in the toolbar
+    assert window.agent.thinking_level == "high" and window.status.thinking_text() == "thinking high"
+    dialog = window.shell.open_settings()
+    assert dialog.thinking.text().startswith("high — ")
+    dialog.accept()  # OK without touching anything changes no level
+    assert window.agent.thinking_level == "high"
+    home = arbor_home()
+    assert home is not None
+    saved = json.loads((home / "settings.json").read_text())
+    assert saved["defaultThinkingLevel"] == "high"  # new sessions start where the toolbar was left, as in pi
