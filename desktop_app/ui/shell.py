@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QToolBar,
     QToolButton,
     QWidget,
@@ -90,7 +91,15 @@ class WindowShell:
         self.panel.open_requested.connect(open_path)
         self._narrowing_guard = _ResizeWatch(self.make_room_for_graph)
         self._shown_width: int | None = None  #: the window's width when last seen on screen
-        splitter.insertWidget(0, self.panel)
+        side = getattr(window, "sidebar", None)  # one tabbed side column: Sessions, Outline, Context
+        self.side: QTabWidget | None = side if isinstance(side, QTabWidget) else None
+        if self.side is not None:
+            self.side.insertTab(0, self.panel, "Sessions")
+            self.side.setTabToolTip(0, "Your sessions and pi's, by working folder (Ctrl+Shift+E)")
+            self.column: QWidget = self.side
+        else:
+            splitter.insertWidget(0, self.panel)
+            self.column = self.panel
         splitter.setCollapsible(0, True)
         splitter.setStretchFactor(0, 0)
         window.installEventFilter(self._narrowing_guard)
@@ -101,6 +110,8 @@ class WindowShell:
         self.toggle_panel.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.toggle_panel.setToolTip("Show or hide the sessions panel (Ctrl+Shift+E)")
         self.toggle_panel.triggered.connect(lambda _checked=False: self.set_panel_visible(not self.panel_shown()))
+        if self.side is not None:  # a click on a tab is a toggle too
+            self.side.currentChanged.connect(lambda _i: self.toggle_panel.setChecked(self._panel_current()))
         window.addAction(self.toggle_panel)
         self._window_action("New in folder…", "Ctrl+Shift+N", "New session in a folder you choose", self.panel.new_session)
         self.settings_action = self._window_action("Settings…", "Ctrl+,", "Settings and API key", self.open_settings)
@@ -229,25 +240,39 @@ class WindowShell:
         if deficit <= 0:
             return
         give = min(deficit, sizes[0])
-        if sizes[0] - give < self.panel.minimumSizeHint().width():
+        if sizes[0] - give < self.column.minimumSizeHint().width():
             give = sizes[0]  # too narrow to be useful: collapsed (the splitter handle brings it back)
         sizes[0] -= give
         sizes[index] += give
         self.splitter.setSizes(sizes)
 
+    def _panel_current(self) -> bool:
+        """The sessions list is the side column's page on top (or, without a column, not hidden)."""
+        if self.side is not None:
+            return self.side.currentWidget() is self.panel and not self.side.isHidden()
+        return not self.panel.isHidden()
+
     def panel_shown(self) -> bool:
-        """The panel is on screen with some width (not hidden, not collapsed by the splitter)."""
-        return not self.panel.isHidden() and bool(self.splitter.sizes()[:1] and self.splitter.sizes()[0])
+        """The panel is on screen with some width (its tab on top, not collapsed by the splitter)."""
+        return self._panel_current() and bool(self.splitter.sizes()[:1] and self.splitter.sizes()[0])
 
     def set_panel_visible(self, visible: bool) -> None:
-        self.panel.setVisible(visible)
+        """Show the sessions list (its tab on top of the side column, with width) or put it away (the
+        column shows the outline instead; Ctrl+Shift+E brings the list back)."""
+        if self.side is not None:
+            if visible:
+                self.side.setCurrentWidget(self.panel)
+            elif self.side.currentWidget() is self.panel:
+                self.side.setCurrentIndex(1 if self.side.count() > 1 else 0)
+        else:
+            self.panel.setVisible(visible)
         if self.toggle_panel.isChecked() != visible:
             self.toggle_panel.setChecked(visible)
         if visible:
             sizes = self.splitter.sizes()
             if sizes and sizes[0] == 0 and self.window.isVisible():  # collapsed by a narrow window
                 widest = max(range(1, len(sizes)), key=lambda i: sizes[i])
-                width = min(self.panel.sizeHint().width(), sizes[widest] // 2)
+                width = min(self.column.sizeHint().width(), sizes[widest] // 2)
                 sizes[0], sizes[widest] = width, sizes[widest] - width
                 self.splitter.setSizes(sizes)
             self.panel.refresh()
@@ -366,7 +391,7 @@ class WindowShell:
         state.set_geometry(bytes(self.window.saveGeometry().data()))
         state.set_splitter_sizes(MAIN_SPLITTER, self.splitter.sizes())
         state.set_splitter_sizes(RIGHT_SPLITTER, self.right.sizes())
-        state.set_flag(PANEL_VISIBLE, self.panel.isVisibleTo(self.window))
+        state.set_flag(PANEL_VISIBLE, self._panel_current())
 
     def shutdown(self) -> None:
         self.save()
