@@ -21,11 +21,13 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLabel, QListView, QVBoxLayout, QWidget
 
 from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineItem, outline, outline_counts
+from desktop_app.present.text import full_text
 
+from ..plain import plain_text
 from .style import GraphStyle
 from .view import GraphView
 
@@ -161,12 +163,19 @@ class OutlineModel(QAbstractListModel):
     (0.26 s each time under the profiler).
     """
 
-    def __init__(self, color: Callable[[OutlineItem], QColor | None], parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        color: Callable[[OutlineItem], QColor | None],
+        parent: QObject | None = None,
+        describe: Callable[[str], str] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.items: list[OutlineItem] = []
+        self._describe = describe  #: an entry's whole text for the hover (read only when asked)
         self._color = color  #: a row's text colour (the panel's, from the canvas's style); None: the list's own
         self._bold = QFont()
         self._bold.setBold(True)
+        self._row_height = QFontMetrics(self._bold).height() + 2  #: every row, so the list can elide them
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008, N802 (Qt API)
         return 0 if parent.isValid() else len(self.items)
@@ -184,6 +193,11 @@ class OutlineModel(QAbstractListModel):
             return self._color(item)  # plain rows keep the list's own text colour (it follows the theme)
         if role == Qt.ItemDataRole.FontRole:
             return self._bold if item.on_active_path else None
+        if role == Qt.ItemDataRole.SizeHintRole:  # as wide as the list, whatever the text: it elides
+            return QSize(1, self._row_height)
+        if role == Qt.ItemDataRole.ToolTipRole:  # the whole row and its entry's text, as text (never HTML)
+            whole = self._describe(item.entry_id) if self._describe is not None else ""
+            return plain_text(f"{item.text}\n\n{whole}" if whole and whole not in item.text else item.text)
         return None
 
     def set_items(self, items: list[OutlineItem]) -> None:
@@ -259,7 +273,7 @@ class OutlinePanel(QWidget):
         self.filter = QComboBox(self)
         for group in OUTLINE_GROUPS:
             self.filter.addItem(group)
-        self.model = OutlineModel(self._color, self)
+        self.model = OutlineModel(self._color, self, self._whole_text)
         self.list = QListView(self)
         self.list.setModel(self.model)
         self.list.setUniformItemSizes(True)
@@ -270,6 +284,10 @@ class OutlinePanel(QWidget):
         self.list.setBatchSize(200)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.list.setToolTip("Landmarks of the tree: click to go there")
+        # Rows never push a sideways scroll bar: a long one is cut with "…" and read whole on hover.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.legend = Legend(style, self)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -300,6 +318,11 @@ class OutlinePanel(QWidget):
             self._timer.start(0)
         elif not self._timer.isActive():
             self._timer.start(_BIG_OUTLINE_DELAY_MS if len(self.items) > _BIG_OUTLINE else 150)
+
+    def _whole_text(self, entry_id: str) -> str:
+        session = self._graph.session
+        entry = session.get_entry(entry_id) if session is not None else None
+        return full_text(entry, 600) if entry is not None else ""
 
     def refresh(self) -> None:
         """Re-read the graph (debounced after every layout). Only the rows that differ are touched:

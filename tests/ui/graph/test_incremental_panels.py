@@ -198,3 +198,29 @@ def test_a_long_outline_follows_a_stream_at_most_once_a_second(qtbot: Any, open_
     qtbot.wait(30)
     panel._on_layout("incremental")  # another append: the refresh already due is not put off
     assert panel._timer.isActive() and panel._timer.remainingTime() < left
+
+
+def test_outline_rows_elide_to_the_list_width_with_the_whole_text_on_hover(qtbot: Any, open_case: OpenCase) -> None:
+    """Issue 22 Found 10: rows were cut behind a sideways scroll bar; now each row is as wide as the
+    list (the delegate elides it) and its tooltip holds the whole text, as text."""
+    manager = open_case("gen-0031")
+    _append(manager, "<img src='file:///tmp/red.png'> a very long last reply " + "word " * 40)
+    view: GraphView = make_view(qtbot, manager)
+    panel = OutlinePanel(view, view.graph_style)
+    qtbot.addWidget(panel)
+    panel.resize(220, 500)
+    panel.show()
+    panel.refresh()
+    qtbot.waitUntil(lambda: panel.list.model().rowCount() > 0)
+    listing = panel.list
+    assert listing.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    width = listing.viewport().width()
+    model = listing.model()
+    for row in range(model.rowCount()):
+        index = model.index(row, 0)
+        assert listing.visualRect(index).width() <= width
+        tip = index.data(Qt.ItemDataRole.ToolTipRole)
+        text = index.data()
+        assert tip.startswith(text) or (tip.startswith('<p style="white-space:pre-wrap">') and "&lt;img" in tip)
+    tips = [model.index(r, 0).data(Qt.ItemDataRole.ToolTipRole) for r in range(model.rowCount())]
+    assert any("a very long last reply " + "word " * 39 in tip for tip in tips)  # the whole text, not the row's 44
