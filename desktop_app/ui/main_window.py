@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QLabel,
+    QListView,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -62,6 +63,7 @@ from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
 from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
+from .panes import Pane, PaneKeys
 from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -141,6 +143,7 @@ class MainWindow(QMainWindow):
         self.graph.node_selected.connect(self.steering.node_selected)
         self.graph.node_selected.connect(lambda _e: self._sync_fork_actions())
         self.shell = WindowShell(self, agent, settings, ui_state, (splitter, right), self.open_path)  # sessions panel, title, recent, geometry
+        self.panes = PaneKeys(self, self._panes())  # Tab's order and F6 / Shift+F6 between the panes
         self.sessions = self.shell.panel  #: the sessions list (DESIGN.md §7.1: ``listed_paths()``)
         self.forker = Forker(self)  # fork and clone: here or in a new window, said in the status line
         self._add_fork_menus()
@@ -168,6 +171,27 @@ class MainWindow(QMainWindow):
         self._follow_timer.start()
         self._bind_session()
 
+    def _panes(self) -> list[Pane]:
+        """The panes in reading order: toolbar, side column, canvas, chat, composer (see :mod:`.panes`)."""
+        side, panel, outline, lens = self.sidebar, self.shell.panel, self.outline, self.lens
+        messages = self.chat.findChild(QListView)
+        page_target: dict[int, QWidget] = {id(panel): panel.search, id(outline): outline.list, id(lens): lens.table}
+
+        def side_target() -> QWidget | None:
+            page = side.currentWidget()
+            return page_target.get(id(page), page) if page is not None else None
+
+        return [
+            Pane("toolbar", lambda: self.search_box, lambda: [self.search_box, self.filter_box, self.thinking_box],
+                 lambda: self.toolbar),
+            Pane("side", side_target, lambda: [side.tabBar(), panel.search, panel.new_button, panel.tree,
+                                               outline.filter, outline.list, lens.leaf_button, lens.table],
+                 lambda: side),
+            Pane("canvas", lambda: self.graph, lambda: [self.graph], lambda: self.graph),
+            Pane("chat", lambda: messages, lambda: [messages] if messages is not None else [], lambda: messages),
+            Pane("composer", lambda: self.chat.composer, lambda: [self.chat.composer], lambda: self.chat.composer),
+        ]
+
     @property
     def session(self) -> SessionView:
         """The open session, read-only (DESIGN.md §7.1); changes go through :attr:`agent`."""
@@ -189,6 +213,7 @@ class MainWindow(QMainWindow):
     def _build_toolbar(self) -> None:
         bar = QToolBar("Main", self)
         bar.setObjectName("mainToolbar")
+        self.toolbar = bar
         bar.setMovable(False)
         self.addToolBar(bar)
         bar.addAction(self._action("New", self.new_session, QKeySequence.StandardKey.New, "New session"))
