@@ -30,6 +30,7 @@ from desktop_app.settings import Settings
 
 from .app import build_window
 from .event_loop import qt_event_loop
+from .gui_gc import install_gui_gc
 from .main_window import MainWindow
 
 __all__ = ["open_window", "pump"]
@@ -74,6 +75,7 @@ def open_window(path: str | Path, *, size: tuple[int, int] = (1600, 1000), timeo
     unless a key is configured), show the window at ``size`` and return once the graph's first
     layout is on screen."""
     _loop()
+    install_gui_gc()  # garbage collected on this thread only, whichever loop drives the window
     settings = Settings.load()
     window = build_window(str(path), settings)
     window.resize(*size)
