@@ -51,6 +51,7 @@ from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
 from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
+from .plain import plain_text
 from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -156,7 +157,7 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
-        action.setToolTip(f"{tip or text}" + (f" ({QKeySequence(shortcut).toString()})" if shortcut else ""))
+        action.setToolTip(plain_text(f"{tip or text}" + (f" ({QKeySequence(shortcut).toString()})" if shortcut else "")))
         action.triggered.connect(slot)
         self.addAction(action)
         return action
@@ -423,11 +424,11 @@ class MainWindow(QMainWindow):
         ):
             if entry is None:
                 action.setEnabled(False)
-                action.setToolTip(idle)
+                action.setToolTip(plain_text(idle))
                 continue
             item = menu_item(view, entry, kind, busy=self.agent.busy)
             action.setEnabled(item.enabled)
-            action.setToolTip(f"{action.text()}: {item.reason}")
+            action.setToolTip(plain_text(f"{action.text()}: {item.reason}"))
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
@@ -476,7 +477,7 @@ class MainWindow(QMainWindow):
         try:
             self.agent.open_session_file(path)
         except SessionOpenError as exc:  # shown to the user, nothing is lost
-            QMessageBox.warning(self, "Cannot open session", str(exc))
+            QMessageBox.warning(self, "Cannot open session", plain_text(str(exc)))
 
     # ============================================================================ graph side panel
 

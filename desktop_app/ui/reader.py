@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.present.reader import ReaderPage
 
+from .plain import plain_text
+
 __all__ = ["ReaderPanel"]
 
 CRUMBS_SHOWN = 6  #: the root, an ellipsis, and the last crumbs of a long path
@@ -108,7 +110,7 @@ class ReaderPanel(QWidget):
         self._status.setText(page.status)
         self._body.setPlainText(page.body)
         self._continue.setEnabled(page.can_continue)
-        self._continue.setToolTip(page.continue_reason)
+        self._continue.setToolTip(plain_text(page.continue_reason))
         crumbs = list(page.crumbs)
         parts = [f'<a href="{html.escape(c.entry_id)}">{html.escape(c.text)}</a>' for c in crumbs]
         if len(parts) > CRUMBS_SHOWN:

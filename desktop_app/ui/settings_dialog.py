@@ -39,6 +39,8 @@ from desktop_app.present.settings_form import (
     validate,
 )
 
+from .plain import plain_label
+
 __all__ = ["SettingsDialog"]
 
 
@@ -90,7 +92,7 @@ class SettingsDialog(QDialog):
         self.key.setPlaceholderText("sk-ant-…")
         self.key.setToolTip("Anthropic API key — kept in the system keyring, never in a file Arbor writes")
         self.key.setObjectName("apiKey")
-        self.key_note = QLabel()
+        self.key_note = plain_label(QLabel())
         self.key_note.setWordWrap(True)
         self.key_note.setMinimumWidth(330)
         self.key_note.setObjectName("keyNote")
@@ -149,7 +151,7 @@ class SettingsDialog(QDialog):
         behaviour_form.addRow("Theme", self.theme)
         behaviour_form.addRow("Follow", self.pi_version)
 
-        self.problems = QLabel()
+        self.problems = plain_label(QLabel())
         self.problems.setObjectName("settingsProblems")
         self.problems.setWordWrap(True)
         self.problems.setStyleSheet("color: #d1242f;")

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLabel, QListView, Q
 
 from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineItem, outline, outline_counts
 
+from ..plain import plain_label
 from .style import GraphStyle
 from .view import GraphView
 
@@ -239,7 +240,7 @@ class OutlinePanel(QWidget):
         super().__init__(parent)
         self._graph = graph
         self._style = style
-        self.counts = QLabel(self)
+        self.counts = plain_label(QLabel(self))
         self.counts.setWordWrap(True)
         self.filter = QComboBox(self)
         for group in OUTLINE_GROUPS:
