@@ -24,6 +24,7 @@ import gc
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
@@ -68,7 +69,9 @@ class GuiGarbageCollector(QObject):
     """Automatic collection off; a timer on the GUI thread collects what is due (:func:`due_generation`).
 
     Made on the GUI thread (its timer runs there). :meth:`stop` turns the timer off and gives the
-    interpreter its automatic collection back if it had it.
+    interpreter its automatic collection back if it had it. ``counts``, ``collect`` and ``clock``
+    are the interpreter's (``gc.get_count``, ``gc.collect``, ``time.monotonic``) unless a test
+    gives its own.
     """
 
     def __init__(
@@ -76,12 +79,17 @@ class GuiGarbageCollector(QObject):
         parent: QObject | None = None,
         interval_ms: int = CHECK_INTERVAL_MS,
         full_min_interval: float = FULL_COLLECTION_MIN_INTERVAL_S,
+        *,
+        counts: Callable[[], tuple[int, int, int]] = gc.get_count,
+        collect: Callable[[int], object] = gc.collect,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         super().__init__(parent)
         self.thread_id = threading.get_ident()
         self.full_min_interval = full_min_interval
         self.thresholds = gc.get_threshold()
-        self.last_full = time.monotonic()
+        self._counts, self._collect, self._clock = counts, collect, clock
+        self.last_full = clock()
         self.collections = [0, 0, 0]  # how many of each generation this collector ran
         self._was_enabled = gc.isenabled()
         gc.disable()
@@ -99,11 +107,12 @@ class GuiGarbageCollector(QObject):
         if gc.isenabled():  # someone switched it back on: threads would collect again
             log.debug("automatic garbage collection was re-enabled; switching it off again")
             gc.disable()
-        now = time.monotonic()
-        generation = due_generation(gc.get_count(), self.thresholds, now - self.last_full, self.full_min_interval)
+        now = self._clock()
+        counts = self._counts()
+        generation = due_generation(counts, self.thresholds, now - self.last_full, self.full_min_interval)
         if generation is None:
             return None
-        gc.collect(generation)
+        self._collect(generation)
         self.collections[generation] += 1
         if generation == 2:
             self.last_full = now

@@ -79,6 +79,34 @@ def test_a_long_stream_of_allocations_runs_young_collections_and_rare_full_ones(
     assert len(fulls) <= 600 / FULL_COLLECTION_MIN_INTERVAL_S
 
 
+def test_the_collector_runs_the_due_generation_and_spaces_full_ones(app: QApplication) -> None:
+    """The collector itself, on counts and a clock of the test's: what it collects, and a full
+    collection only once the minimum interval has passed since the last."""
+    counts = (0, 0, 0)
+    now = [100.0]
+    collected: list[int] = []
+    collector = GuiGarbageCollector(
+        app, 10_000, 30.0, counts=lambda: counts, collect=collected.append, clock=lambda: now[0]
+    )
+    collector.thresholds = THRESHOLDS
+    try:
+        assert collector.collect_if_due() is None and collected == []
+        counts = (701, 0, 0)
+        assert collector.collect_if_due() == 0
+        counts = (701, 11, 11)
+        now[0] += 29.0
+        assert collector.collect_if_due() == 1  # a full one is due by the counts, not yet by time
+        now[0] += 1.0
+        assert collector.collect_if_due() == 2 and collector.last_full == now[0]
+        now[0] += 5.0
+        assert collector.collect_if_due() == 1
+        assert collected == [0, 1, 2, 1] and collector.collections == [1, 2, 1]
+    finally:
+        collector.stop()
+        collector.deleteLater()
+        gc.disable()
+
+
 @pytest.mark.usefixtures("gc_enabled")
 def test_the_apps_event_loop_switches_automatic_collection_off(app: QApplication) -> None:
     loop = qt_event_loop(app)
