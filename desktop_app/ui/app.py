@@ -19,6 +19,8 @@ from desktop_app.agent.providers import make_provider
 from desktop_app.agent.startup import SAMPLE_SESSION, initial_session
 from desktop_app.settings import Settings
 
+from .plain import plain_text
+
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
@@ -100,7 +102,7 @@ def run_gui(path: str | None = None) -> int:
         agent = window.agent
     except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
         what = f"open {path}" if path else "start"
-        QMessageBox.critical(None, "Arbor", f"Arbor could not {what}:\n{exc}")
+        QMessageBox.critical(None, "Arbor", plain_text(f"Arbor could not {what}:\n{exc}"))
         print(f"arbor: could not {what}: {exc}", file=sys.stderr)
         return 1
     for warning in settings.warnings:

@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 from desktop_app.present.branch_preview import BranchPreview
 from desktop_app.present.compaction_preview import CompactionPreview
 
+from .plain import plain_text
+
 __all__ = ["CompactionDialog", "LabelDialog", "SummaryAnswer", "SummaryQuestion"]
 
 
@@ -168,7 +170,7 @@ class CompactionDialog(QDialog):
             self.compact_button.setEnabled(False)
             self.focus_edit.setEnabled(False)
             if preview is not None:
-                self.compact_button.setToolTip(preview.describe())
+                self.compact_button.setToolTip(plain_text(preview.describe()))
                 self.cancel_button.setText("Close")
         self.compact_button.clicked.connect(self._compact)
         self.cancel_button.clicked.connect(self._cancel)

@@ -16,6 +16,9 @@ interval (5 ms) the UI thread, each time it lets the GIL go (every Qt call that 
 entries. The loop sets the interval to :data:`GIL_SWITCH_INTERVAL` (measured, issue 10: the longest
 stall while streaming and compacting, median of 3 runs, 25 -> 20 ms; the gap as the compaction
 starts 42/29/19 -> 18/19/20 ms). It only matters while threads compete for the GIL.
+
+The loop also puts cyclic garbage collection on the GUI thread (:mod:`.gui_gc`): a collection
+started by a worker thread's allocations could finalize Qt objects there.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QCoreApplication
 
+from .gui_gc import install_gui_gc
+
 __all__ = ["GIL_SWITCH_INTERVAL", "qt_event_loop"]
 
 #: Seconds a thread holds the GIL before another that wants it gets its turn (CPython: 0.005).
@@ -33,10 +38,12 @@ GIL_SWITCH_INTERVAL = 0.001
 
 
 def qt_event_loop(app: QCoreApplication) -> asyncio.AbstractEventLoop:
-    """A new asyncio event loop that runs on ``app``'s Qt event loop (not yet set as current)."""
+    """A new asyncio event loop that runs on ``app``'s Qt event loop (not yet set as current), with
+    garbage collected on ``app``'s thread only (:func:`~.gui_gc.install_gui_gc`)."""
     import qasync  # type: ignore[import-untyped]  # no stubs; typed by this function's signature
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
+    install_gui_gc(app)
     loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app)
     loop.set_default_executor(ThreadPoolExecutor(max_workers=4, thread_name_prefix="arbor-io"))
     return loop

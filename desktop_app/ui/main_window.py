@@ -64,6 +64,7 @@ from .graph.find_bar import FindBar
 from .graph.sidebar import GraphSidebar
 from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .panes import Pane, PaneKeys
+from .plain import plain_text
 from .shell import WindowShell
 from .state import UiState
 from .status_bar import ArborStatusBar
@@ -205,7 +206,7 @@ class MainWindow(QMainWindow):
         action = QAction(text, self)
         if shortcut is not None:
             action.setShortcut(QKeySequence(shortcut))
-        action.setToolTip(f"{tip or text}" + (f" ({QKeySequence(shortcut).toString()})" if shortcut else ""))
+        action.setToolTip(plain_text(f"{tip or text}" + (f" ({QKeySequence(shortcut).toString()})" if shortcut else "")))
         action.triggered.connect(slot)
         self.addAction(action)
         return action
@@ -510,12 +511,12 @@ class MainWindow(QMainWindow):
         ):
             if entry is None:
                 action.setEnabled(False)
-                action.setToolTip(idle)
+                action.setToolTip(plain_text(idle))
                 continue
             item = menu_item(view, entry, kind, busy=self.agent.busy)
             action.setEnabled(item.enabled)
             elsewhere = " (Ctrl+click: in a new window)" if item.enabled else ""
-            action.setToolTip(f"{action.text()}: {item.reason}{elsewhere}")
+            action.setToolTip(plain_text(f"{action.text()}: {item.reason}{elsewhere}"))
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
@@ -560,7 +561,7 @@ class MainWindow(QMainWindow):
         try:
             self.agent.open_session_file(path)
         except SessionOpenError as exc:  # shown to the user, nothing is lost
-            QMessageBox.warning(self, "Cannot open session", str(exc))
+            QMessageBox.warning(self, "Cannot open session", plain_text(str(exc)))
 
     # ============================================================================ graph side panel
 

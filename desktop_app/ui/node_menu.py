@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from desktop_app.present.node_menu import MenuAction, MenuItem
 
+from .plain import plain_text
+
 __all__ = ["MNEMONICS", "build_node_menu", "chosen_action"]
 
 #: The underlined letter of each item (unique in the menu).
@@ -42,7 +44,7 @@ def build_node_menu(items: Sequence[MenuItem], parent: QWidget) -> QMenu:
         action = QAction(MNEMONICS[item.action], menu)
         action.setData(item.action)
         action.setEnabled(item.enabled)
-        action.setToolTip(item.reason)
+        action.setToolTip(plain_text(item.reason))
         action.setStatusTip(item.reason)
         menu.addAction(action)
     return menu

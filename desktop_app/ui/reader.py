@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
 
 from desktop_app.present.reader import ReaderPage
 
+from .plain import plain_text
+
 __all__ = ["ReaderPanel"]
 
 CRUMBS_SHOWN = 6  #: the root, an ellipsis, and the last crumbs of a long path
@@ -120,7 +122,7 @@ class ReaderPanel(QWidget):
         if page.body != self._body.toPlainText():  # the same text (a refresh) keeps the scroll position
             self._body.setPlainText(page.body)
         self._continue.setEnabled(page.can_continue)
-        self._continue.setToolTip(page.continue_reason)
+        self._continue.setToolTip(plain_text(page.continue_reason))
         crumbs = list(page.crumbs)
         parts = [f'<a href="{html.escape(c.entry_id)}">{html.escape(c.text)}</a>' for c in crumbs]
         if len(parts) > CRUMBS_SHOWN:

@@ -40,9 +40,11 @@ def take_screenshot(
     from PySide6.QtCore import QCoreApplication, Qt
     from PySide6.QtWidgets import QApplication
 
+    from .gui_gc import install_gui_gc
     from .main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    install_gui_gc(app)  # the graph's build thread must not collect the window's Qt objects
     if theme is not None:
         from .theme import apply_theme
 

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
 from desktop_app.agent import AgentSession, SessionOpenError
 from desktop_app.present.sessions import SessionGroup, SessionRow, SessionSources, build_groups
 
+from .plain import plain_label, plain_text
 from .trash import TrashError, move_to_trash
 
 __all__ = ["SessionsPanel"]
@@ -227,7 +228,7 @@ class SessionsPanel(QWidget):
         self.tree.customContextMenuRequested.connect(self._menu)
         self.tree.itemActivated.connect(self._activated)
         self.tree.itemClicked.connect(self._activated)
-        self.status = QLabel("", self)
+        self.status = plain_label(QLabel("", self))
         self.status.setObjectName("sessionsStatus")
         self._drop_hint = False
         self._status_before_hint = ""
@@ -278,7 +279,7 @@ class SessionsPanel(QWidget):
                       widget: QWidget | None = None) -> None:
         action = QAction(text, self)
         action.setShortcut(QKeySequence(keys))
-        action.setToolTip(f"{text} ({action.shortcut().toString()})")
+        action.setToolTip(plain_text(f"{text} ({action.shortcut().toString()})"))
         action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         action.triggered.connect(slot)
         (widget or self).addAction(action)
@@ -327,7 +328,7 @@ class SessionsPanel(QWidget):
         for group in groups:
             folder = QTreeWidgetItem([f"{group.label}  ({len(group.rows)})"])
             folder.setData(0, PATH_ROLE, f"folder:{group.folder}")
-            folder.setToolTip(0, group.folder or "Sessions without a working folder")
+            folder.setToolTip(0, plain_text(group.folder or "Sessions without a working folder"))
             folder.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.tree.addTopLevelItem(folder)
             children = []
@@ -336,7 +337,7 @@ class SessionsPanel(QWidget):
                 item.setData(0, PATH_ROLE, row.path)
                 item.setData(0, DETAIL_ROLE, row.detail)
                 item.setData(0, SOURCE_ROLE, row.source)
-                item.setToolTip(0, row.tooltip)
+                item.setToolTip(0, plain_text(row.tooltip))
                 if row.current:
                     item.setFont(0, bold)
                 children.append(item)
@@ -458,7 +459,7 @@ class SessionsPanel(QWidget):
         try:
             self.agent.rename_session(name, path)
         except Exception as exc:  # noqa: BLE001 - shown, never raised into Qt
-            QMessageBox.warning(self, "Rename session", f"Could not rename the session:\n{exc}")
+            QMessageBox.warning(self, "Rename session", plain_text(f"Could not rename the session:\n{exc}"))
             return False
         self.refresh()
         return True
@@ -478,7 +479,7 @@ class SessionsPanel(QWidget):
         try:
             move_to_trash(path)
         except TrashError as exc:
-            QMessageBox.warning(self, "Move to Trash", str(exc))
+            QMessageBox.warning(self, "Move to Trash", plain_text(str(exc)))
             return False
         self.refresh()
         return True
@@ -494,19 +495,19 @@ class SessionsPanel(QWidget):
         try:
             self.agent.new_session(folder)
         except (OSError, SessionOpenError, ValueError) as exc:
-            QMessageBox.warning(self, "New session", str(exc))
+            QMessageBox.warning(self, "New session", plain_text(str(exc)))
             return False
         return True
 
     # ============================================================================ questions
 
     def _confirm(self, title: str, text: str) -> bool:
-        answer = QMessageBox.question(self, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+        answer = QMessageBox.question(self, title, plain_text(text), QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
                                       QMessageBox.StandardButton.Cancel)
         return answer == QMessageBox.StandardButton.Yes
 
     def _ask_text(self, title: str, label: str, current: str) -> str | None:
-        text, ok = QInputDialog.getText(self, title, label, text=current)
+        text, ok = QInputDialog.getText(self, title, plain_text(label), text=current)
         return text if ok else None
 
     def _ask_folder(self, start: str) -> str | None:

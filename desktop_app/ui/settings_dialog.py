@@ -42,6 +42,8 @@ from desktop_app.present.settings_form import (
     validate,
 )
 
+from .plain import plain_label
+
 __all__ = ["SettingsDialog"]
 
 
@@ -98,7 +100,7 @@ class SettingsDialog(QDialog):
         self.key.setPlaceholderText("sk-ant-…")
         self.key.setToolTip("Anthropic API key — kept in the system keyring, never in a file Arbor writes")
         self.key.setObjectName("apiKey")
-        self.key_note = QLabel()
+        self.key_note = plain_label(QLabel())
         self.key_note.setWordWrap(True)
         self.key_note.setMinimumWidth(330)
         self.key_note.setObjectName("keyNote")
@@ -161,7 +163,7 @@ class SettingsDialog(QDialog):
             else:
                 behaviour_form.addRow(item)
 
-        self.problems = QLabel()
+        self.problems = plain_label(QLabel())
         self.problems.setObjectName("settingsProblems")
         self.problems.setWordWrap(True)
         self.problems.setStyleSheet("color: #d1242f;")

@@ -39,6 +39,7 @@ from desktop_app.settings import Settings
 
 from .help import KeysDialog
 from .model_picker import ModelPicker
+from .plain import plain_text
 from .sessions_panel import SessionsPanel
 from .settings_dialog import SettingsDialog
 from .state import UiState
@@ -144,12 +145,12 @@ class WindowShell:
             shortcut = action.shortcut().toString()
             if shortcut:
                 tip = action.toolTip() or action.text().replace("&", "")
-                action.setToolTip(tooltip_with_shortcut(tip, shortcut))
+                action.setToolTip(plain_text(tooltip_with_shortcut(tip, shortcut)))
 
     def _window_action(self, text: str, keys: str, tip: str, slot: Callable[[], object]) -> QAction:
         action = QAction(text, self.window)
         action.setShortcut(QKeySequence(keys))
-        action.setToolTip(tooltip_with_shortcut(tip, action.shortcut().toString()))
+        action.setToolTip(plain_text(tooltip_with_shortcut(tip, action.shortcut().toString())))
         action.triggered.connect(slot)
         self.window.addAction(action)
         return action
@@ -194,8 +195,8 @@ class WindowShell:
             none.setEnabled(False)
             return
         for path in paths:
-            action = self.recent_menu.addAction(Path(path).name)
-            action.setToolTip(path)
+            action = self.recent_menu.addAction(Path(path).name.replace("&", "&&"))  # no mnemonic
+            action.setToolTip(plain_text(path))
             action.setData(path)
             action.triggered.connect(lambda _checked=False, p=path: self.open_path(p))
 

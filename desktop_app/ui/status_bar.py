@@ -22,6 +22,8 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QStatusBar, QToo
 
 from desktop_app.present.context_meter import format_tokens
 
+from .plain import plain_label, plain_text
+
 __all__ = ["ArborStatusBar", "ContextMeter", "ElidedLabel", "StatusNotice", "format_tokens"]
 
 
@@ -131,7 +133,7 @@ class ContextMeter(QWidget):
             lines.append(f"Auto-compaction above {threshold:,} tokens (window − reserve {self._reserve:,}).")
         if self._explanation:
             lines.append(self._explanation)
-        self.setToolTip("\n".join(lines))
+        self.setToolTip(plain_text("\n".join(lines)))
 
     # ================================================================================ geometry
 
@@ -229,7 +231,7 @@ class ElidedLabel(QLabel):
 
     def set_full_text(self, text: str) -> None:
         self._full = text
-        self.setToolTip(text)
+        self.setToolTip(plain_text(text))
         self._elide()
         self.updateGeometry()
 
@@ -344,10 +346,10 @@ class ArborStatusBar(QStatusBar):
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.setObjectName("arborStatusBar")
-        self._model = QLabel(self)
+        self._model = plain_label(QLabel(self))
         self._model.setObjectName("statusModel")
         self._model.setToolTip("Model")
-        self._thinking = QLabel(self)
+        self._thinking = plain_label(QLabel(self))
         self._thinking.setObjectName("statusThinking")
         self._thinking.setToolTip("Thinking level")
         self._meter = ContextMeter(self)

@@ -30,6 +30,7 @@ from desktop_app.settings import Settings
 
 from .app import build_window
 from .event_loop import qt_event_loop
+from .gui_gc import install_gui_gc
 from .main_window import MainWindow
 
 __all__ = ["open_window", "pump"]
@@ -75,6 +76,7 @@ def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000)
     layout is on screen. ``None`` opens the window as ``arbor`` with no file does (first launch:
     the newest session, else the sample)."""
     _loop()
+    install_gui_gc()  # garbage collected on this thread only, whichever loop drives the window
     settings = Settings.load()
     window = build_window(str(path) if path is not None else None, settings)
     window.resize(*size)

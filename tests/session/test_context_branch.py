@@ -72,6 +72,11 @@ def test_a_compaction_reads_only_the_context_branch(case: Path, tmp_path: Path) 
         tail = manager.get_context_branch(entry_id)
         offset = len(whole) - len(tail)
         assert offset >= 0 and all(a is b for a, b in zip(tail, whole[offset:], strict=True))
+        if offset == 0:
+            # the walk is the whole branch, entry for entry (just asserted): prepare_compaction
+            # would read the same list twice, so there is nothing to compare (on a session without
+            # compactions that was every entry, half of this test's time for large-session.jsonl)
+            continue
         for profile in (PI_0_73_1, PI_1_6_0):
             for settings in SETTINGS:
                 _same(_prepared(whole, settings, profile), _prepared(tail, settings, profile), offset)

@@ -21,8 +21,11 @@ def pytest_asyncio_loop_factories(config, item):  # type: ignore[no-untyped-def]
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from desktop_app.ui.gui_gc import install_gui_gc
+
     def factory():  # type: ignore[no-untyped-def]
         app = QApplication.instance() or QApplication([])
+        install_gui_gc(app)  # as the app's loop does: garbage collected on this thread only
         return qasync.QEventLoop(app)
 
     return {"qasync": factory}
@@ -33,10 +36,18 @@ def _workers_joined_and_garbage_collected_on_the_main_thread() -> Iterator[None]
     """Python's cyclic GC runs in whichever thread happens to allocate. A whole-graph build still
     running into the next test could collect that test's Qt objects (widgets in reference cycles)
     on its worker thread, which Qt does not survive (a segfault "Garbage-collecting" seen in ~1 of 4
-    runs of tests/ui/graph). Each UI test therefore ends with the graph's worker threads joined and
-    its garbage collected here, on the main thread."""
-    yield
-    for thread in threading.enumerate():
-        if thread.name in ("arbor-graph-build", "arbor-release"):
-            thread.join(30)
-    gc.collect()
+    runs of tests/ui/graph). So, as in the app (``desktop_app/ui/gui_gc.py``), automatic collection
+    is off while a UI test runs (the app's collector, where a window or loop installed it, collects
+    on this thread), and each UI test ends with the graph's worker threads joined and its garbage
+    collected here, on the main thread. Tests outside tests/ui get the interpreter's GC back."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        for thread in threading.enumerate():
+            if thread.name in ("arbor-graph-build", "arbor-release"):
+                thread.join(30)
+        gc.collect()
+        if was_enabled:
+            gc.enable()

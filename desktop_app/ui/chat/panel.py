@@ -53,6 +53,7 @@ from desktop_app.present.chat_feed import (
 )
 from desktop_app.present.siblings import SiblingSwitch
 
+from ..plain import plain_text
 from .approval import ApprovalCardWidget
 from .banner import Banner
 from .composer import Composer
@@ -159,13 +160,13 @@ class SiblingArrows(QFrame):
         ):
             button.setAutoRaise(True)
             button.setEnabled(target is not None)
-            button.setToolTip(f"Go to the {word} branch's newest message" if target else f"No {word} branch")
+            button.setToolTip(plain_text(f"Go to the {word} branch's newest message" if target else f"No {word} branch"))
             if target is not None:
                 button.clicked.connect(lambda _c=False, t=target: self.step.emit(t))
         layout.addWidget(self.previous)
         layout.addWidget(self.label)
         layout.addWidget(self.next)
-        self.setToolTip(f"Branch {switch.index} of {switch.count} here")
+        self.setToolTip(plain_text(f"Branch {switch.index} of {switch.count} here"))
         self.adjustSize()
 
 

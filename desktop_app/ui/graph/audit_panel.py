@@ -31,6 +31,7 @@ from desktop_app.present.audit_words import audit_words, checkpoint_words, split
 from desktop_app.present.pi16_words import system_text
 
 from ..markdown import SafeTextDocument, markdown_to_html
+from ..plain import plain_label
 
 __all__ = ["CompactionAuditPanel"]
 
@@ -50,19 +51,19 @@ class CompactionAuditPanel(QWidget):
         self._title = QLabel()
         self._title.setTextFormat(Qt.TextFormat.RichText)
         self._title.setWordWrap(True)
-        self._tokens = QLabel()
-        self._made_by = QLabel()
-        self._split = QLabel()
-        self._counts = QLabel()
+        self._tokens = plain_label(QLabel())
+        self._made_by = plain_label(QLabel())
+        self._split = plain_label(QLabel())
+        self._counts = plain_label(QLabel())
         self._counts.setWordWrap(True)
-        self._first_kept = QLabel()
+        self._first_kept = plain_label(QLabel())
         self._first_kept.setWordWrap(True)
         self._read = QListWidget()
         self._modified = QListWidget()
         for files in (self._read, self._modified):
             files.setMaximumHeight(110)
             files.setSelectionMode(QListWidget.SelectionMode.NoSelection)
-        self._checkpoint = QLabel()
+        self._checkpoint = plain_label(QLabel())
         self._checkpoint.setWordWrap(True)
         self._prompt = QPlainTextEdit()  # the checkpoint's text (pi 1.6.0's systemMessage)
         self._prompt.setReadOnly(True)

@@ -13,6 +13,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QToolButton, QWidget
 
+from ..plain import plain_label, plain_text
 from .view import GraphView
 
 __all__ = ["FindBar", "FindField"]
@@ -58,7 +59,7 @@ class FindBar(QWidget):
         self.field.setClearButtonEnabled(True)
         self.field.setMinimumWidth(180)
         self.field.setMaximumWidth(280)
-        self.status = QLabel(self)
+        self.status = plain_label(QLabel(self))
         self.status.setMinimumWidth(70)
         self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.previous_button = self._button("▲", "Previous match (Shift+Enter, Shift+F3)", -1)
@@ -79,7 +80,7 @@ class FindBar(QWidget):
     def _button(self, text: str, tip: str, step: int) -> QToolButton:
         button = QToolButton(self)
         button.setText(text)
-        button.setToolTip(tip)
+        button.setToolTip(plain_text(tip))
         button.setAutoRaise(True)
         button.clicked.connect(lambda: self.step(step))
         return button

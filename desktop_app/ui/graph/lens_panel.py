@@ -10,6 +10,8 @@ selects its entry on the graph.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
@@ -24,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.present.lens import SECTIONS, Lens, context_lens
 
+from ..plain import plain_text
 from .style import GraphStyle
 from .view import GraphView
 
@@ -152,7 +155,7 @@ class LensPanel(QWidget):
         session = self._graph.session
         at_leaf = session is not None and lens.entry_id == session.leaf_id
         self.title.setText(
-            "<b>Context at the active leaf</b>" if at_leaf else f"<b>Context at the selected entry</b> {lens.entry_id or ''}"
+            "<b>Context at the active leaf</b>" if at_leaf else f"<b>Context at the selected entry</b> {html.escape(lens.entry_id or '')}"
         )
         self.leaf_button.setEnabled(not at_leaf)
         covered = [r for r in lens.rows if r.covered_by_usage]
@@ -205,7 +208,7 @@ class LensPanel(QWidget):
             tip = f"{row.section} · {row.text}"
             if row.edit:
                 tip = f"{row.edit} by context edit {row.edit_id} · " + tip
-            item.setToolTip(3, tip)
+            item.setToolTip(3, plain_text(tip))
             if row.edit == "omitted":
                 font = item.font(3)
                 font.setStrikeOut(True)

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QLabel, QListView, Q
 from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineItem, outline, outline_counts
 from desktop_app.present.text import full_text
 
-from ..plain import plain_text
+from ..plain import plain_label, plain_text
 from .style import GraphStyle
 from .view import GraphView
 
@@ -268,7 +268,7 @@ class OutlinePanel(QWidget):
         super().__init__(parent)
         self._graph = graph
         self._style = style
-        self.counts = QLabel(self)
+        self.counts = plain_label(QLabel(self))
         self.counts.setWordWrap(True)
         self.filter = QComboBox(self)
         for group in OUTLINE_GROUPS:

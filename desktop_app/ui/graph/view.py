@@ -270,6 +270,10 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(_EMPTY, {})
             self._minimap.redraw_now(self.graph())
             return
+        # The loaded session (millions of objects at 100,000 entries) out of the cyclic GC's sight
+        # now: SessionManager.open freezes it only when automatic collection is on, and the app's
+        # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
+        gc.freeze()
         if self._big():  # the leaf's neighbourhood now, the whole graph from a worker thread
             self._show_neighbourhood(set())
         else:

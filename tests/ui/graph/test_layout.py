@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import sys
 import threading
@@ -263,6 +264,19 @@ def test_row_index_finds_exactly_the_nodes_of_a_row() -> None:
         assert sorted(rows.between(low, high)) == expected
     rows.discard("n5", positions["n5"])
     assert "n5" not in {n for n, _ in rows.between(-1e9, 1e9)}
+    del positions["n5"]
+    # a range far taller than the nodes costs what its nodes cost (it used to walk every band)
+    for low, high in [(-math.inf, math.inf), (-1e12, 1e12), (-math.inf, 0.0), (0.0, math.inf), (1e6, 1e12)]:
+        assert sorted(rows.between(low, high)) == sorted((n, x) for n, (x, y) in positions.items() if low < y < high)
+    emptied = [n for n, (_, y) in positions.items() if y == 5.0]
+    assert emptied
+    for node in emptied:  # emptying a band drops it
+        rows.discard(node, positions.pop(node))
+    assert rows.between(4.0, 6.0) == [] and sorted(rows.between(-1e9, 1e9)) == sorted(
+        (n, x) for n, (x, y) in positions.items()
+    )
+    rows.add("back", (3.0, 5.0))
+    assert rows.between(4.0, 6.0) == [("back", 3.0)]
 
 
 def test_place_new_node_with_a_kept_row_index_matches_a_fresh_scan() -> None:

@@ -266,6 +266,21 @@ def test_a_new_session_releases_the_old_pictures_waiting_work(qtbot: Any, tmp_pa
     qtbot.waitUntil(lambda: ran == [1], timeout=5_000)
 
 
+def test_the_loaded_session_is_put_out_of_the_cyclic_gcs_sight_when_shown(qtbot: Any, tmp_path: Path) -> None:
+    """With automatic collection off (the app's, ``gui_gc.py``), ``SessionManager.open`` freezes
+    nothing; the view freezes the session it is given at once, before the whole graph is built, so
+    a full collection meanwhile does not walk the loaded entries."""
+    import gc
+
+    manager = big_manager(tmp_path)
+    entry = manager.index.by_id[manager.leaf_id]
+    assert gc.is_tracked(entry) and id(entry) in {id(o) for o in gc.get_objects()}
+    view = make_view(qtbot)
+    view.set_session(manager)
+    assert view.partial  # the whole graph is not in yet
+    assert id(entry) not in {id(o) for o in gc.get_objects()}
+
+
 def test_the_whole_graph_is_put_out_of_the_cyclic_gcs_sight_once_in(qtbot: Any, tmp_path: Path) -> None:
     """Once the whole graph's items are in, what the window built is frozen (``gc.freeze``), so a
     full collection while a reply streams does not walk it (85 ms at 100,000 entries)."""
