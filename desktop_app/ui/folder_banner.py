@@ -15,6 +15,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QLayout, QPushButton, QWidget
 
 from .chat.banner import Banner
+from .plain import plain_text
 
 __all__ = ["FolderBanner", "missing_folder_text", "place_above_composer"]
 
@@ -51,7 +52,7 @@ class FolderBanner(Banner):
         """Say that ``cwd`` is missing, in the colours of the theme now in use."""
         self.apply_theme(dark=self.palette().color(QPalette.ColorRole.Window).lightnessF() < 0.5)
         self.show_text(missing_folder_text(cwd))
-        self.setToolTip(f"{missing_folder_text(cwd)}\n\n{MISSING_FOLDER_TIP}")
+        self.setToolTip(plain_text(f"{missing_folder_text(cwd)}\n\n{MISSING_FOLDER_TIP}"))
 
     def buttons(self) -> list[QPushButton]:
         return [self._choose]

@@ -42,7 +42,7 @@ from desktop_app.present.settings_form import (
     validate,
 )
 
-from .plain import plain_label
+from .plain import plain_label, plain_text
 
 __all__ = ["SettingsDialog"]
 
@@ -76,17 +76,17 @@ class SettingsDialog(QDialog):
         self.provider = QComboBox()
         for key, text in PROVIDERS:
             self.provider.addItem(text, key)
-        self.provider.setToolTip(tooltip("provider"))
+        self.provider.setToolTip(plain_text(tooltip("provider")))
         self.model = QComboBox()
-        self.model.setToolTip(tooltip("model"))
+        self.model.setToolTip(plain_text(tooltip("model")))
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("Anthropic's own (https://api.anthropic.com)")
-        self.base_url.setToolTip(tooltip("base_url"))
+        self.base_url.setToolTip(plain_text(tooltip("base_url")))
         # one source of truth: the level the toolbar shows and sets, said here, not a second control
         self.thinking = QLabel(thinking_note(thinking or form.thinking_level, reasoning))
         self.thinking.setObjectName("thinkingNote")
         self.thinking.setWordWrap(True)
-        self.thinking.setToolTip(tooltip("thinking_level"))
+        self.thinking.setToolTip(plain_text(tooltip("thinking_level")))
         model_box = QGroupBox("Model")
         model_form = QFormLayout(model_box)
         model_form.addRow(WORDS["provider"][0], self.provider)
@@ -120,29 +120,29 @@ class SettingsDialog(QDialog):
 
         # ---------------------------------------------------------------- behaviour
         self.compaction = QCheckBox(WORDS["compaction_enabled"][0])
-        self.compaction.setToolTip(tooltip("compaction_enabled"))
+        self.compaction.setToolTip(plain_text(tooltip("compaction_enabled")))
         self.reserve = _spin(1_000_000, 1024, " tokens")
-        self.reserve.setToolTip(tooltip("reserve_tokens"))
+        self.reserve.setToolTip(plain_text(tooltip("reserve_tokens")))
         self.keep_recent = _spin(1_000_000, 1000, " tokens")
-        self.keep_recent.setToolTip(tooltip("keep_recent_tokens"))
+        self.keep_recent.setToolTip(plain_text(tooltip("keep_recent_tokens")))
         self.skip_prompt = QCheckBox(WORDS["skip_branch_summary_prompt"][0])
-        self.skip_prompt.setToolTip(tooltip("skip_branch_summary_prompt"))
+        self.skip_prompt.setToolTip(plain_text(tooltip("skip_branch_summary_prompt")))
         self.retry = QCheckBox(WORDS["retry_enabled"][0])
-        self.retry.setToolTip(tooltip("retry_enabled"))
+        self.retry.setToolTip(plain_text(tooltip("retry_enabled")))
         self.max_retries = _spin(20, 1, " times")
-        self.max_retries.setToolTip(tooltip("max_retries"))
+        self.max_retries.setToolTip(plain_text(tooltip("max_retries")))
         self.base_delay = _spin(600_000, 500, " ms")
-        self.base_delay.setToolTip(tooltip("base_delay_ms"))
+        self.base_delay.setToolTip(plain_text(tooltip("base_delay_ms")))
         self.fsync = QCheckBox(WORDS["fsync"][0])
-        self.fsync.setToolTip(tooltip("fsync"))
+        self.fsync.setToolTip(plain_text(tooltip("fsync")))
         self.theme = QComboBox()
         for key, text in THEME_CHOICES:
             self.theme.addItem(text, key)
-        self.theme.setToolTip(tooltip("theme"))
+        self.theme.setToolTip(plain_text(tooltip("theme")))
         self.pi_version = QComboBox()
         for key, text in PI_VERSION_CHOICES:
             self.pi_version.addItem(text, key)
-        self.pi_version.setToolTip(tooltip("pi_version"))
+        self.pi_version.setToolTip(plain_text(tooltip("pi_version")))
         behaviour = QGroupBox("Sessions")
         behaviour_form = QFormLayout(behaviour)
         behaviour_form.addRow(self.compaction)
@@ -196,7 +196,7 @@ class SettingsDialog(QDialog):
     def _label(self, field: str, buddy: QWidget) -> QLabel:
         """The row's label in plain words; hovering it tells what the field does and pi's name."""
         label = QLabel(WORDS[field][0])
-        label.setToolTip(tooltip(field))
+        label.setToolTip(plain_text(tooltip(field)))
         label.setBuddy(buddy)
         return label
 

@@ -301,7 +301,7 @@ class StatusNotice(QWidget):
         self._buttons = []
         self._label.set_full_text(text)
         self._detail = detail
-        self._label.setToolTip("\n".join(part for part in (text, detail) if part))
+        self._label.setToolTip(plain_text("\n".join(part for part in (text, detail) if part)))
         for name, slot in actions:
             button = QToolButton(self)
             button.setText(name)

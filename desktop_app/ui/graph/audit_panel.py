@@ -31,7 +31,7 @@ from desktop_app.present.audit_words import audit_words, checkpoint_words, split
 from desktop_app.present.pi16_words import system_text
 
 from ..markdown import SafeTextDocument, markdown_to_html
-from ..plain import plain_label
+from ..plain import plain_label, plain_text
 
 __all__ = ["CompactionAuditPanel"]
 
@@ -127,7 +127,7 @@ class CompactionAuditPanel(QWidget):
         self._title.setText(f"<b>Compaction</b> <code>{html.escape(audit.compaction_id)}</code>")
         self._tokens.setText(_tokens(audit.tokens_before))
         self._made_by.setText(audit.made_by)
-        self._made_by.setToolTip(audit.made_by_why)
+        self._made_by.setToolTip(plain_text(audit.made_by_why))
         self._split.setText(
             "yes: the cut fell inside a turn; its start is summarized as a turn prefix"
             if audit.is_split_turn
