@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from desktop_app.session.context import (
+    check_edit_as_pi,
     compaction_summary_message,
     edit_key,
     edited_messages,
@@ -104,19 +105,41 @@ class BranchPreparation:
     total_tokens: int | float = 0
 
 
+_EDITED_TYPES = frozenset({"message", "custom_message"})
+"""The entries whose edits ``prepareBranchEntries`` applies: a ``branch_summary`` stays as it is, even
+where the context leaves it out."""
+
+
 def _projected_branch_message(entry: Entry, edits: dict[Any, Entry]) -> Message | None:
     """pi 1.6.0: the message after the entry's latest edit (``None`` when omitted); a compaction is
     its summary only (not its system checkpoint); system messages count like any other."""
-    if entry.get("type") == "compaction":
+    entry_type = entry.get("type")
+    if entry_type == "compaction":
         return compaction_summary_message(entry)
     message = branch_message_from_entry(entry)
     if message is None:
         return None
-    edit = edits.get(edit_key(entry.get("id"))) if edits else None
+    edit = edits.get(edit_key(entry.get("id"))) if edits and entry_type in _EDITED_TYPES else None
     if edit is not None:
         edited = edited_messages([message], edit)
         return edited[0] if edited else None
     return message
+
+
+def check_branch_edits_as_pi(entries: list[Entry], profile: PiProfile = PI_1_6_0) -> None:
+    """Raise the ``TypeError`` pi 1.6.0's ``prepareBranchEntries`` throws on an edit without
+    ``replacement`` of a message it replaces the content of; Arbor's own preparation shows that message
+    without content instead, and ``arbor inspect`` calls this to report what pi reports."""
+    if not profile.branch_entries_projected:
+        return
+    edits = latest_edits(entries)
+    if all("replacement" in edit for edit in edits.values()):
+        return
+    for entry in entries:
+        edit = edits.get(edit_key(entry.get("id")))
+        message = branch_message_from_entry(entry) if entry.get("type") in _EDITED_TYPES else None
+        if edit is not None and message is not None:
+            check_edit_as_pi([message], edit)
 
 
 def prepare_branch_entries(

@@ -105,9 +105,9 @@ def test_null_content_is_empty_for_1_6_0_and_kept_for_0_73_1() -> None:
         _msg(1, 0, {"role": "system", "timestamp": 2}),
         _entry(2, "custom_message", 1, customType="x", display=True),
     ]
-    new = build_session_context(entries, "e2", empty_for_null=True).messages
+    new = build_session_context(entries, "e2", profile=PI_1_6_0).messages
     assert [m.get("content", "<absent>") for m in new] == [[], "", []]
-    old = build_session_context(entries, "e2", empty_for_null=False).messages
+    old = build_session_context(entries, "e2", profile=PI_0_73_1).messages
     assert [m.get("content", "<absent>") for m in old] == [None, "<absent>", "<absent>"]
     assert entries[0]["message"]["content"] is None  # never changed in place
 
