@@ -22,7 +22,6 @@ from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
 
 from .branch_entries import (
-    check_branch_edits_as_pi,
     collect_entries_for_branch_summary,
     prepare_branch_entries,
 )
@@ -244,8 +243,7 @@ def branch_pair_report(
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}
     def prepared_at(budget: int) -> dict[str, Any]:
-        check_branch_edits_as_pi(collected.entries, profile)  # where pi throws, Arbor's preparation does not
-        prep = prepare_branch_entries(collected.entries, budget, profile)
+        prep = prepare_branch_entries(collected.entries, budget, profile, pi_errors=True)
         return {
             "messages": MessageList(prep.messages),
             "fileOps": prep.file_ops.to_json(sort=True),
