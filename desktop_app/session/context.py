@@ -238,7 +238,7 @@ def edited_messages(messages: list[Message], edit: Entry) -> list[Message]:
     Every other field (usage, stop reason) stays. pi reads ``replacement.content`` whatever the
     replacement is, so one of another shape (``false``, ``5``, ``"text"``, ``{}``) leaves those messages
     without ``content``, and ``{content: 5}`` gives them ``5``. (A replacement that is absent makes pi
-    throw; :func:`edit_without_replacement` finds those.)
+    throw; :func:`check_edits_as_pi` finds where.)
     """
     replacement = edit.get("replacement", _UNSET)
     if replacement is None:
@@ -512,12 +512,12 @@ def context_from_path(path: list[Entry], *, profile: PiProfile = PI_1_6_0) -> Se
 def extend_context(context: SessionContext, entry: Entry, *, profile: PiProfile = PI_1_6_0) -> SessionContext | None:
     """The context one entry further down the path, or ``None`` when only a full rebuild can tell.
 
-    Compactions, branch summaries and context edits reshape the context; everything else adds at most
-    one message and may change the model or thinking level, exactly as one step of
-    :func:`context_from_path`.
+    Compactions, branch summaries and context edits reshape the context (pi 0.73.1 ignores edits);
+    everything else adds at most one message and may change the model or thinking level, exactly as
+    one step of :func:`context_from_path`.
     """
     entry_type = entry.get("type")
-    if entry_type in ("compaction", "branch_summary", "context_edit"):
+    if entry_type in ("compaction", "branch_summary") or (entry_type == "context_edit" and profile.context_projection):
         return None
     thinking_level: Any = (
         entry.get("thinkingLevel", _MISSING) if entry_type == "thinking_level_change" else context.thinking_level
