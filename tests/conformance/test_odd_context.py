@@ -15,7 +15,10 @@ by section. The files:
 * ``cedit-*``: edits of compactions (a ``null`` edit of the newest one leaves no previous summary).
 * ``bsfold-*``, ``bsedit-*``: edits of a branch summary (inside a branch summary's entries), of a
   system message, of a label.
+* ``bsbudget-absent``: such an edit far back in a branch summary's entries: pi throws only at the
+  budgets whose walk reaches it.
 * ``sysmsg-*``: a compaction ``systemMessage`` that is a string, ``true``, an array, ``""``, ….
+* ``mix-*``: random small sessions mixing all of the above with branches and several compactions.
 
 A runner for every ``tests/fixtures/odd/**`` folder may exist as well (test_odd_files.py); this one
 covers the context folder on its own.
