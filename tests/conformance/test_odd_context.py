@@ -18,6 +18,8 @@ by section. The files:
 * ``bsbudget-absent``: such an edit far back in a branch summary's entries: pi throws only at the
   budgets whose walk reaches it.
 * ``sysmsg-*``: a compaction ``systemMessage`` that is a string, ``true``, an array, ``""``, ….
+* ``hx-*``: a checkpoint of role user that an edit replaces, an edit of an entry further down, a
+  compaction whose first kept entry is a system message.
 * ``mix-*``: random small sessions mixing all of the above with branches and several compactions.
 
 A runner for every ``tests/fixtures/odd/**`` folder may exist as well (test_odd_files.py); this one
