@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from desktop_app.session.context import (
+    check_edit_as_pi,
     compaction_summary_message,
     edit_key,
     edited_messages,
@@ -104,23 +105,32 @@ class BranchPreparation:
     total_tokens: int | float = 0
 
 
-def _projected_branch_message(entry: Entry, edits: dict[Any, Entry]) -> Message | None:
+_EDITED_TYPES = frozenset({"message", "custom_message"})
+"""The entries whose edits ``prepareBranchEntries`` applies: a ``branch_summary`` stays as it is, even
+where the context leaves it out."""
+
+
+def _projected_branch_message(entry: Entry, edits: dict[Any, Entry], pi_errors: bool) -> Message | None:
     """pi 1.6.0: the message after the entry's latest edit (``None`` when omitted); a compaction is
-    its summary only (not its system checkpoint); system messages count like any other."""
-    if entry.get("type") == "compaction":
+    its summary only (not its system checkpoint); system messages count like any other. With
+    ``pi_errors``, an edit without ``replacement`` raises where pi throws."""
+    entry_type = entry.get("type")
+    if entry_type == "compaction":
         return compaction_summary_message(entry)
     message = branch_message_from_entry(entry)
     if message is None:
         return None
-    edit = edits.get(edit_key(entry.get("id"))) if edits else None
+    edit = edits.get(edit_key(entry.get("id"))) if edits and entry_type in _EDITED_TYPES else None
     if edit is not None:
+        if pi_errors:
+            check_edit_as_pi([message], edit)
         edited = edited_messages([message], edit)
         return edited[0] if edited else None
     return message
 
 
 def prepare_branch_entries(
-    entries: list[Entry], token_budget: int | float = 0, profile: PiProfile = PI_1_6_0
+    entries: list[Entry], token_budget: int | float = 0, profile: PiProfile = PI_1_6_0, *, pi_errors: bool = False
 ) -> BranchPreparation:
     """Keep the newest messages that fit ``token_budget`` (0 = no limit).
 
@@ -128,7 +138,9 @@ def prepare_branch_entries(
     lists stay complete. A summary entry (compaction or branch summary) that overflows the budget is
     still taken while less than 90% of it is used: summaries are dense, and losing one loses a lot.
     With pi 1.6.0's rules the latest context edit among ``entries`` applies (an omitted entry adds
-    nothing and does not stop the walk).
+    nothing and does not stop the walk). ``pi_errors`` (``arbor inspect``): raise pi's ``TypeError``
+    where the walk reaches an edit without ``replacement`` of a message it would replace; the app
+    shows that message without content instead.
     """
     edits = latest_edits(entries) if profile.branch_entries_projected else {}
     prep = BranchPreparation()
@@ -144,7 +156,7 @@ def prepare_branch_entries(
     total: int | float = 0
     for entry in reversed(entries):
         if profile.branch_entries_projected:
-            message = _projected_branch_message(entry, edits)
+            message = _projected_branch_message(entry, edits, pi_errors)
         else:
             message = branch_message_from_entry(entry)
         if message is None:

@@ -97,7 +97,7 @@ def branch_summary_request(
 ) -> LLMRequest:
     """pi 0.73.1: fixed ``max_tokens`` 2048 and no reasoning option (it ignores the thinking level here);
     pi 1.6.0: no cap and the session's thinking level (``reasoning``)."""
-    conversation = serialize_conversation(convert_to_llm(prep.messages), profile)
+    conversation = serialize_conversation(convert_to_llm(prep.messages, profile), profile)
     text = "<conversation>\n" + conversation + "\n</conversation>\n\n" + instructions
     strict = profile.turn_prefix_markdown
     return LLMRequest(

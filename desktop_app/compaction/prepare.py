@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from desktop_app.session.context import (
     ProjectedEntry,
+    context_from_path,
     entry_context_messages,
     message_from_entry,
     project_path,
@@ -111,10 +112,8 @@ def prepare_compaction(
     if profile.projected_compaction:
         return _prepare_projected(path_entries, settings, profile)
     bounds = compaction_boundaries(path_entries)
-    # The context's messages only (what context_from_path builds them from): its model and thinking
-    # level walk the whole path, a third of this function's time on a long path with a compaction.
-    projected = project_path(path_entries, empty_for_null=profile.empty_content_for_null)
-    tokens_before = estimate_context_tokens([m for p in projected for m in p.messages], profile).tokens
+    context = context_from_path(path_entries, profile=profile)
+    tokens_before = estimate_context_tokens(context.messages, profile).tokens
 
     cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens, profile)
     if cut.first_kept_entry_index >= len(path_entries):
@@ -168,13 +167,13 @@ def _prepare_projected(
     it is summarized again only if the cut falls after it. Edited messages are what is summarized (an
     omitted failed attempt is not), and the replayed system prompt is never part of a summary.
     """
-    projected = project_path(path_entries, empty_for_null=profile.empty_content_for_null)
+    projected = project_path(path_entries, profile=profile)
     entries = [p.source for p in projected]
     messages = [p.messages for p in projected]
     has_compaction = bool(entries) and entries[0].get("type") == "compaction"
     start, end = (1 if has_compaction else 0), len(entries)
     tokens_before = estimate_projected_context_tokens(projected, path_entries, profile).tokens
-    raw = [entry_context_messages(e, empty_for_null=profile.empty_content_for_null) for e in entries]
+    raw = [entry_context_messages(e, profile=profile) for e in entries]
     cut = cut_on_messages(entries, messages, start, end, settings.keep_recent_tokens, profile, OmissionRule(raw))
     first_kept = cut.first_kept_entry_index
     if first_kept >= len(entries):
@@ -188,7 +187,8 @@ def _prepare_projected(
     if not to_summarize and not turn_prefix:
         return None
 
-    previous = entries[0] if has_compaction else None
+    # A compaction an edit omitted is no previous compaction: no previous summary, no file lists.
+    previous = entries[0] if has_compaction and projected[0].messages else None
     previous_summary = previous.get("summary") if previous is not None else None
     ops = _file_ops(previous, to_summarize, turn_prefix, profile)
     prev_index = _last_compaction_index(path_entries)

@@ -14,14 +14,17 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from desktop_app.session.context import context_from_path, convert_to_llm
+from desktop_app.session.context import check_edits_as_pi, context_from_path, convert_to_llm
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.jsjson import js_string
 from desktop_app.session.manager import SessionManager
 from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
 
-from .branch_entries import collect_entries_for_branch_summary, prepare_branch_entries
+from .branch_entries import (
+    collect_entries_for_branch_summary,
+    prepare_branch_entries,
+)
 from .cut_points import CutPointResult, find_cut_point, find_turn_start_index
 from .file_ops import FileOperations, compute_file_lists, extract_file_ops, format_file_operations
 from .inspect_targets import branch_summary_pairs, compaction_targets
@@ -65,12 +68,26 @@ def _guarded(compute: Callable[[], Any]) -> Any:
 
 
 def _serialize_as_pi(messages: list[Message], profile: PiProfile) -> str:
-    """``serializeConversation`` including where pi throws: a user or tool result whose content is
-    ``null`` (``content.filter``). The app's serializer skips such a message instead."""
+    """``serializeConversation`` including where pi throws, at the first message it throws on: a user
+    or tool result whose content is neither a string nor an array (``content.filter``), an assistant
+    whose content is neither (``for … of msg.content``). Such contents come from odd files and from
+    context edits of another shape. The app's serializer skips what it cannot read instead."""
     for message in messages:
-        if message.get("role") in ("user", "toolResult") and message.get("content", "") is None:
-            raise TypeError("Cannot read properties of null (reading 'filter')")
+        role = message.get("role")
+        content = message.get("content", _ABSENT)
+        if isinstance(content, (str, list)):
+            continue
+        if role in ("user", "toolResult"):
+            if content is _ABSENT or content is None:
+                kind = "undefined" if content is _ABSENT else "null"
+                raise TypeError(f"Cannot read properties of {kind} (reading 'filter')")
+            raise TypeError("content.filter is not a function")
+        if role == "assistant":
+            raise TypeError("msg.content is not iterable")
     return serialize_conversation(messages, profile)
+
+
+_ABSENT: Any = object()
 
 
 def text_digest(text: str) -> dict[str, Any]:
@@ -85,14 +102,19 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
     index = manager.index
     open_leaf = manager.leaf_id
     profile = manager.profile
-    empty_for_null = profile.empty_content_for_null
-    contexts = {
-        leaf: context_from_path(index.get_branch(leaf), empty_for_null=empty_for_null).messages for leaf in leaves
-    }
+    paths = {leaf: index.get_branch(leaf) for leaf in leaves}
+    contexts = {leaf: context_from_path(paths[leaf], profile=profile).messages for leaf in leaves}
+
+    def at_leaf(leaf: str, compute: Callable[[], Any]) -> Any:
+        """``compute`` where pi gets the leaf's context; pi throws first on an edit without replacement."""
+        check_edits_as_pi(paths[leaf], profile)
+        return compute()
+
     return {
         "entry_file_ops": entry_file_ops(index.entries, profile),
         "leaf_stats": {
-            leaf: _guarded(functools.partial(leaf_stats, index, leaf, contexts[leaf], profile)) for leaf in leaves
+            leaf: _guarded(functools.partial(at_leaf, leaf, functools.partial(leaf_stats, index, leaf, contexts[leaf], profile)))
+            for leaf in leaves
         },
         "compaction": [
             compaction_target_report(index, t.target, t.why, profile)
@@ -103,7 +125,11 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
             for p in branch_summary_pairs(index, leaves, open_leaf)
         ],
         "serialize": {
-            leaf: _guarded(functools.partial(serialize_report, contexts[leaf], leaf == open_leaf, profile))
+            leaf: _guarded(
+                functools.partial(
+                    at_leaf, leaf, functools.partial(serialize_report, contexts[leaf], leaf == open_leaf, profile)
+                )
+            )
             for leaf in leaves
         },
     }
@@ -163,6 +189,8 @@ def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
 
 def _prepare_json(path: list[Entry], keep: int, profile: PiProfile) -> dict[str, Any] | None:
     settings = CompactionSettings(enabled=True, reserve_tokens=RESERVE_TOKENS, keep_recent_tokens=keep)
+    if path and path[-1].get("type") != "compaction":
+        check_edits_as_pi(path, profile)  # pi throws projecting the path; Arbor's projection does not
     prep = prepare_compaction(path, settings, profile)
     if prep is None:
         return None
@@ -176,8 +204,8 @@ def _prepare_json(path: list[Entry], keep: int, profile: PiProfile) -> dict[str,
     }
     out.update(_file_ops_json(prep.file_ops))
     to_summarize, turn_prefix = prep.messages_to_summarize, prep.turn_prefix_messages
-    out["summarize_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(to_summarize), profile)))
-    out["turn_prefix_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(turn_prefix), profile)))
+    out["summarize_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(to_summarize, profile), profile)))
+    out["turn_prefix_text"] = _guarded(lambda: text_digest(_serialize_as_pi(convert_to_llm(turn_prefix, profile), profile)))
     out["settings"] = settings.to_json()
     return out
 
@@ -215,7 +243,7 @@ def branch_pair_report(
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}
     def prepared_at(budget: int) -> dict[str, Any]:
-        prep = prepare_branch_entries(collected.entries, budget, profile)
+        prep = prepare_branch_entries(collected.entries, budget, profile, pi_errors=True)
         return {
             "messages": MessageList(prep.messages),
             "fileOps": prep.file_ops.to_json(sort=True),
@@ -236,7 +264,7 @@ def branch_pair_report(
 
 
 def serialize_report(messages: list[Message], with_text: bool, profile: PiProfile) -> dict[str, Any]:
-    llm = convert_to_llm(messages)
+    llm = convert_to_llm(messages, profile)
     text = _serialize_as_pi(llm, profile)
     out: dict[str, Any] = {"llm_messages": MessageList(llm)}
     out.update(text_digest(text))

@@ -74,7 +74,7 @@ class CompactionResult:
 
 def conversation_block(messages: list[Message], profile: PiProfile = PI_1_6_0) -> str:
     """``<conversation>`` tags around the serialized transcript (agent messages are converted first)."""
-    return "<conversation>\n" + serialize_conversation(convert_to_llm(messages), profile) + "\n</conversation>\n\n"
+    return "<conversation>\n" + serialize_conversation(convert_to_llm(messages, profile), profile) + "\n</conversation>\n\n"
 
 
 def reasoning_option(provider: Provider, thinking_level: str | None) -> str | None:
@@ -125,7 +125,7 @@ def turn_prefix_request(
 ) -> LLMRequest:
     """The split-turn request: the turn's beginning only, ``max_tokens = floor(0.5 × reserve)`` (0.73.1)
     or pi 1.6.0's layout, prompt and custom instructions without a cap."""
-    conversation = serialize_conversation(convert_to_llm(messages), profile)
+    conversation = serialize_conversation(convert_to_llm(messages, profile), profile)
     text = turn_prefix_text(conversation, profile.turn_prefix_markdown, custom_instructions)
     return LLMRequest(
         system_prompt=summarization_system_prompt(profile.summarizer_says_coding),

@@ -254,7 +254,7 @@ def estimate_projected_context_tokens(
     system = current_system_message(messages)
     tokens: int | float = estimate_tokens(system, profile) if system is not None else 0
     for message in messages:
-        if message.get("role") != "system":
+        if not isinstance(message, dict) or message.get("role") != "system":  # an odd checkpoint counts (0)
             tokens += estimate_tokens(message, profile)
     return ContextEstimate(tokens, 0, tokens, None)
 

@@ -23,7 +23,13 @@ from typing import Any
 
 from desktop_app.compaction.report import MessageList, compaction_sections
 from desktop_app.compaction.tokens import estimate_tokens
-from desktop_app.session.context import SessionContext, build_session_context, message_from_entry
+from desktop_app.session.context import (
+    SessionContext,
+    build_session_context,
+    check_edits_as_pi,
+    has_edit_without_replacement,
+    message_from_entry,
+)
 from desktop_app.session.entries import is_header, parse_session_text, sequential_ids
 from desktop_app.session.jsjson import js_string, js_stringify
 from desktop_app.session.manager import SessionError, SessionManager
@@ -175,6 +181,21 @@ def _context_json(context: SessionContext) -> dict[str, Any]:
     return {**context.to_json(), "messages": MessageList(context.messages)}
 
 
+def _edit_error(manager: SessionManager, leaf_id: Any, odd_edits: bool) -> dict[str, Any] | None:
+    """``{"error"}`` where pi 1.6.0 throws building the context at ``leaf_id`` (an edit without
+    ``replacement`` on an editable message), else ``None``. ``leaf_id`` as ``buildSessionContext``
+    takes it: ``None`` is no leaf, an unknown id or ``UNDEFINED`` the last entry."""
+    index = manager.index
+    if not odd_edits or leaf_id is None or not index.entries:
+        return None
+    leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not UNDEFINED else None
+    try:
+        check_edits_as_pi(index.path_to(leaf if leaf is not None else index.entries[-1]), manager.profile)
+    except TypeError as exc:
+        return {"error": _js_error(exc)}
+    return None
+
+
 def _js_key(entry: dict[str, Any], key: str) -> str:
     """``String(entry[key])`` as a JS object key: ``"undefined"`` when the entry has no such key."""
     return js_string(entry[key]) if key in entry else "undefined"
@@ -257,6 +278,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     contexts: dict[str, Any] = {}
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
+    odd_edits = has_edit_without_replacement(entries)  # pi throws building some contexts (rare)
     for entry in with_ids:
         entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
         name = js_string(entry_id)
@@ -267,19 +289,20 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
         except (TypeError, SessionError) as exc:  # an id that is not a string cannot be a leaf
             contexts[name] = branches[name] = {"error": _js_error(exc)}
             continue
-        contexts[name] = _context_json(manager.build_session_context())
+        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_json(manager.build_session_context())
         branches[name] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
     if open_leaf is not None:
         manager.branch(open_leaf)
     else:
         manager.reset_leaf()
     sections["contexts"] = contexts
-    empty = profile.empty_content_for_null
     sections["context_special"] = {
-        "open_leaf": _context_json(manager.build_session_context()),
-        "null_leaf": _context_json(build_session_context(entries, None, manager.index, empty_for_null=empty)),
-        "undefined_leaf": _context_json(build_session_context(entries, index=manager.index, empty_for_null=empty)),
-        "unknown_leaf": _context_json(build_session_context(entries, "no-such-id", manager.index, empty_for_null=empty)),
+        "open_leaf": _edit_error(manager, open_leaf, odd_edits) or _context_json(manager.build_session_context()),
+        "null_leaf": _context_json(build_session_context(entries, None, manager.index, profile=profile)),
+        "undefined_leaf": _edit_error(manager, UNDEFINED, odd_edits)
+        or _context_json(build_session_context(entries, index=manager.index, profile=profile)),
+        "unknown_leaf": _edit_error(manager, "no-such-id", odd_edits)
+        or _context_json(build_session_context(entries, "no-such-id", manager.index, profile=profile)),
     }
     sections["branches"] = branches
     leaves = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness

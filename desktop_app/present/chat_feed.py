@@ -62,11 +62,10 @@ from desktop_app.session import (
     SessionView,
 )
 from desktop_app.session.context import (
-    context_entries,
+    active_edits,
     context_message,
     edit_key,
     entry_context_messages,
-    latest_edits,
     project_path,
 )
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -126,18 +125,17 @@ def chat_messages(session: SessionView, leaf_id: str | None = None) -> list[Any]
 
 
 def _edit_marked(path: list[dict[str, Any]], messages: list[Any], profile: PiProfile) -> list[Any]:
-    empty_for_null = profile.empty_content_for_null
-    projected = project_path(path, empty_for_null=empty_for_null)
+    projected = project_path(path, profile=profile)
     if [m for p in projected for m in p.messages] != messages:  # cannot tell the sources: show pi's
         return messages
-    edits = latest_edits(context_entries(path))
+    edits = active_edits(path, profile)
     rows: list[Any] = []
     for entry in projected:
         edit = edits.get(edit_key(entry.source.get("id")))
         if edit is None:
             rows.extend(entry.messages)
             continue
-        raw = entry_context_messages(entry.source, empty_for_null=empty_for_null)
+        raw = entry_context_messages(entry.source, profile=profile)
         if entry.messages == raw:  # a replacement pi does not apply (not ``{content}``)
             rows.extend(entry.messages)
             continue

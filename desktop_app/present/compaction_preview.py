@@ -126,7 +126,10 @@ def preview_compaction(
     if path[-1].get("type") == "compaction":
         return _nothing("the branch ends in a compaction already")
     keep = format_tokens(settings.keep_recent_tokens)
-    preparation = prepare_compaction(path, settings, profile)
+    try:
+        preparation = prepare_compaction(path, settings, profile)
+    except TypeError:  # a message pi cannot read (an edit left it without content, say): pi throws too
+        return _nothing("a message on this branch cannot be read, so pi could not plan a compaction")
     if preparation is None:
         return _nothing(f"everything since the last compaction fits in the {keep} tokens kept verbatim")
     ids = planned_ids(preparation, path)

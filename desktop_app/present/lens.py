@@ -21,20 +21,21 @@ was, marked ``omitted``, with no tokens (the model does not receive it).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from desktop_app.compaction.tokens import estimate_context_tokens
 from desktop_app.llm.estimate import estimate_tokens_lenient
 from desktop_app.session import SessionView
 from desktop_app.session.context import (
-    context_entries,
+    active_edits,
     convert_message_to_llm,
     edit_key,
     entry_context_messages,
-    latest_edits,
     project_path,
 )
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.profile import PiProfile
 
 from .chat_feed import session_profile
 from .pi16_words import EDIT_OMITTED, EDIT_REPLACED, system_summary
@@ -104,6 +105,8 @@ class Lens:
 
 
 def _first_line(message: Message) -> str:
+    if not isinstance(message, dict):  # a compaction's odd ``systemMessage`` (a string, ``true``)
+        return message if isinstance(message, str) else json.dumps(message)
     role = message.get("role")
     if role in ("compactionSummary", "branchSummary"):
         summary = message.get("summary")
@@ -145,13 +148,13 @@ class _Source:
     edit_id: str | None = None
 
 
-def _sourced(path: list[Entry], empty_for_null: bool) -> list[_Source]:
+def _sourced(path: list[Entry], profile: PiProfile) -> list[_Source]:
     """The messages of pi's projection at the end of ``path``, each with its entry and section,
     and the messages an edit omitted, in their places (pi16-delta.md §4.1)."""
-    projected = project_path(path, empty_for_null=empty_for_null)
+    projected = project_path(path, profile=profile)
     compaction_at = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
     after = len(path) - compaction_at - 1 if compaction_at >= 0 else len(path)
-    edits = latest_edits(context_entries(path))
+    edits = active_edits(path, profile)
     out: list[_Source] = []
     for i, entry in enumerate(projected):
         source = entry.source
@@ -168,7 +171,7 @@ def _sourced(path: list[Entry], empty_for_null: bool) -> list[_Source]:
             out.extend(_Source(named, section, m) for m in entry.messages)
             continue
         edit_id = edit.get("id") if isinstance(edit.get("id"), str) else None
-        raw = entry_context_messages(source, empty_for_null=empty_for_null)
+        raw = entry_context_messages(source, profile=profile)
         if not entry.messages:
             out.extend(_Source(named, section, m, EDIT_OMITTED, edit_id) for m in raw)
         else:
@@ -184,7 +187,7 @@ def context_lens(session: SessionView, entry_id: str | None = None) -> Lens:
         return Lens(None, (), 0, 0, 0, None)
     profile = session_profile(session)
     messages = session.build_session_context(target).messages
-    sourced = _sourced(session.get_branch(target), profile.empty_content_for_null)
+    sourced = _sourced(session.get_branch(target), profile)
     if [s.message for s in sourced if s.edit != EDIT_OMITTED] != messages:
         sourced = [_Source(None, "newer", m) for m in messages]  # the path and pi's context disagree: keep pi's
     try:
@@ -200,12 +203,12 @@ def context_lens(session: SessionView, entry_id: str | None = None) -> Lens:
         omitted = item.edit == EDIT_OMITTED
         if not omitted:
             sent += 1
-        converted = convert_message_to_llm(message)
+        converted = convert_message_to_llm(message, profile)
         rows.append(
             LensRow(
                 entry_id=item.entry_id,
                 section=item.section,
-                role=str(message.get("role", "")),
+                role=str(message.get("role", "")) if isinstance(message, dict) else "",
                 llm_role="" if omitted else str(converted.get("role", "")) if converted is not None else "",
                 tokens=0 if omitted else estimate_tokens_lenient(message, profile),
                 covered_by_usage=not omitted and last is not None and sent <= last,

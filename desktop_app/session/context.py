@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .entries import Entry, Message, entry_time_ms
-from .jsjson import js_string
+from .jsjson import js_string, js_truthy
+from .profile import PI_1_6_0, PiProfile
 from .tree import SessionIndex, key_of
 
 COMPACTION_SUMMARY_PREFIX = (
@@ -139,9 +140,11 @@ def message_from_entry(entry: Entry) -> Message | None:
 # :func:`extend_context` adds one entry to an existing context. A Hypothesis property
 # (tests/session/test_context_core.py) checks that the three agree.
 #
-# The projection is pi 1.6.0's (pi16-delta.md §4.1) for both profiles: a 0.73.1 file has no system
-# messages, edits or checkpoints, so it gets 0.73.1's context. The one rule that differs on such a file
-# (a message whose content is null gets ``[]``) is the profile's ``empty_content_for_null``.
+# Every entry point takes the profile. With ``context_projection`` (1.6.0) the context is pi 1.6.0's
+# projection (pi16-delta.md §4.1); without it (0.73.1) edits and a compaction's ``systemMessage`` add
+# nothing and ``system`` messages are ordinary messages, kept range included (pi-spec §4.1). A 0.73.1
+# file has none of these, so both give the same context there except for one rule: a message whose
+# content is null gets ``[]`` (``empty_content_for_null``).
 
 EDITABLE_ROLES = frozenset({"user", "assistant", "toolResult", "custom"})
 """Roles whose ``content`` a ``context_edit`` replacement replaces."""
@@ -150,9 +153,13 @@ _EMPTY_CONTENT_ROLES = frozenset({"user", "assistant", "toolResult"})
 
 
 def _with_content(message: Message, content: Any) -> Message:
-    """``{...message, content}``: a new object, the key keeping its place (appended when absent)."""
+    """``{...message, content}``: a new object, the key keeping its place (appended when absent);
+    ``content`` :data:`_UNSET` is JavaScript's ``undefined``, which leaves the message without it."""
     out = dict(message)
-    out["content"] = content
+    if content is _UNSET:
+        out.pop("content", None)
+    else:
+        out["content"] = content
     return out
 
 
@@ -173,7 +180,7 @@ def _contribution(entry: Entry, empty_for_null: bool = True) -> tuple[Message | 
 
     A model source is a ``model_change`` or an assistant message; thinking levels and compactions
     are not messages and are recognised by their type where they matter. ``empty_for_null`` is the
-    profile's ``empty_content_for_null``.
+    profile's ``empty_content_for_null`` (a plain flag: this runs once per entry on long walks).
     """
     entry_type = entry.get("type")
     if entry_type == "message":
@@ -205,11 +212,13 @@ def is_system_entry(entry: Entry) -> bool:
     return entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "system"
 
 
-def compaction_messages(compaction: Entry) -> list[Message]:
-    """What the newest compaction adds: ``[systemMessage?, compactionSummary]`` (1.6.0's checkpoint)."""
-    checkpoint = compaction.get("systemMessage")
+def compaction_messages(compaction: Entry, profile: PiProfile = PI_1_6_0) -> list[Message]:
+    """What the newest compaction adds: ``[systemMessage?, compactionSummary]`` (1.6.0's checkpoint;
+    pi 0.73.1 knows no checkpoint and adds the summary only)."""
+    checkpoint: Any = compaction.get("systemMessage")  # typed as a message, but may be any JSON value
     summary = compaction_summary_message(compaction)
-    return [checkpoint, summary] if isinstance(checkpoint, dict) else [summary]
+    # pi adds any truthy value as it is (a string, ``true``, an array); the app copes with such a message.
+    return [checkpoint, summary] if profile.context_projection and js_truthy(checkpoint) else [summary]
 
 
 def edit_key(value: Any) -> Any:
@@ -226,17 +235,18 @@ def edited_messages(messages: list[Message], edit: Entry) -> list[Message]:
 
     ``replacement: null`` omits the entry; ``{content}`` replaces the content of its user, assistant,
     tool-result and custom messages, a string becoming one text block for assistant and tool results.
-    Every other field (usage, stop reason) stays. A replacement of another shape changes nothing.
+    Every other field (usage, stop reason) stays. pi reads ``replacement.content`` whatever the
+    replacement is, so one of another shape (``false``, ``5``, ``"text"``, ``{}``) leaves those messages
+    without ``content``, and ``{content: 5}`` gives them ``5``. (A replacement that is absent makes pi
+    throw; :func:`check_edits_as_pi` finds where.)
     """
-    replacement = edit.get("replacement")
+    replacement = edit.get("replacement", _UNSET)
     if replacement is None:
         return []
-    if not isinstance(replacement, dict):
-        return messages
-    content = replacement.get("content")
+    content = replacement.get("content", _UNSET) if isinstance(replacement, dict) else _UNSET
     out: list[Message] = []
     for message in messages:
-        role = message.get("role")
+        role = message.get("role") if isinstance(message, dict) else None
         if role in EDITABLE_ROLES:
             blocks = [{"type": "text", "text": content}] if isinstance(content, str) and role in _BLOCK_ROLES else content
             message = _with_content(message, blocks)
@@ -249,6 +259,7 @@ class _Parts:
     """What a context is made of, before assembly (root → leaf order; ``*_sources`` give each
     message's entry, so that edits can find their targets)."""
 
+    profile: PiProfile = PI_1_6_0
     compaction: Entry | None = None
     kept: list[Message] = field(default_factory=list)  # the compaction's kept range
     kept_sources: list[Entry] = field(default_factory=list)
@@ -259,7 +270,7 @@ class _Parts:
     model_entry: Entry | None = None
 
     def messages(self) -> list[Message]:
-        head = compaction_messages(self.compaction) if self.compaction is not None else []
+        head = compaction_messages(self.compaction, self.profile) if self.compaction is not None else []
         if self.edits and self.compaction is not None:
             edit = self.edits.get(edit_key(self.compaction.get("id")))
             if edit is not None:
@@ -284,13 +295,13 @@ def build_session_context(
     leaf_id: str | None = _UNSET,
     index: SessionIndex | None = None,
     *,
-    empty_for_null: bool = True,
+    profile: PiProfile = PI_1_6_0,
 ) -> SessionContext:
-    """Context of the path ending at ``leaf_id`` (pi-spec §4.1, pi16-delta.md §4.1).
+    """Context of the path ending at ``leaf_id`` (pi-spec §4.1, pi16-delta.md §4.1), as ``profile``'s
+    pi builds it.
 
     ``leaf_id=None`` means "no leaf" (empty context); omitted or unknown means the last entry.
-    ``index`` may be passed to reuse an existing id map (pi's ``byId``). ``empty_for_null`` is the
-    profile's ``empty_content_for_null``.
+    ``index`` may be passed to reuse an existing id map (pi's ``byId``).
     """
     if leaf_id is None or not entries:
         return SessionContext()
@@ -299,13 +310,13 @@ def build_session_context(
     leaf = index.by_id.get(key_of(leaf_id)) if leaf_id is not _UNSET and leaf_id else None  # JS: `leafId ? ...`
     if leaf is None:
         leaf = entries[-1]
-    parts = _parts_walking_up(index, leaf, empty_for_null)
+    parts = _parts_walking_up(index, leaf, profile)
     if parts is not None:
         return parts.context()
-    return context_from_path(index.path_to(leaf), empty_for_null=empty_for_null)
+    return context_from_path(index.path_to(leaf), profile=profile)
 
 
-def _parts_walking_up(index: SessionIndex, leaf: Entry, empty_for_null: bool) -> _Parts | None:
+def _parts_walking_up(index: SessionIndex, leaf: Entry, profile: PiProfile) -> _Parts | None:
     """The parts of the context at ``leaf`` without building the path: walk towards the root and stop
     as soon as nothing further up can matter.
 
@@ -317,7 +328,8 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry, empty_for_null: bool) ->
     id that cannot be a key.
     """
     by_id = index.by_id.get
-    parts = _Parts()
+    parts = _Parts(profile)
+    empty_for_null, projection = profile.empty_content_for_null, profile.context_projection
     kept: list[Message] = []  # nearest first
     kept_sources: list[Entry] = []
     tail: list[Message] = []  # leaf first
@@ -347,13 +359,13 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry, empty_for_null: bool) ->
                     if message is not None:
                         tail.append(message)
                         tail_sources.append(entry)
-                    elif entry_type == "context_edit":
+                    elif entry_type == "context_edit" and projection:
                         edits.setdefault(edit_key(entry.get("targetId")), entry)
                 elif not found_kept:
-                    if message is not None and message.get("role") != "system":
+                    if message is not None and not (projection and message.get("role") == "system"):
                         kept.append(message)
                         kept_sources.append(entry)
-                    elif entry_type == "context_edit":
+                    elif entry_type == "context_edit" and projection:
                         kept_edits.setdefault(edit_key(entry.get("targetId")), entry)
                     found_kept = entry.get("id") == first_kept
                 if (
@@ -386,9 +398,10 @@ class ProjectedEntry:
     messages: list[Message]
 
 
-def context_entries(path: list[Entry]) -> list[Entry]:
+def context_entries(path: list[Entry], profile: PiProfile = PI_1_6_0) -> list[Entry]:
     """pi 1.6.0's ``buildContextEntries`` (§4.1a): ``[C, kept range without system messages, after C]``
-    for the newest compaction ``C``, or the whole path when there is none."""
+    for the newest compaction ``C``, or the whole path when there is none. pi 0.73.1 keeps the system
+    messages of the kept range (it has no checkpoint that holds them)."""
     compaction_at = -1
     for i in range(len(path) - 1, -1, -1):
         if path[i].get("type") == "compaction":
@@ -402,8 +415,16 @@ def context_entries(path: list[Entry]) -> list[Entry]:
     kept_from = next(
         (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
     )
-    kept = [e for e in path[kept_from:compaction_at] if not is_system_entry(e)]
+    kept = path[kept_from:compaction_at]
+    if profile.context_projection:
+        kept = [e for e in kept if not is_system_entry(e)]
     return [path[compaction_at], *kept, *path[compaction_at + 1 :]]
+
+
+def active_edits(path: list[Entry], profile: PiProfile = PI_1_6_0) -> dict[Any, Entry]:
+    """The edits ``profile``'s pi applies at the end of the root → leaf ``path``: the last one per target
+    among the context entries (none for pi 0.73.1, which ignores ``context_edit`` entries)."""
+    return latest_edits(context_entries(path, profile)) if profile.context_projection else {}
 
 
 def latest_edits(entries: list[Entry]) -> dict[Any, Entry]:
@@ -415,24 +436,25 @@ def latest_edits(entries: list[Entry]) -> dict[Any, Entry]:
     return edits
 
 
-def entry_context_messages(entry: Entry, *, empty_for_null: bool = True) -> list[Message]:
+def entry_context_messages(entry: Entry, *, profile: PiProfile = PI_1_6_0) -> list[Message]:
     """pi 1.6.0's ``sessionEntryToContextMessages`` (§4.1b): what one entry gives before edits."""
     if entry.get("type") == "compaction":
-        return compaction_messages(entry)
-    message = _contribution(entry, empty_for_null)[0]
+        return compaction_messages(entry, profile)
+    message = _contribution(entry, profile.empty_content_for_null)[0]
     return [] if message is None else [message]
 
 
-def project_path(path: list[Entry], *, empty_for_null: bool = True) -> list[ProjectedEntry]:
-    """pi 1.6.0's ``buildSessionProjection(...).entries`` for a root → leaf path (§4.1)."""
-    entries = context_entries(path)
-    edits = latest_edits(entries)
+def project_path(path: list[Entry], *, profile: PiProfile = PI_1_6_0) -> list[ProjectedEntry]:
+    """pi 1.6.0's ``buildSessionProjection(...).entries`` for a root → leaf path (§4.1); with 0.73.1's
+    rules the same shape without edits and checkpoints (what ``buildSessionContext`` emits per entry)."""
+    entries = context_entries(path, profile)
+    edits = latest_edits(entries) if profile.context_projection else {}
     out: list[ProjectedEntry] = []
     for i, entry in enumerate(entries):
         if i > 0 and entry.get("type") == "compaction":
             messages: list[Message] = []  # an older compaction inside the kept range
         else:
-            messages = entry_context_messages(entry, empty_for_null=empty_for_null)
+            messages = entry_context_messages(entry, profile=profile)
         edit = edits.get(edit_key(entry.get("id"))) if edits else None
         if edit is not None:
             messages = edited_messages(messages, edit)
@@ -440,7 +462,39 @@ def project_path(path: list[Entry], *, empty_for_null: bool = True) -> list[Proj
     return out
 
 
-def context_from_path(path: list[Entry], *, empty_for_null: bool = True) -> SessionContext:
+def has_edit_without_replacement(entries: list[Entry]) -> bool:
+    """Whether any ``context_edit`` lacks its ``replacement`` key (pi 1.6.0 never writes one)."""
+    return any(e.get("type") == "context_edit" and "replacement" not in e for e in entries)
+
+
+def check_edits_as_pi(path: list[Entry], profile: PiProfile = PI_1_6_0) -> None:
+    """Raise the ``TypeError`` pi 1.6.0 throws building the context at the end of ``path`` when an
+    edit without ``replacement`` applies to a message whose content it replaces (pi reads
+    ``replacement.content`` of ``undefined``).
+
+    Arbor's own context stays lenient there (the message shows without content); ``arbor inspect``
+    calls this to report what pi reports. pi 0.73.1 ignores edits and never throws.
+    """
+    if not profile.context_projection:
+        return
+    entries = context_entries(path, profile)
+    edits = latest_edits(entries)
+    if all("replacement" in edit for edit in edits.values()):
+        return
+    for i, entry in enumerate(entries):
+        edit = edits.get(edit_key(entry.get("id")))
+        if edit is not None and not (i > 0 and entry.get("type") == "compaction"):
+            check_edit_as_pi(entry_context_messages(entry, profile=profile), edit)
+
+
+def check_edit_as_pi(messages: list[Message], edit: Entry) -> None:
+    """Raise pi 1.6.0's ``TypeError`` if applying ``edit`` to ``messages`` reads the ``content`` of a
+    replacement that is absent (see :func:`check_edits_as_pi`)."""
+    if "replacement" not in edit and any(isinstance(m, dict) and m.get("role") in EDITABLE_ROLES for m in messages):
+        raise TypeError("Cannot read properties of undefined (reading 'content')")
+
+
+def context_from_path(path: list[Entry], *, profile: PiProfile = PI_1_6_0) -> SessionContext:
     """The context for a root → leaf path (steps 3–6 of pi-spec §4.1; pi16-delta.md §4.1)."""
     parts = _Parts()
     for entry in path:
@@ -451,24 +505,24 @@ def context_from_path(path: list[Entry], *, empty_for_null: bool = True) -> Sess
             parts.model_entry = entry
     thinking_level: Any = parts.thinking_entry.get("thinkingLevel", _MISSING) if parts.thinking_entry is not None else "off"
     model = _model_from(parts.model_entry) if parts.model_entry is not None else None
-    messages = [m for projected in project_path(path, empty_for_null=empty_for_null) for m in projected.messages]
+    messages = [m for projected in project_path(path, profile=profile) for m in projected.messages]
     return SessionContext(messages, thinking_level, model, parts.thinking_entry is not None)
 
 
-def extend_context(context: SessionContext, entry: Entry, *, empty_for_null: bool = True) -> SessionContext | None:
+def extend_context(context: SessionContext, entry: Entry, *, profile: PiProfile = PI_1_6_0) -> SessionContext | None:
     """The context one entry further down the path, or ``None`` when only a full rebuild can tell.
 
-    Compactions, branch summaries and context edits reshape the context; everything else adds at most
-    one message and may change the model or thinking level, exactly as one step of
-    :func:`context_from_path`.
+    Compactions, branch summaries and context edits reshape the context (pi 0.73.1 ignores edits);
+    everything else adds at most one message and may change the model or thinking level, exactly as
+    one step of :func:`context_from_path`.
     """
     entry_type = entry.get("type")
-    if entry_type in ("compaction", "branch_summary", "context_edit"):
+    if entry_type in ("compaction", "branch_summary") or (entry_type == "context_edit" and profile.context_projection):
         return None
     thinking_level: Any = (
         entry.get("thinkingLevel", _MISSING) if entry_type == "thinking_level_change" else context.thinking_level
     )
-    message, is_model_source = _contribution(entry, empty_for_null)
+    message, is_model_source = _contribution(entry, profile.empty_content_for_null)
     model = _model_from(entry) if is_model_source else context.model
     messages = context.messages if message is None else [*context.messages, message]
     changed = context.has_thinking_change or entry_type == "thinking_level_change"
@@ -496,23 +550,26 @@ def _user(text: str, timestamp: Any) -> Message:
     return {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": timestamp}
 
 
-def convert_message_to_llm(message: Message) -> Message | None:
+def convert_message_to_llm(message: Message, profile: PiProfile = PI_1_6_0) -> Message | None:
     """One agent message in the LLM's vocabulary (system/user/assistant/toolResult), or ``None`` if dropped.
 
-    ``system`` messages pass through as pi 1.6.0's ``convertToLlm`` passes them (a 0.73.1 file has
-    none); a provider decides how to send them and a summary's transcript leaves them out.
+    ``system`` messages pass through as pi 1.6.0's ``convertToLlm`` passes them; a provider decides
+    how to send them and a summary's transcript leaves them out. pi 0.73.1 drops them, as every role
+    it does not know.
     """
+    if not isinstance(message, dict):
+        return None  # a compaction's odd ``systemMessage`` (a string, ``true``): no role, so pi drops it
     role = message.get("role")
-    if role in ("system", "user", "assistant", "toolResult"):
+    if role in ("user", "assistant", "toolResult") or (role == "system" and profile.llm_keeps_system):
         return message
     if role == "bashExecution":
         if message.get("excludeFromContext"):
             return None
         return _user(_bash_text(message), message.get("timestamp"))
     if role == "custom":
-        content = message.get("content")
+        content = message.get("content", _UNSET)
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        return {"role": "user", "content": blocks, "timestamp": message.get("timestamp")}
+        return _with_content({"role": "user"}, blocks) | {"timestamp": message.get("timestamp")}
     if role == "branchSummary":
         text = BRANCH_SUMMARY_PREFIX + js_string(message.get("summary", _MISSING)) + BRANCH_SUMMARY_SUFFIX
         return _user(text, message.get("timestamp"))
@@ -522,11 +579,11 @@ def convert_message_to_llm(message: Message) -> Message | None:
     return None
 
 
-def convert_to_llm(messages: list[Message]) -> list[Message]:
+def convert_to_llm(messages: list[Message], profile: PiProfile = PI_1_6_0) -> list[Message]:
     """pi's ``convertToLlm``: summaries, custom and bash messages become user messages."""
     out: list[Message] = []
     for message in messages:
-        converted = convert_message_to_llm(message)
+        converted = convert_message_to_llm(message, profile)
         if converted is not None:
             out.append(converted)
     return out

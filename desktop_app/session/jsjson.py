@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 __all__ = [
+    "js_truthy",
     "UNDEFINED",
     "UNDEFINED_TEXT",
     "JSONParseError",
@@ -291,3 +292,15 @@ def utf16_slice(text: str, start: int, end: int | None = None) -> str:
     units = text.encode("utf-16-le", "surrogatepass")
     stop = None if end is None else 2 * end
     return units[2 * start : stop].decode("utf-16-le", "surrogatepass")
+
+
+def js_truthy(value: Any) -> bool:
+    """JavaScript truthiness (``if (value)``): ``null``, ``false``, ``0``, ``NaN`` and ``""`` are false;
+    every object and array, even an empty one, is true."""
+    if value is None or value is False:
+        return False
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value != 0 and value == value  # NaN != NaN
+    if isinstance(value, str):
+        return value != ""
+    return True

@@ -400,7 +400,7 @@ class SessionManager:
         self._revision += 1
         self._leaf_id = entry["id"]
         if cached is not None and fresh_id and cached[0] == (entry.get("parentId"), before):
-            extended = extend_context(cached[1], entry, empty_for_null=self._profile.empty_content_for_null)
+            extended = extend_context(cached[1], entry, profile=self._profile)
             if extended is not None:  # one more entry under the leaf: no need to walk the whole path again
                 self._context_cache = ((self._leaf_id, self._revision), extended)
         self._emit(EntryAppended(entry, self._leaf_id))
@@ -829,13 +829,13 @@ class SessionManager:
         the chat and the meter all ask for it around every turn, and on a long path each build walks
         thousands of entries. The returned context is shared: read it, don't change it.
         """
-        empty_for_null = self._profile.empty_content_for_null
+        profile = self._profile
         if leaf_id is not None and leaf_id != self._leaf_id:
-            return build_session_context(self._index.entries, leaf_id, self._index, empty_for_null=empty_for_null)
+            return build_session_context(self._index.entries, leaf_id, self._index, profile=profile)
         key = (self._leaf_id, self._revision)
         cached = self._context_cache
         if cached is None or cached[0] != key:
-            context = build_session_context(self._index.entries, self._leaf_id, self._index, empty_for_null=empty_for_null)
+            context = build_session_context(self._index.entries, self._leaf_id, self._index, profile=profile)
             cached = self._context_cache = (key, context)
         return cached[1]
 

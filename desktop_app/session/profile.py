@@ -8,9 +8,12 @@ answer differs takes a :class:`PiProfile`. Each difference is one named flag, so
 it follows ("does a user image weigh anything?") rather than as a version comparison, and tests can run
 both profiles side by side.
 
-What does *not* differ lives in no profile: the reader (system messages, context edits, usage entries,
-compaction checkpoints) is one, because on every 0.73.1 file it gives 0.73.1's context; only where a
-file's text ends is read as each version reads it (:attr:`PiProfile.trims_file_text`).
+The reader is one for both versions (it loads every file either pi loads), but what the context is made
+of differs on files pi 1.6.0 wrote: pi 0.73.1 ignores ``context_edit`` entries and a compaction's
+``systemMessage``, keeps ``system`` messages as ordinary messages and drops them in ``convertToLlm``. A
+person who runs pi 0.73.1 on such a file sees what that pi would send (``context_projection``,
+``llm_keeps_system``). On a file 0.73.1 wrote both readings agree. Where a file's text ends is read as each
+version reads it (:attr:`PiProfile.trims_file_text`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ class PiProfile:
     """``estimateTokens`` of a ``system`` message: 0 (unknown role) or its text, sections and tools."""
     empty_content_for_null: bool
     """The context gives a message whose ``content`` is null or missing ``[]`` (``""`` for system)."""
+    context_projection: bool
+    """The context is 1.6.0's projection (pi16-delta.md §4.1): ``context_edit`` entries apply, the newest
+    compaction replays its ``systemMessage`` before its summary, and its kept range leaves ``system``
+    messages out. pi 0.73.1 knows none of this: edits and checkpoints add nothing and a ``system``
+    message is a message like any other, kept range included."""
+    llm_keeps_system: bool
+    """``convertToLlm`` passes ``system`` messages through (1.6.0); 0.73.1 drops the role it does not know."""
     skip_zero_usage: bool
     """``getAssistantUsage`` ignores a usage whose context tokens are ``<= 0`` or NaN."""
     projected_compaction: bool
@@ -77,6 +87,8 @@ PI_0_73_1 = PiProfile(
     user_image_chars=0,
     count_system_messages=False,
     empty_content_for_null=False,
+    context_projection=False,
+    llm_keeps_system=False,
     skip_zero_usage=False,
     projected_compaction=False,
     nothing_to_summarize_is_none=False,
@@ -100,6 +112,8 @@ PI_1_6_0 = PiProfile(
     user_image_chars=4800,
     count_system_messages=True,
     empty_content_for_null=True,
+    context_projection=True,
+    llm_keeps_system=True,
     skip_zero_usage=True,
     projected_compaction=True,
     nothing_to_summarize_is_none=True,

@@ -3,6 +3,8 @@ down while the context grows, leaf-move undo, the compaction and branch-summary 
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -194,6 +196,25 @@ def test_compaction_preview_is_prepare_compactions_plan(tree: Any) -> None:
     nothing = preview_compaction(m, CompactionSettings(keep_recent_tokens=100_000))
     assert not nothing.runnable and nothing.describe().startswith("Nothing would be summarized")
     assert not preview_compaction(SessionManager.in_memory("/tmp"), settings).runnable
+
+
+def test_compaction_preview_of_a_branch_pi_cannot_plan_says_why(tmp_path: Path) -> None:
+    """An edit of another shape (pi would refuse to write it; a file may hold it) leaves an assistant
+    message without content: pi 1.6.0's ``prepareCompaction`` throws on it, and the preview says so
+    instead of failing."""
+    t = "2026-01-01T00:00:00.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": t, "cwd": "/tmp"},
+        {"type": "message", "id": "e1", "parentId": None, "timestamp": t, "message": {"role": "user", "content": "hi", "timestamp": 1}},
+        {"type": "message", "id": "e2", "parentId": "e1", "timestamp": t, "message": {"role": "assistant", "content": [], "timestamp": 2}},
+        {"type": "context_edit", "id": "e3", "parentId": "e2", "timestamp": t, "targetId": "e2", "replacement": 5},
+        {"type": "message", "id": "e4", "parentId": "e3", "timestamp": t, "message": {"role": "user", "content": "again", "timestamp": 3}},
+    ]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    m = SessionManager.open(path)
+    preview = preview_compaction(m, CompactionSettings(keep_recent_tokens=1), m.profile)
+    assert not preview.runnable and preview.nothing_reason is not None and "cannot be read" in preview.nothing_reason
 
 
 def test_branch_summary_preview_names_the_abandoned_branch(tree: Any) -> None:

@@ -8,7 +8,8 @@ is not on the path, cycles-free parent links in any order) and every leaf:
 * ``extend_context`` applied entry by entry from the root (a full rebuild where it declines), and
 * ``SessionManager.build_session_context()`` after the same appends (its cache extends contexts);
 
-and all say whether the path has a thinking-level change (``has_thinking_change``).
+and all say whether the path has a thinking-level change (``has_thinking_change``), with either pi
+version's rules (pi 0.73.1 keeps system messages and ignores edits and checkpoints).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from desktop_app.session.context import (
     context_from_path,
     extend_context,
 )
+from desktop_app.session.profile import PROFILES, PiProfile
 from desktop_app.session.tree import SessionIndex
 
 KINDS = (
@@ -48,7 +50,13 @@ KINDS = (
     "usage",
     "user_null",
     "compaction_checkpoint",
+    # odd shapes pi 1.6.0 would not write
+    "edit_odd",
+    "compaction_odd_checkpoint",
 )
+ODD_REPLACEMENTS: tuple[Any, ...] = (5, "text", False, {})
+ODD_CHECKPOINTS: tuple[Any, ...] = ("a forced prompt", True, [], "")
+PROFILE = st.sampled_from([PROFILES[v] for v in sorted(PROFILES)])
 
 SPECS = st.lists(
     st.tuples(st.sampled_from(KINDS), st.integers(0, 1_000), st.integers(0, 1_000), st.integers(0, 3)),
@@ -79,6 +87,16 @@ def _entry(n: int, parent: str | None, kind: str, pick: int, ids: list[str], fla
     elif kind in ("edit_omit", "edit_text"):  # targets any earlier entry, on the path or not, editable or not
         replacement = None if kind == "edit_omit" else {"content": f"edited {n}"}
         entry.update(type="context_edit", targetId=ids[pick % len(ids)] if ids else "missing", replacement=replacement)
+    elif kind == "edit_odd":  # a replacement of another shape, or none at all (flavour 3: no key)
+        entry.update(type="context_edit", targetId=ids[pick % len(ids)] if ids else "missing")
+        if flavour < 3:
+            entry["replacement"] = ODD_REPLACEMENTS[pick % len(ODD_REPLACEMENTS)]
+    elif kind == "compaction_odd_checkpoint":
+        first_kept = ids[pick % len(ids)] if ids else "missing"
+        checkpoint = ODD_CHECKPOINTS[flavour]
+        entry.update(
+            type="compaction", summary=f"s{n}", firstKeptEntryId=first_kept, tokensBefore=n, systemMessage=checkpoint
+        )
     elif kind == "usage":
         entry.update(type="usage", kind="cache_warm", provider="p", model="m", usage={"input": n})
     elif kind == "user_null":
@@ -120,35 +138,37 @@ def _tree(specs: list[tuple[str, int, int, int]]) -> list[dict[str, Any]]:
     return entries
 
 
-def _by_extension(path: list[dict[str, Any]]) -> SessionContext:
+def _by_extension(path: list[dict[str, Any]], profile: PiProfile) -> SessionContext:
     context = SessionContext()
     for i, entry in enumerate(path):
-        extended = extend_context(context, entry)
-        context = extended if extended is not None else context_from_path(path[: i + 1])
+        extended = extend_context(context, entry, profile=profile)
+        context = extended if extended is not None else context_from_path(path[: i + 1], profile=profile)
     return context
 
 
 @settings(max_examples=300, deadline=None)
-@given(SPECS)
-def test_the_three_entry_points_agree_at_every_leaf(specs: list[tuple[str, int, int, int]]) -> None:
+@given(SPECS, PROFILE)
+def test_the_three_entry_points_agree_at_every_leaf(specs: list[tuple[str, int, int, int]], profile: PiProfile) -> None:
     entries = _tree(specs)
     index = SessionIndex.build(entries)
     for entry in entries:
         path = index.path_to(entry)
-        expected = context_from_path(path).to_json()
-        assert build_session_context(entries, entry["id"], index).to_json() == expected
-        assert build_session_context(entries, entry["id"]).to_json() == expected
-        assert _by_extension(path).to_json() == expected
+        expected = context_from_path(path, profile=profile).to_json()
+        assert build_session_context(entries, entry["id"], index, profile=profile).to_json() == expected
+        assert build_session_context(entries, entry["id"], profile=profile).to_json() == expected
+        assert _by_extension(path, profile).to_json() == expected
         has_change = any(e.get("type") == "thinking_level_change" for e in path)
-        assert context_from_path(path).has_thinking_change is has_change
-        assert build_session_context(entries, entry["id"], index).has_thinking_change is has_change
-        assert _by_extension(path).has_thinking_change is has_change
+        assert context_from_path(path, profile=profile).has_thinking_change is has_change
+        assert build_session_context(entries, entry["id"], index, profile=profile).has_thinking_change is has_change
+        assert _by_extension(path, profile).has_thinking_change is has_change
 
 
 @settings(max_examples=150, deadline=None)
-@given(SPECS)
-def test_the_managers_cached_context_agrees_with_a_fresh_build(specs: list[tuple[str, int, int, int]]) -> None:
-    manager = SessionManager.in_memory("/p")
+@given(SPECS, PROFILE)
+def test_the_managers_cached_context_agrees_with_a_fresh_build(
+    specs: list[tuple[str, int, int, int]], profile: PiProfile
+) -> None:
+    manager = SessionManager.in_memory("/p", profile=profile)
     ours: dict[str, str] = {}  # generated id -> the manager's id
     for entry in _tree(specs):
         manager.build_session_context()  # warm the cache, so that the next append may extend it
@@ -158,7 +178,7 @@ def test_the_managers_cached_context_agrees_with_a_fresh_build(specs: list[tuple
         elif manager.leaf_id != ours[parent]:
             manager.branch(ours[parent])
         ours[entry["id"]] = _append_like(manager, entry, ours)
-        fresh = build_session_context(manager.get_entries(), manager.leaf_id)
+        fresh = build_session_context(manager.get_entries(), manager.leaf_id, profile=profile)
         cached = manager.build_session_context()
         assert cached.to_json() == fresh.to_json()
         assert cached.has_thinking_change is fresh.has_thinking_change
@@ -178,7 +198,7 @@ def _append_like(manager: SessionManager, entry: dict[str, Any], ours: dict[str,
         return manager.append_compaction(entry["summary"], first_kept, entry["tokensBefore"])
     if kind == "context_edit" and entry["targetId"] in ours:
         try:
-            return manager.append_context_edit(ours[entry["targetId"]], entry["replacement"])
+            return manager.append_context_edit(ours[entry["targetId"]], entry.get("replacement", 0))
         except SessionError:  # pi refuses this target too (off the branch, not editable)
             pass
     if kind == "usage":

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from desktop_app.session import SessionError, SessionManager
-from desktop_app.session.context import build_session_context, context_from_path, project_path
+from desktop_app.session.context import build_session_context, context_from_path, convert_to_llm, project_path
 from desktop_app.session.entries import (
     make_branch_summary_entry,
     make_compaction_entry,
@@ -105,9 +105,9 @@ def test_null_content_is_empty_for_1_6_0_and_kept_for_0_73_1() -> None:
         _msg(1, 0, {"role": "system", "timestamp": 2}),
         _entry(2, "custom_message", 1, customType="x", display=True),
     ]
-    new = build_session_context(entries, "e2", empty_for_null=True).messages
+    new = build_session_context(entries, "e2", profile=PI_1_6_0).messages
     assert [m.get("content", "<absent>") for m in new] == [[], "", []]
-    old = build_session_context(entries, "e2", empty_for_null=False).messages
+    old = build_session_context(entries, "e2", profile=PI_0_73_1).messages
     assert [m.get("content", "<absent>") for m in old] == [None, "<absent>", "<absent>"]
     assert entries[0]["message"]["content"] is None  # never changed in place
 
@@ -230,3 +230,65 @@ def test_a_prompt_change_is_recorded_as_the_difference() -> None:
                        "toolsRemoved": [{"name": "bash"}], "timestamp": 9}
     after = current_system_message([first, changed])
     assert after is not None and after["sections"] == {"preamble": "P2"} and after["toolsAdded"] == [read]
+
+
+def _odd_session() -> list[dict[str, Any]]:
+    """A prompt, a user turn, a compaction with a checkpoint, an edit omitting the kept user message."""
+    return [
+        _msg(0, None, _system(content="Be brief.")),
+        _msg(1, 0, {"role": "user", "content": "hi", "timestamp": 1}),
+        _msg(2, 1, {"role": "system", "content": "Also be kind.", "timestamp": 2}),
+        _entry(3, "compaction", 2, summary="s", firstKeptEntryId="e1", tokensBefore=9, systemMessage=_system(content="P")),
+        _entry(4, "context_edit", 3, targetId="e1", replacement=None),
+        _msg(5, 4, {"role": "user", "content": "again", "timestamp": 5}),
+    ]
+
+
+def test_pi_0_73_1_keeps_system_messages_and_ignores_edits_and_checkpoints() -> None:
+    entries = _odd_session()
+    old = build_session_context(entries, "e5", profile=PI_0_73_1).messages
+    assert _roles(old) == ["compactionSummary", "user", "system", "user"]  # no checkpoint, u1 not omitted
+    assert _roles(convert_to_llm(old, PI_0_73_1)) == ["user", "user", "user"]  # 0.73.1 drops the role
+    new = build_session_context(entries, "e5", profile=PI_1_6_0).messages
+    assert _roles(new) == ["system", "compactionSummary", "user"]
+    assert _roles(convert_to_llm(new, PI_1_6_0)) == ["system", "user", "user"]
+    assert [p.source["id"] for p in project_path(entries[:4] + entries[5:], profile=PI_0_73_1)] == ["e3", "e1", "e2", "e5"]
+
+
+def test_the_managers_cached_context_follows_its_profile() -> None:
+    """The manager extends its cached context entry by entry; an edit is a full rebuild in 1.6.0 and
+    nothing at all in 0.73.1."""
+    for profile, roles in ((PI_0_73_1, ["user", "assistant", "user"]), (PI_1_6_0, ["assistant", "user"])):
+        manager = SessionManager.in_memory("/p", profile=profile)
+        first = manager.append_message(user("one"))
+        manager.append_message(assistant("two"))
+        manager.build_session_context()
+        manager.append_context_edit(first, None)
+        manager.build_session_context()
+        manager.append_message(user("three"))
+        assert _roles(manager.build_session_context().messages) == roles
+
+
+@pytest.mark.parametrize(
+    ("replacement", "content"),
+    [(5, "<absent>"), ("text", "<absent>"), (False, "<absent>"), ({}, "<absent>"), ({"content": 5}, 5), ({"content": "x"}, [{"type": "text", "text": "x"}])],
+)
+def test_a_replacement_of_another_shape_leaves_the_message_without_content(replacement: Any, content: Any) -> None:
+    entries = [
+        _msg(0, None, {"role": "assistant", "content": [{"type": "text", "text": "a"}], "timestamp": 0}),
+        _entry(1, "context_edit", 0, targetId="e0", replacement=replacement),
+    ]
+    [message] = build_session_context(entries, "e1").messages
+    assert message.get("content", "<absent>") == content
+    assert message["timestamp"] == 0
+
+
+@pytest.mark.parametrize(("checkpoint", "kept"), [("forced", True), (True, True), ([], True), ("", False), (0, False), (None, False)])
+def test_a_truthy_checkpoint_of_any_shape_goes_into_the_context_as_it_is(checkpoint: Any, kept: bool) -> None:
+    entries = [
+        _msg(0, None, {"role": "user", "content": "hi", "timestamp": 0}),
+        _entry(1, "compaction", 0, summary="s", firstKeptEntryId="e1", tokensBefore=1, systemMessage=checkpoint),
+    ]
+    messages = build_session_context(entries, "e1").messages
+    assert messages[:-1] == ([checkpoint] if kept else [])
+    assert convert_to_llm(messages) == convert_to_llm(messages[-1:])  # no role: nothing for the model

@@ -15,6 +15,7 @@ from typing import Any
 
 from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
 from desktop_app.present.pi16_words import system_summary, system_text
+from desktop_app.session.jsjson import js_truthy
 
 Message = dict[str, Any]
 
@@ -25,17 +26,6 @@ KNOWN_KINDS = frozenset(
 SINGLE_SECTION_KINDS = frozenset({"toolResult", "bashExecution", "branchSummary", "compactionSummary", "system"})
 #: Kinds painted as summary cards (pi 1.6.0's system prompt records too).
 CARD_KINDS = frozenset({"branchSummary", "compactionSummary", "system"})
-
-
-def js_truthy(value: Any) -> bool:
-    """JavaScript truthiness: pi hides a custom message when ``!message.display``."""
-    if value is None or value is False:
-        return False
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return value != 0 and not (isinstance(value, float) and math.isnan(value))
-    if isinstance(value, str):
-        return value != ""
-    return True
 
 
 def as_text(value: Any) -> str:
