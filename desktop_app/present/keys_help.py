@@ -26,6 +26,10 @@ class KeySection:
 
 
 FIXED_KEYS: tuple[KeySection, ...] = (
+    KeySection("Panes", (
+        KeyRow("F6 / Shift+F6", "Next / previous pane: toolbar, side column, canvas, chat, message box"),
+        KeyRow("Tab / Shift+Tab", "Next / previous control, pane by pane in that order"),
+    )),
     KeySection("Chat", (
         KeyRow("Enter", "Send the message"),
         KeyRow("Shift+Enter", "New line in the message"),
