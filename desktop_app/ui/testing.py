@@ -23,7 +23,7 @@ import asyncio
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QThread, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.settings import Settings
@@ -83,16 +83,24 @@ def pump(ms: int) -> None:
         while time.monotonic() < deadline:
             QCoreApplication.processEvents()
         return
-    # Qt's events until the deadline, sleeping in between (the timer wakes the last wait). Not a
-    # nested QEventLoop.exec(): once anything called QCoreApplication.exit() outside exec() (a qasync
-    # loop stopped by hand), every later exec() returns at once.
+    # Qt's own main loop, as the app runs (QCoreApplication.exec: deferred deletes are done, and
+    # Qt's timers fire as they do in the app), quit at the deadline; inside another event loop (a
+    # dialog's exec), Qt's events are processed instead.
+    app = _application()
     deadline = time.monotonic() + ms / 1000
-    wake = QTimer()
-    wake.setSingleShot(True)
-    wake.start(max(0, ms))
-    while time.monotonic() < deadline:
-        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
-    wake.stop()
+    while True:
+        left = int((deadline - time.monotonic()) * 1000)
+        if QThread.currentThread().loopLevel() > 0:
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, max(0, left))
+        else:
+            quit_timer = QTimer()
+            quit_timer.setSingleShot(True)
+            quit_timer.timeout.connect(app.exit)
+            quit_timer.start(max(0, left))
+            app.exec()
+            quit_timer.stop()
+        if time.monotonic() >= deadline:
+            return
 
 
 def release_loop(timeout_ms: int = 2000) -> None:
