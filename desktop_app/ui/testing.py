@@ -4,10 +4,16 @@ window through these calls, and mouse and keyboard input goes through ``QTest`` 
 
 - :func:`open_window` opens a session file exactly as ``arbor FILE`` does and returns the shown
   window once the graph's first layout is on screen;
-- :func:`pump` runs the event loop (asyncio tasks included) for a while;
+- :func:`pump` runs the event loop (asyncio tasks included) for a while; from synchronous code one
+  asyncio loop stays running across calls, so a reply streams on over any number of them
+  (:func:`release_loop` leaves the thread without it: a test's teardown);
 - on the window: ``window.session`` (read-only :class:`~desktop_app.session.SessionView`),
   ``window.agent``, ``window.graph.reveal(entry_id)`` / ``node_center(entry_id)`` /
-  ``pin_center()``, ``window.chat.composer_text()``.
+  ``pin_center()``, ``window.chat.composer_text()``;
+- the chat (issue 22): ``window.chat.composer`` (type into it with ``QTest.keyClicks``, Enter sends,
+  Esc stops), ``window.chat.card_actions(entry_id)`` (the names of the actions on that entry's card:
+  "Retry", "Regenerate", "Copy", "Edit & branch") and ``window.chat.trigger(entry_id, name)`` (the
+  path a click on the card's action takes).
 
 Extended for steering by hand (issue 9), on ``window.steering``: ``node_menu`` (the open node menu,
 a ``QMenu`` whose actions carry their :class:`~desktop_app.present.node_menu.MenuAction` as data),
