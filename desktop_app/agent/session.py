@@ -385,6 +385,28 @@ class AgentSession:
         finally:
             self._emit(TurnFinished())
 
+    async def retry(self, user_entry_id: str) -> Message | None:
+        """Answer the user message ``user_entry_id`` again (a turn stopped before its first token, or
+        one whose reply failed): the leaf moves to it and a reply is streamed under it. No second user
+        entry is written; an earlier reply under it stays in the file as a sibling."""
+        return await self._run_exclusive(self._retry(user_entry_id))
+
+    async def _retry(self, user_entry_id: str) -> Message | None:
+        session = self.session
+        entry = session.get_entry(user_entry_id)
+        message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
+        if entry is None or not isinstance(message, dict) or message.get("role") != "user":
+            raise ValueError("Only a user message can be answered again")
+        self._overflow_attempted = False  # a user message's turn (pi resets it per user message)
+        self.last_prompt_unsent = None
+        if session.leaf_id != user_entry_id:
+            session.branch(user_entry_id)
+        self._emit(TurnStarted())
+        try:
+            return await self._run_turn(session, user_entry_id)
+        finally:
+            self._emit(TurnFinished())
+
     @staticmethod
     def _last_assistant(session: SessionManager) -> Message | None:
         for message in reversed(session.build_session_context().messages):

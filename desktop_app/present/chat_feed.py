@@ -253,6 +253,33 @@ class ChatFeed:
         self.system_shown = any(_is_system(m) for m in rows)
         return ShowContext(rows, self.leaf_id)
 
+    # ------------------------------------------------------------------------------- entries
+
+    def message_of(self, entry_id: str) -> Any | None:
+        """The message entry ``entry_id`` stands for in the chat (``None``: not a message entry)."""
+        entry = self._session.get_entry(entry_id)
+        if entry is None or entry.get("type") != "message":
+            return None
+        return entry.get("message")
+
+    def entry_id_of(self, message: Any) -> str | None:
+        """The entry a chat row's message comes from: a context edit's mark names it; else the
+        branch is walked back from the chat's leaf (only when a card's action is chosen), the same
+        object first found, else an equal one (a reply shown as it streamed)."""
+        mark = message.get(EDIT_MARK) if type(message) is dict else None
+        if isinstance(mark, dict) and isinstance(mark.get("targetId"), str):
+            return str(mark["targetId"])
+        if self.leaf_id is None:
+            return None
+        branch = self._session.get_branch(self.leaf_id)
+        for entry in reversed(branch):
+            if entry.get("message") is message:
+                return str(entry.get("id"))
+        for entry in reversed(branch):
+            if entry.get("type") == "message" and entry.get("message") == message:
+                return str(entry.get("id"))
+        return None
+
     # ------------------------------------------------------------------------------- session
 
     def on_session_event(self, event: SessionEvent) -> list[ChatUpdate]:

@@ -37,13 +37,17 @@ __all__ = ["GIL_SWITCH_INTERVAL", "qt_event_loop"]
 GIL_SWITCH_INTERVAL = 0.001
 
 
-def qt_event_loop(app: QCoreApplication) -> asyncio.AbstractEventLoop:
+def qt_event_loop(app: QCoreApplication, *, already_running: bool = False) -> asyncio.AbstractEventLoop:
     """A new asyncio event loop that runs on ``app``'s Qt event loop (not yet set as current), with
-    garbage collected on ``app``'s thread only (:func:`~.gui_gc.install_gui_gc`)."""
+    garbage collected on ``app``'s thread only (:func:`~.gui_gc.install_gui_gc`).
+
+    ``already_running``: the loop counts as running at once and is this thread's running loop, while
+    whoever drives Qt's event processing (``testing.pump``) runs its callbacks; stop it with ``stop()``.
+    """
     import qasync  # type: ignore[import-untyped]  # no stubs; typed by this function's signature
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
     install_gui_gc(app)
-    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app)
+    loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app, already_running=already_running)
     loop.set_default_executor(ThreadPoolExecutor(max_workers=4, thread_name_prefix="arbor-io"))
     return loop

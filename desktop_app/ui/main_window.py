@@ -57,6 +57,7 @@ from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
 
 from .chat import ChatPanel
+from .chat.actions import bind_card_actions
 from .folder_banner import FolderBanner, place_above_composer
 from .forking import Forker
 from .graph.audit_panel import CompactionAuditPanel
@@ -151,6 +152,7 @@ class MainWindow(QMainWindow):
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
+        bind_card_actions(self)  # Retry, Regenerate, Edit & branch on the chat's cards
         self.graph.node_activated.connect(self._on_node_activated)
         self.graph.compaction_selected.connect(self._on_compaction_selected)
         self.graph.branch_summary_selected.connect(self._on_branch_summary_selected)

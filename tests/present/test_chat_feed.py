@@ -230,3 +230,16 @@ def test_a_running_tool_shows_its_last_output_line_in_the_status_bar() -> None:
     assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", "one\ntwo\n\n"))) == ("bash running… two (Esc to stop)", 0)
     assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", ""))) == ("bash running… (Esc to stop)", 0)
     assert agent_status(ToolCallsFinished(aborted=False)) == ("", 0)
+
+
+def test_rows_and_entries_are_told_apart_for_card_actions() -> None:
+    chat = _Recorder()
+    (shown,) = chat.take()
+    assert isinstance(shown, ShowContext)
+    user_id, answer_id = [e["id"] for e in chat.session.get_branch() if e.get("type") == "message"]
+    user_row, answer_row = shown.messages
+    assert chat.feed.entry_id_of(user_row) == user_id and chat.feed.entry_id_of(answer_row) == answer_id
+    assert chat.feed.message_of(answer_id) is answer_row
+    assert chat.feed.entry_id_of(dict(answer_row)) == answer_id  # an equal copy (a reply shown as it streamed)
+    assert chat.feed.entry_id_of(_assistant("never saved")) is None
+    assert chat.feed.message_of("no-such-entry") is None

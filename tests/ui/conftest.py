@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -29,6 +30,16 @@ def pytest_asyncio_loop_factories(config, item):  # type: ignore[no-untyped-def]
         return qasync.QEventLoop(app)
 
     return {"qasync": factory}
+
+
+@pytest.fixture(autouse=True)
+def _pump_loop_closed() -> Iterator[None]:
+    """A test that ran ``testing.pump`` leaves its loop running (that is the point of it); the next
+    test starts with no running loop, as pytest-asyncio and ``asyncio.run`` require."""
+    yield
+    testing = sys.modules.get("desktop_app.ui.testing")
+    if testing is not None:
+        testing.release_loop()
 
 
 @pytest.fixture(autouse=True)

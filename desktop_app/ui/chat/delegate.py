@@ -11,6 +11,9 @@ for every row's ``sizeHint`` on layout but paints only the visible rows, so:
   (``sizeHintChanged``, from a zero timer; the live row's at most every ``STREAM_RELAYOUT_MS``).
 * Documents are cached per row (LRU, keyed by message, expanded sections, revision and theme) and
   re-laid out only when the width changes; exact heights are cached per width.
+* Finished user and assistant cards end with a painted line of actions (Retry or Regenerate, Edit &
+  branch, Copy; ``present.card_actions`` decides which): no widget per card, a click is hit-tested
+  like a section toggle and reported as :attr:`MessageDelegate.action_clicked`.
 * The live (streaming) row is re-rendered at most every ``STREAM_RENDER_MS`` and grows in steps of
   a quarter viewport (at least ``STREAM_HEADROOM_LINES`` lines), so a fast stream neither re-parses its markdown per token nor
   relayouts thousands of rows per wrapped line.
@@ -49,6 +52,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
+from desktop_app.present.card_actions import CardAction, card_actions, has_action_line
 from desktop_app.present.pi16_words import EDIT_OMITTED
 
 from .messages import (
@@ -83,6 +87,8 @@ HEIGHT_CACHE_LIMIT = 50_000
 STREAM_RELAYOUT_MS = 80
 STREAM_HEADROOM_LINES = 4
 STREAM_RENDER_MS = 50
+ACTION_GAP = 16  # between two actions of a card's action line
+ACTION_PAD = 6  # above the action line (below the text)
 STREAM_SLOT = "live row"  # the scheduler slot of the live row's render (other rows: their cache key)
 
 
@@ -108,6 +114,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     #: A non-toggle link in a message was clicked (the panel decides what to do; nothing is opened here).
     link_activated = Signal(str)
+    #: An action on a card's action line was clicked: ``(row, action name)``.
+    action_clicked = Signal(int, str)
 
     def __init__(self, view: QAbstractItemView) -> None:
         super().__init__(view)
@@ -242,6 +250,60 @@ class MessageDelegate(QStyledItemDelegate):
     def _chrome() -> int:
         return 2 * PAD_Y + 2 * MARGIN_Y
 
+    def action_line_height(self, message: Any, streaming: bool = False) -> int:
+        """Height the card's action line adds (0 for cards without one)."""
+        return self._line + ACTION_PAD if has_action_line(message, streaming=streaming) else 0
+
+    # ================================================================================ actions
+
+    def row_actions(self, model: ChatModel, row: int) -> tuple[CardAction, ...]:
+        """The actions ``row``'s card offers (``present.card_actions``, given the row after it)."""
+        if not 0 <= row < model.rowCount():
+            return ()
+        nxt = row + 1
+        streaming_next = model.is_stream_row(nxt)
+        following = model.message(nxt) if nxt < model.rowCount() and not streaming_next else None
+        return card_actions(
+            model.message(row), following, streaming=model.is_stream_row(row), reply_streaming=streaming_next
+        )
+
+    def action_rects(self, model: ChatModel, row: int, rect: QRect) -> list[tuple[CardAction, QRect]]:
+        """Where each of ``row``'s actions is drawn (viewport coordinates; ``rect``: the row's)."""
+        actions = self.row_actions(model, row)
+        if not actions:
+            return []
+        message = model.message(row)
+        kind = message_kind(message)
+        box = self.bubble_rect(rect, kind)
+        metrics = QFontMetrics(self._view.font())
+        top = box.bottom() - PAD_Y - self._line + 1
+        left = box.left() + self._text_left(kind, message_status(message))
+        placed = []
+        for action in actions:
+            width = metrics.horizontalAdvance(action.value)
+            placed.append((action, QRect(left, top, width, self._line)))
+            left += width + ACTION_GAP
+        return placed
+
+    def hit_action(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> CardAction | None:
+        """The action under ``pos`` (viewport coordinates), if any (a little slack around the words)."""
+        point = QPoint(int(pos.x()), int(pos.y()))
+        for action, where in self.action_rects(model, row, rect):
+            if where.adjusted(-4, -3, 4, 3).contains(point):
+                return action
+        return None
+
+    def _paint_actions(self, painter: QPainter, model: ChatModel, row: int, rect: QRect, theme: ChatTheme) -> None:
+        placed = self.action_rects(model, row, rect)
+        if not placed:
+            return
+        painter.save()
+        painter.setClipping(False)
+        painter.setPen(QColor(theme.dim))
+        for action, where in placed:
+            painter.drawText(where, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), action.value)
+        painter.restore()
+
     # ================================================================================ documents
 
     def document(self, model: ChatModel, row: int, theme: ChatTheme | None = None) -> StackedDocument:
@@ -348,7 +410,7 @@ class MessageDelegate(QStyledItemDelegate):
                 doc.setTextWidth(text_width)
             else:
                 doc = self._relayout_sliced(state, row, row_width, doc)
-        height = math.ceil(doc.size().height()) + self._chrome()
+        height = math.ceil(doc.size().height()) + self._chrome() + self.action_line_height(state.message, state.streaming)
         if state.streaming:
             # Grow the live row in steps of a few lines, so a reply arriving token by token
             # relayouts the list every few lines rather than on every wrapped line.
@@ -452,7 +514,7 @@ class MessageDelegate(QStyledItemDelegate):
                 lines += 2
         else:
             lines += 8
-        return int(lines * line) + chrome
+        return int(lines * line) + chrome + self.action_line_height(message)
 
     # ================================================================================ painting
 
@@ -497,9 +559,12 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillRect(QRectF(box.left(), box.top(), ACCENT_W, box.height()), QColor(bubble.accent))
             painter.setClipping(False)
 
+        actions_h = self.action_line_height(message, streaming)
+        if actions_h:
+            self._paint_actions(painter, model, row, rect, theme)
         text_left = box.left() + self._text_left(kind, status)
         painter.translate(text_left, box.top() + PAD_Y)
-        clip = QRectF(0, 0, doc.textWidth(), max(0, box.height() - 2 * PAD_Y))
+        clip = QRectF(0, 0, doc.textWidth(), max(0, box.height() - 2 * PAD_Y - actions_h))
         painter.setClipRect(clip)
         context = QAbstractTextDocumentLayout.PaintContext()
         context.palette.setColor(QPalette.ColorRole.Text, QColor(theme.text))
@@ -618,6 +683,10 @@ class MessageDelegate(QStyledItemDelegate):
             return True
         row = index.row()
         pos = event.position()
+        action = self.hit_action(model, row, option.rect, pos)
+        if action is not None:
+            self.action_clicked.emit(row, action.value)
+            return True
         section = self.hit_section(model, row, option.rect, pos)
         if section is None:
             kind = message_kind(model.message(row))

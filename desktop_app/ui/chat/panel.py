@@ -6,7 +6,13 @@ the agent (DESIGN.md §3: views never poke the file). The window binds it:
 * ``set_context(build_session_context(...).messages)`` on every leaf change (one model reset; the
   layout uses height estimates except for the rows that will be visible, measured exactly);
 * ``begin_stream`` / ``append_delta`` / ``end_stream`` / ``abort_stream`` from agent events;
-* ``send_requested(text)`` / ``stop_requested()`` back to the agent; ``set_busy`` while a turn runs.
+* ``send_requested(text)`` / ``stop_requested()`` back to the agent; ``set_busy`` while a turn runs;
+* ``card_action_requested(entry_id, name)`` when an action on a card is clicked (Retry, Regenerate,
+  Edit & branch; Copy is done here), rows told apart by ``set_entry_lookup``'s lookup.
+
+The automation surface (DESIGN.md §7.1): ``composer`` (type into it with ``QTest.keyClicks``, Enter
+sends, Esc stops), ``card_actions(entry_id)`` (the names on that entry's card) and
+``trigger(entry_id, name)`` (the same path as a click on the card's action).
 
 The list stays pinned to the bottom while the user is at the bottom (new messages, a growing
 reply), and stays put when they have scrolled up to read.
@@ -15,7 +21,7 @@ reply), and stays put when they have scrolled up to read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import Any, Protocol, assert_never
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -40,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.present.card_actions import CardAction
 from desktop_app.present.chat_feed import (
     AppendRows,
     ChatUpdate,
@@ -66,6 +73,18 @@ __all__ = ["ChatPanel", "ChatView", "SiblingArrows"]
 
 Message = dict[str, Any]
 PIN_SLACK = 6  # pixels from the bottom that still count as "at the bottom"
+
+
+class EntryLookup(Protocol):
+    """Tells rows and entries apart (the window's chat feed is one)."""
+
+    def entry_id_of(self, message: Any) -> str | None:
+        """The id of the entry whose message a row shows."""
+        ...
+
+    def message_of(self, entry_id: str) -> Any | None:
+        """The message of entry ``entry_id`` (``None``: not a message entry)."""
+        ...
 
 
 class ChatView(QListView):
@@ -111,7 +130,10 @@ class ChatView(QListView):
         clickable = False
         if index.isValid() and isinstance(delegate, MessageDelegate) and isinstance(model, ChatModel):
             rect = self.visualRect(index)
-            clickable = delegate.hit_section(model, index.row(), rect, event.position()) is not None
+            clickable = (
+                delegate.hit_action(model, index.row(), rect, event.position()) is not None
+                or delegate.hit_section(model, index.row(), rect, event.position()) is not None
+            )
         self.viewport().setCursor(
             Qt.CursorShape.PointingHandCursor if clickable else Qt.CursorShape.ArrowCursor
         )
@@ -181,6 +203,9 @@ class ChatPanel(QWidget):
     link_activated = Signal(str)
     #: A sibling arrow was clicked: move the leaf to this entry (the window asks the agent).
     sibling_requested = Signal(str)
+    #: An action on a card was chosen: ``(entry_id, name)`` — "Retry", "Regenerate" or "Edit & branch"
+    #: (the window runs it; "Copy" is done by the panel).
+    card_action_requested = Signal(str, str)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -195,6 +220,9 @@ class ChatPanel(QWidget):
         self._delegate.attach(self._model)
         self._view.setItemDelegate(self._delegate)
         self._delegate.link_activated.connect(self.link_activated)
+        self._delegate.action_clicked.connect(self._card_action)
+        self._entries: EntryLookup | None = None
+        self._placed_text: str | None = None  #: text put in the composer for the user (Edit & branch)
 
         self._banner = Banner("info", self)
         self._error = Banner("error", self)
@@ -368,6 +396,7 @@ class ChatPanel(QWidget):
 
     def set_editor_text(self, text: str) -> None:
         """Put ``text`` in the composer, cursor at the end, focused ("Edit & branch")."""
+        self._placed_text = text
         self._composer.setPlainText(text)
         cursor = self._composer.textCursor()
         cursor.movePosition(cursor.MoveOperation.End)
@@ -377,8 +406,19 @@ class ChatPanel(QWidget):
     def editor_text(self) -> str:
         return self._composer.toPlainText()
 
+    def clear_placed_text(self) -> None:
+        """Take away text :meth:`set_editor_text` put in the composer if the user left it as it was:
+        a turn that does not come from the composer (Regenerate, Retry) makes an Edit & branch's
+        leftover text stale. Anything the user typed or changed stays."""
+        if self._placed_text is not None and self._composer.toPlainText() == self._placed_text:
+            self._composer.clear()
+        self._placed_text = None
+
     def set_busy(self, busy: bool) -> None:
-        """While a turn runs: Stop instead of Send, and Enter does not send."""
+        """While a turn runs: Stop instead of Send, and Enter does not send. A turn starting clears
+        the composer's leftover Edit & branch text (:meth:`clear_placed_text`)."""
+        if busy and not self._busy:
+            self.clear_placed_text()
         self._busy = busy
         self._send.setVisible(not busy)
         self._send.setEnabled(not busy)
@@ -392,9 +432,59 @@ class ChatPanel(QWidget):
     def _submit(self, text: str) -> None:
         if self._busy or not text.strip():
             return
+        self._placed_text = None
         self._composer.clear()
         self._pinned = True
         self.send_requested.emit(text)
+
+    # ================================================================================ card actions
+
+    def set_entry_lookup(self, lookup: EntryLookup | None) -> None:
+        """How rows and entries are told apart (card actions name entries, rows hold messages)."""
+        self._entries = lookup
+
+    def row_of(self, entry_id: str) -> int | None:
+        """The row showing entry ``entry_id`` (the newest rows are looked at first), or ``None``."""
+        message = self._entries.message_of(entry_id) if self._entries is not None else None
+        if message is None:
+            return None
+        model = self._model
+        rows = range(model.rowCount() - 1, -1, -1)
+        for row in rows:  # the same object: the context is built from the entries' messages
+            if not model.is_stream_row(row) and model.message(row) is message:
+                return row
+        for row in rows:  # an equal copy: the reply saved as it streamed (pi 1.6.0 key order)
+            if not model.is_stream_row(row) and model.message(row) == message:
+                return row
+        return None
+
+    def card_actions(self, entry_id: str) -> list[str]:
+        """The names of the actions shown on ``entry_id``'s card ("Retry", "Regenerate", "Copy",
+        "Edit & branch"), in the order shown; empty when the entry has no card in the chat."""
+        row = self.row_of(entry_id)
+        return [a.value for a in self._delegate.row_actions(self._model, row)] if row is not None else []
+
+    def trigger(self, entry_id: str, name: str) -> None:
+        """Choose the action ``name`` on ``entry_id``'s card, through the path a click takes."""
+        row = self.row_of(entry_id)
+        if row is None:
+            raise LookupError(f"entry {entry_id} has no card in the chat")
+        offered = [a.value for a in self._delegate.row_actions(self._model, row)]
+        if name not in offered:
+            raise ValueError(f"{name!r} is not on the card of {entry_id} (it offers {offered})")
+        self._delegate.action_clicked.emit(row, name)
+
+    def _card_action(self, row: int, name: str) -> None:
+        """A card's action was clicked: Copy here, the rest to the window by entry id."""
+        if not 0 <= row < self._model.rowCount():
+            return
+        message = self._model.message(row)
+        if name == CardAction.COPY.value:
+            QGuiApplication.clipboard().setText(str(self._model.index(row).data(Qt.ItemDataRole.DisplayRole) or ""))
+            return
+        entry_id = self._entries.entry_id_of(message) if self._entries is not None else None
+        if entry_id is not None:
+            self.card_action_requested.emit(entry_id, name)
 
     # ================================================================================ sibling arrows
 
