@@ -175,7 +175,7 @@ class MainWindow(QMainWindow):
         bar.addAction(self._action("Compact", self.compact, "Ctrl+Shift+K", "Compact the context"))
         bar.addSeparator()
         bar.addAction(self._action("Fit", self.graph.fit_all, "Ctrl+0", "Fit the whole tree"))
-        bar.addAction(self._action("Leaf", self.graph.center_on_leaf, "Ctrl+L", "Centre on the active leaf"))
+        bar.addAction(self._action("Leaf", self.graph.jump_to_leaf, "Ctrl+L", "Centre on the active leaf and follow it"))
         bar.addAction(self._action("Label…", self.label_selected, "F2", "Label the selected entry"))
         self._action("Stop", self.agent.abort, "Esc", "Stop the running reply")
         bar.addSeparator()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from math import floor
 from typing import Any
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt, QTimer
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -132,6 +132,8 @@ class MinimapDrawing:
 class Minimap(QWidget):
     """Overview widget; the owner feeds it positions and the visible scene rectangle."""
 
+    navigated = Signal()  #: the user clicked or dragged in it (the canvas stops following the leaf)
+
     def __init__(
         self, style: GraphStyle, on_navigate: Callable[[QPointF], None], parent: QWidget | None = None
     ):
@@ -239,11 +241,13 @@ class Minimap(QWidget):
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
         self._navigate_to(event.position())
+        self.navigated.emit()
         event.accept()
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
         if event.buttons() & Qt.MouseButton.LeftButton:
             self._navigate_to(event.position())
+            self.navigated.emit()
         event.accept()
 
 
@@ -255,8 +259,8 @@ class MinimapBinding:
     """Keeps a :class:`Minimap` over a ``QGraphicsView`` in step: placed in a corner, redrawn
     (debounced) when the graph changes, its frame following every scroll and zoom.
 
-    It never covers what the user is looking at: ``avoid`` returns the viewport points (the active
-    leaf's pin, the selected node) it must stay clear of, and it moves to another corner or hides
+    It never covers what the user is looking at: ``avoid`` returns the viewport rectangles (the
+    active leaf with its pin and label, the selected node) it must stay clear of, and it moves to another corner or hides
     when none is clear. It hides itself when the viewport is small (:data:`MIN_VIEWPORT`), and the
     user can switch it off (:meth:`set_wanted`, the M key).
     """
@@ -266,7 +270,7 @@ class MinimapBinding:
         view: QGraphicsView,
         style: GraphStyle,
         scene: GraphScene,
-        avoid: Callable[[], list[QPoint]] | None = None,
+        avoid: Callable[[], list[QRect]] | None = None,
     ) -> None:
         self._view = view
         self._scene = scene
@@ -378,13 +382,17 @@ class MinimapBinding:
         if not self.wanted or small:
             self.widget.hide()
             return
-        avoid = [p + area.topLeft() for p in self._avoid()]  # viewport → view coordinates
+        avoid = [r.translated(area.topLeft()) for r in self._avoid()]  # viewport → view coordinates
         margin = 10
         left, right = area.left() + margin, area.right() - size.width() - margin
         top, bottom = area.top() + margin, area.bottom() - size.height() - margin
-        for x, y in ((right, bottom), (left, bottom), (right, top), (left, top)):
-            frame = QRect(x, y, size.width(), size.height()).adjusted(-24, -24, 24, 24)
-            if not any(frame.contains(p) for p in avoid):
+        here = self.widget.pos() if self.widget.isVisible() else None
+        corners = [(right, bottom), (left, bottom), (right, top), (left, top)]
+        if here is not None and (here.x(), here.y()) in corners:  # stay put while that corner is clear
+            corners.insert(0, (here.x(), here.y()))
+        for x, y in corners:
+            frame = QRect(x, y, size.width(), size.height()).adjusted(-8, -8, 8, 8)
+            if not any(frame.intersects(r) for r in avoid):
                 self.widget.move(x, y)
                 self.widget.show()
                 self.widget.raise_()

@@ -33,7 +33,7 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
@@ -71,8 +71,9 @@ from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import LeafMoved, SessionEvent, SessionView
+from desktop_app.session import LeafMoved, Reloaded, SessionEvent, SessionView
 
+from .follow import LeafFollower
 from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
@@ -234,6 +235,10 @@ class GraphView(QGraphicsView):
         self._build_poll.timeout.connect(self._poll_build)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
+        self._minimap.widget.navigated.connect(self._user_moved)
+        self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
+        self._follower.jump_requested.connect(self.jump_to_leaf)
+        self._press_scroll: tuple[int, int] | None = None  #: scroll values when the left button went down
         self._labels = LabelPainter(self._style)
         self._labels_version = -1
         self._marks = Marks()
@@ -275,6 +280,7 @@ class GraphView(QGraphicsView):
             self._relayout()
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
         self.resetTransform()
+        self._follower.resume()
         self.center_on_leaf()
 
     def _big(self) -> bool:
@@ -507,6 +513,7 @@ class GraphView(QGraphicsView):
             self._restore_anchor(anchor)
         else:
             self.center_on_leaf()
+        self._follower.follow()
         self._minimap.redraw(model.graph)
         # The whole graph, its items and marks are ~360,000 objects the cyclic GC would walk in
         # each full collection (85 ms at 100,000 entries, the first one while a reply streams):
@@ -528,6 +535,13 @@ class GraphView(QGraphicsView):
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
             return
+        if isinstance(event, LeafMoved | Reloaded):
+            self._follower.resume()  # arrows, undo, the menu, the API: the new leaf comes into view
+        self._apply_event(event)
+        self._follower.follow()
+
+    def _apply_event(self, event: SessionEvent) -> None:
+        assert self._model is not None and self._session is not None
         if isinstance(event, LeafMoved) and (self._partial or self._big()):
             if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
                 self._show_neighbourhood(set(self._model.expanded))
@@ -554,7 +568,6 @@ class GraphView(QGraphicsView):
         graph = self._model.graph
         scene = self._scene
         before = scene.version
-        was_visible = self._leaf_visible()
         for node in delta.removed:
             scene.remove_node(node)
         self._selection.drop_if_gone(self._model)
@@ -564,8 +577,6 @@ class GraphView(QGraphicsView):
         # the removed too: update_marks then knows every node that went (its quick way for appends)
         self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
         self._order = None
-        if delta.added and was_visible:
-            self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
         self._rematch()
         if delta.removed:  # a dot cannot be taken off the picture: draw it again
             self._minimap.redraw(self._model.graph)
@@ -600,6 +611,7 @@ class GraphView(QGraphicsView):
         self._rematch()
         self._restore_anchor(anchor)
         self._minimap.redraw_now(self.graph())
+        self._follower.follow()
         self.layout_applied.emit("tidy")
 
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
@@ -625,6 +637,7 @@ class GraphView(QGraphicsView):
         self._layout_kind = "dot"
         self._restore_anchor(anchor)
         self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
+        self._follower.follow()
         self.layout_applied.emit("dot")
 
     def _focus_anchor(self) -> tuple[Node, QPoint] | None:
@@ -701,14 +714,34 @@ class GraphView(QGraphicsView):
     def minimap_widget(self) -> QWidget:
         return self._minimap.widget
 
-    def _minimap_avoid(self) -> list[QPoint]:
-        """Viewport points the minimap must not cover: the leaf's pin and the selected node."""
-        points = []
-        for node in (self._leaf_node(), self._selection.node):
-            point = self._viewport_point(node)
-            if point is not None:
-                points.append(point)
-        return points
+    def _minimap_avoid(self) -> list[QRect]:
+        """Viewport rectangles the minimap must not cover: the leaf (its pin, flag and label) and
+        the selected node."""
+        boxes = [self._node_box(node) for node in (self._leaf_node(), self._selection.node)]
+        return [box.toAlignedRect() for box in boxes if box is not None]
+
+    def minimap_rect(self) -> QRect:
+        """Where the minimap is, in viewport coordinates; empty when it is hidden (DESIGN.md §7.1)."""
+        widget = self._minimap.widget
+        if not widget.isVisible():
+            return QRect()
+        return widget.geometry().translated(-self.viewport().pos())
+
+    def _node_box(self, node: Node | None) -> QRectF | None:
+        """``node``'s box in viewport pixels with its pin and flag, at least 36 px round its centre
+        (far out a box is a dot), and its screen label when it has one."""
+        if node is None or node not in self._scene.positions:
+            return None
+        box = self.mapFromScene(self._scene.node_rect(node).adjusted(-16, -18, 16, 8)).boundingRect()
+        rect = QRectF(box).united(QRectF(QPointF(box.center()) - QPointF(18, 18), QSizeF(36, 36)))
+        for placed in self._labels.placed:
+            if placed.mark.node == node:
+                r = placed.rect
+                rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
+        return rect
+
+    def _leaf_box(self) -> QRectF | None:
+        return self._node_box(self._leaf_node())
 
     # ================================================================================ selection
 
@@ -755,6 +788,8 @@ class GraphView(QGraphicsView):
         scene.update_marks()
         if center:
             self._bring_into_view(selected)
+            if notify and not self._leaf_visible():  # keys or a search jump took the view away
+                self._user_moved()
         self._minimap.place()
         assert change.entry_id is not None
         if change.kind == "branch_summary" and self._session is not None:
@@ -824,6 +859,7 @@ class GraphView(QGraphicsView):
                 self.node_activated.emit(entry_id)
             case Zoom(factor=factor):
                 self.zoom_by(factor)
+                self._user_moved()
             case ClearSearch():
                 self.clear_search()
 
@@ -855,7 +891,9 @@ class GraphView(QGraphicsView):
             self._minimap.follow_viewport()
 
     def fit_all(self) -> None:
-        """Everything in view (never magnified beyond 100 %)."""
+        """Everything in view (never magnified beyond 100 %). A zoom by the user: the canvas stops
+        following the leaf."""
+        self._user_moved()
         rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
         if not self._scene.positions or rect.isEmpty():
             return
@@ -874,6 +912,24 @@ class GraphView(QGraphicsView):
         elif self.zoom() < _MIN_ZOOM:
             self.zoom_by(_MIN_ZOOM / self.zoom())
         self._minimap.follow_viewport()
+
+    @property
+    def following(self) -> bool:
+        """The canvas keeps the active leaf in view (a pan or zoom by the user stops it)."""
+        return self._follower.following
+
+    def jump_button(self) -> QWidget:
+        """The "Jump to leaf" button over the canvas (shown while the canvas does not follow)."""
+        return self._follower.button
+
+    def jump_to_leaf(self) -> None:
+        """Ctrl+L and the "Jump to leaf" button: centre on the leaf and follow it again."""
+        self._follower.resume()
+        self.center_on_leaf()
+        self._follower.follow()  # clear of the minimap, which may sit over the centre
+
+    def _user_moved(self) -> None:
+        self._follower.user_moved()
 
     def center_on_leaf(self) -> None:
         node = self._leaf_node()
@@ -1055,8 +1111,12 @@ class GraphView(QGraphicsView):
     def _node_under(self, event: QMouseEvent) -> Node | None:
         return self._scene.node_at(self.mapToScene(event.position().toPoint()))
 
+    def _scroll_values(self) -> tuple[int, int]:
+        return self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
         self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self._press_scroll = self._scroll_values() if event.button() == Qt.MouseButton.LeftButton else None
         if event.button() == Qt.MouseButton.LeftButton and self._model is not None:
             self._execute(self._controller.press(self._model.graph, self._node_under(event)))
             if self._controller.dragging_pin:  # carry the pin: no panning under it
@@ -1066,7 +1126,14 @@ class GraphView(QGraphicsView):
                 return
         super().mousePressEvent(event)
 
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        super().mouseMoveEvent(event)
+        if self._press_scroll is not None and self._press_scroll != self._scroll_values():
+            self._press_scroll = None
+            self._user_moved()  # the hand dragged the canvas
+
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        self._press_scroll = None
         if event.button() == Qt.MouseButton.LeftButton and self._controller.dragging_pin:
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
             self.viewport().unsetCursor()
@@ -1091,9 +1158,13 @@ class GraphView(QGraphicsView):
             delta = event.angleDelta().y() or event.pixelDelta().y()
             if delta:
                 self.zoom_by(1.0015**delta)
+                self._user_moved()
             event.accept()
             return
+        before = self._scroll_values()
         super().wheelEvent(event)
+        if self._scroll_values() != before:
+            self._user_moved()
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         kind = event.type()
@@ -1109,10 +1180,12 @@ class GraphView(QGraphicsView):
             pinch = event.gesture(Qt.GestureType.PinchGesture)  # type: ignore[attr-defined]
             if isinstance(pinch, QPinchGesture) and isinstance(event, QGestureEvent):
                 self.zoom_by(pinch.scaleFactor())
+                self._user_moved()
                 return True
         if kind == QEvent.Type.NativeGesture:
             if event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:  # type: ignore[attr-defined]
                 self.zoom_by(1.0 + event.value())  # type: ignore[attr-defined]
+                self._user_moved()
                 return True
         return super().viewportEvent(event)
 
@@ -1284,6 +1357,8 @@ class GraphView(QGraphicsView):
         if was_visible and focus is not None:
             self._bring_into_view(focus)
         self._minimap.follow_viewport()
+        self._follower.place()
+        self._follower.follow()
 
     def _bring_into_view(self, node: Node) -> None:
         """Scroll as little as needed so ``node``'s whole box (and a margin) is on screen."""
