@@ -271,7 +271,9 @@ class MainWindow(QMainWindow):
         # whether the path only grew is told as well by its end the context is built from (a few
         # hundred entries; the whole branch was a 20 ms walk at 100k when it was not kept)
         reading = self._meter.read(view.get_context_branch(), usage.tokens, messages)
-        self.status.set_context_usage(reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation)
+        self.status.set_context_usage(
+            reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation, estimated=reading.estimated
+        )
 
     def _sync_thinking(self) -> None:
         self.status.set_thinking(self.agent.thinking_level)
