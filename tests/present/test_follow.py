@@ -70,3 +70,14 @@ def test_following_stops_on_a_user_move_and_resumes() -> None:
     assert not state.user_moved()
     assert state.resume() and state.following
     assert not state.resume()
+
+
+def test_a_flip_offers_a_summary_unless_skip_prompt() -> None:
+    from desktop_app.present.siblings import flip_offer
+
+    offer = flip_offer("old", "new", skip_prompt=False)
+    assert offer is not None and (offer.left_leaf, offer.target) == ("old", "new")
+    assert "Summarize the branch you left?" in offer.text
+    assert flip_offer("old", "new", skip_prompt=True) is None
+    assert flip_offer(None, "new", skip_prompt=False) is None
+    assert flip_offer("same", "same", skip_prompt=False) is None
