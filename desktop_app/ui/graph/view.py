@@ -234,7 +234,7 @@ class GraphView(QGraphicsView):
         self._build_poll.setInterval(15)
         self._build_poll.timeout.connect(self._poll_build)
 
-        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
+        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
         self._minimap.widget.navigated.connect(self._user_moved)
         self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
@@ -740,6 +740,11 @@ class GraphView(QGraphicsView):
                 rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
         return rect
 
+    def _leaf_at(self) -> QPointF | None:
+        node = self._leaf_node()
+        at = self._scene.positions.get(node) if node is not None else None
+        return QPointF(*at) if at is not None else None
+
     def _leaf_box(self) -> QRectF | None:
         return self._node_box(self._leaf_node())
 
@@ -891,9 +896,8 @@ class GraphView(QGraphicsView):
             self._minimap.follow_viewport()
 
     def fit_all(self) -> None:
-        """Everything in view (never magnified beyond 100 %). A zoom by the user: the canvas stops
-        following the leaf."""
-        self._user_moved()
+        """Everything in view (never magnified beyond 100 %). Following goes on: the leaf is in the
+        picture, and kept there if the tree outgrows it."""
         rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
         if not self._scene.positions or rect.isEmpty():
             return
