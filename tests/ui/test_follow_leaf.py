@@ -166,3 +166,44 @@ def test_a_far_switch_from_the_sibling_arrows_brings_the_leaf_into_view(window: 
     window.chat.sibling_requested.emit(SIDE)  # what the arrows' ‹ emits
     assert wait_until(lambda: window.session.leaf_id == SIDE)
     assert wait_until(lambda: leaf_in_view_and_clear(window)), describe(window)
+
+
+@pytest.mark.asyncio
+async def test_a_regenerated_reply_comes_into_view_whole(
+    window: MainWindow, fake_anthropic: FakeAnthropicServer  # noqa: F811
+) -> None:
+    """A regenerated reply is a sibling placed right of the old one: it was cut off at the edge."""
+    window.agent.set_model(anthropic(fake_anthropic.base_url))
+    fake_anthropic.enqueue(fa.text("the first answer"), fa.text("another answer"))
+    window.chat.composer.setFocus()
+    QTest.keyClicks(window.chat.composer, "a question")
+    QTest.keyClick(window.chat.composer, Qt.Key.Key_Return)
+    await settle(window)
+    first = window.session.leaf_id
+    assert first is not None
+    _pan_away(window)
+    assert not window.graph.following
+    window.run_task(window.agent.regenerate(first), "Regenerating")
+    await settle(window)
+    graph = window.graph
+    leaf = window.session.leaf_id
+    assert leaf != first and window.session.get_entry(leaf)["parentId"] == window.session.get_entry(first)["parentId"]
+    assert graph.following  # the user asked for it: a leaf move
+    node = graph.graph().leaf_node
+    assert node is not None
+    box = graph.mapFromScene(graph.graph_scene().node_rect(node)).boundingRect()
+    assert graph.viewport().rect().contains(box), (box, graph.viewport().rect())
+    assert not graph.minimap_rect().intersects(box)
+
+
+@pytest.mark.asyncio
+async def test_a_branch_summary_written_far_away_comes_into_view(window: MainWindow) -> None:
+    """Leaving with a summary appends the summary at the target (no leaf move before it)."""
+    _pan_away(window)
+    assert not window.graph.following
+    window.run_task(window.agent.navigate_tree(SIDE, summarize=True), "Switching branch")
+    await settle(window)
+    leaf = window.session.get_entry(window.session.leaf_id or "")
+    assert leaf is not None and leaf["type"] == "branch_summary" and leaf["parentId"] == SIDE
+    assert window.graph.following
+    assert leaf_in_view_and_clear(window), describe(window)

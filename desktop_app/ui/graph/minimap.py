@@ -292,7 +292,13 @@ class Minimap(QWidget):
         painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
         if self._image is not None:
             painter.drawImage(0, 0, self._image)
-        frame = self._to_widget(self._viewport).intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
+        frame = self._to_widget(self._viewport)
+        if not self._viewport.isEmpty() and (frame.width() < 10 or frame.height() < 8):
+            # near, a viewport is a sliver of a long tree's picture: drawn at least this big, where it is
+            centre = frame.center()
+            w, h = max(frame.width(), 10.0), max(frame.height(), 8.0)
+            frame = QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h)
+        frame = frame.intersected(QRectF(self.rect()).adjusted(1, 1, -1, -1))
         if not frame.isEmpty():
             painter.setPen(QPen(self._style.selection, 1.5))
             fill = QColor(self._style.selection)

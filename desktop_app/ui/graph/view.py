@@ -71,7 +71,7 @@ from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import LeafMoved, Reloaded, SessionEvent, SessionView
+from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
 from .follow import LeafFollower
 from .labels import LabelPainter
@@ -535,8 +535,10 @@ class GraphView(QGraphicsView):
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
             return
-        if isinstance(event, LeafMoved | Reloaded):
-            self._follower.resume()  # arrows, undo, the menu, the API: the new leaf comes into view
+        if isinstance(event, LeafMoved | Reloaded) or (
+            isinstance(event, EntryAppended) and event.entry.get("parentId") != self._model.leaf_id
+        ):  # arrows, undo, the menu, the API, a regenerated reply, a branch summary: the new leaf comes into view
+            self._follower.resume()
         self._apply_event(event)
         self._follower.follow()
 
