@@ -313,6 +313,17 @@ class RowIndex:
             found.extend((node, x) for node, (x, y) in self._bands.get(band, {}).items() if low < y < high)
         return found
 
+    def count_in(self, left: float, top: float, right: float, bottom: float, cap: int) -> int:
+        """How many nodes lie strictly inside the rectangle, counting no further than ``cap``."""
+        count = 0
+        for band in range(math.floor(top / self._band), math.floor(bottom / self._band) + 1):
+            for x, y in self._bands.get(band, {}).values():
+                if left < x < right and top < y < bottom:
+                    count += 1
+                    if count >= cap:
+                        return count
+        return count
+
     def nearest(self, x: float, y: float, sx: float = 1.0, sy: float = 1.0, reach: float = 4.0) -> Node | None:
         """The node nearest to (``x``, ``y``) when distances are scaled by ``sx`` and ``sy`` (the
         minimap's pixels per scene unit, one per axis); ``reach`` is where the search starts, in those

@@ -514,14 +514,9 @@ class MinimapBinding:
         area = view.mapToScene(frame.translated(-view.viewport().pos())).boundingRect()
         spec = self._scene.graph_style.spec
         half_w, half_h = spec.node_width / 2, spec.node_height / 2
-        left, right = area.left() - half_w, area.right() + half_w
-        count = 0
-        for _node, x in self._scene.rows.between(area.top() - half_h, area.bottom() + half_h):
-            if left < x < right:
-                count += 1
-                if count >= cap:
-                    break
-        return count
+        return self._scene.rows.count_in(
+            area.left() - half_w, area.top() - half_h, area.right() + half_w, area.bottom() + half_h, cap
+        )
 
     def _center_on(self, point: QPointF) -> None:
         """A click or drag on the picture: to the nearest node (in the picture's pixels), so the
