@@ -34,7 +34,7 @@ from concurrent.futures import Future
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsItem, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
@@ -54,7 +54,6 @@ from desktop_app.present.graph_controller import (
     Zoom,
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
-from desktop_app.present.lens import heat
 from desktop_app.present.lod import (
     GROUPS_SCALE,
     Detail,
@@ -74,6 +73,7 @@ from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
 from .follow import LeafFollower
+from .heat import HeatStrip
 from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
@@ -248,9 +248,7 @@ class GraphView(QGraphicsView):
         #: appends since the marks were made: (scene version before, after, nodes whose mark may differ)
         self._marks_pending: tuple[int, int, set[Node]] | None = None
         self._last_seen = QRectF()
-        self._heat: dict[str, int] | None = None  #: context lens tokens per entry, while it shows
-        self._heat_nodes: dict[Node, int] = {}
-        self._heat_version = -1
+        self._heat = HeatStrip()  #: context lens tokens per entry, while it shows
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -1218,57 +1216,14 @@ class GraphView(QGraphicsView):
         self._layout_labels()
         painter.save()
         painter.resetTransform()
-        if self._heat:
-            self._paint_heat(painter)
+        self._heat.paint(painter, self._scene, self.viewportTransform(), QRectF(self.viewport().rect()))
         self._labels.paint(painter)
         painter.restore()
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
-        self._heat = tokens_by_entry
-        self._heat_version = -1
+        self._heat.set(tokens_by_entry)
         self.viewport().update()
-
-    def _paint_heat(self, painter: QPainter) -> None:
-        """A strip left of every node in the context, yellow to red by its tokens (screen space,
-        at least 3 px tall, so it reads as a strip along the path at any zoom)."""
-        assert self._heat is not None
-        scene = self._scene
-        if self._heat_version != scene.version:
-            self._heat_version = scene.version
-            graph = scene.graph
-            nodes: dict[Node, int] = {}
-            for entry, tokens in self._heat.items():
-                node = graph.node_for_entry(entry)
-                if node is not None:
-                    nodes[node] = nodes.get(node, 0) + tokens
-            self._heat_nodes = nodes
-        if not self._heat_nodes:
-            return
-        hottest = max(self._heat_nodes.values())
-        t = self.viewportTransform()
-        scale, dx, dy = t.m11(), t.m31(), t.m32()
-        spec = self._style.spec
-        half_w, half_h = spec.node_width / 2 * scale, max(spec.node_height / 2 * scale, 1.5)
-        area = QRectF(self.viewport().rect()).adjusted(-20, -20, 20, 20)
-        cold, hot = QColor("#ffe066"), QColor("#e03131")
-        painter.setPen(Qt.PenStyle.NoPen)
-        for node, tokens in self._heat_nodes.items():
-            at = scene.positions.get(node)
-            if at is None:
-                continue
-            x, y = at[0] * scale + dx, at[1] * scale + dy
-            if not area.contains(x, y):
-                continue
-            k = heat(tokens, hottest)
-            color = QColor(
-                round(cold.red() + (hot.red() - cold.red()) * k),
-                round(cold.green() + (hot.green() - cold.green()) * k),
-                round(cold.blue() + (hot.blue() - cold.blue()) * k),
-            )
-            width = 4.0 + 6.0 * k
-            painter.setBrush(color)
-            painter.drawRect(QRectF(x - half_w - 6 - width, y - half_h, width, 2 * half_h))
 
     def _layout_labels(self) -> None:
         scene = self._scene
