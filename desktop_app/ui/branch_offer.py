@@ -7,9 +7,9 @@ It goes away by itself after :data:`OFFER_MS`, or when the user does anything el
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QToolButton, QVBoxLayout, QWidget
 
 from desktop_app.present.siblings import FlipOffer
 
@@ -44,11 +44,19 @@ class BranchOfferBar(QFrame):
         self.summarize_button.setToolTip("Go back and leave the branch with a summary, as pi's question would")
         self.undo_button.setToolTip("Go back to the branch you left")
         self.never_button.setToolTip("Never offer a summary when switching branches (branchSummary.skipPrompt)")
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(10, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        for button in (self.summarize_button, self.undo_button, self.never_button, self.close_button):
-            layout.addWidget(button)
+        self.label.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(self.label, 1)
+        top.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        buttons = QHBoxLayout()
+        for button in (self.summarize_button, self.undo_button, self.never_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 6, 6, 6)
+        layout.setSpacing(4)
+        layout.addLayout(top)
+        layout.addLayout(buttons)
         self.summarize_button.clicked.connect(lambda: self._answer(self.summarize))
         self.undo_button.clicked.connect(lambda: self._answer(self.undo))
         self.never_button.clicked.connect(self._never)
@@ -88,9 +96,8 @@ class BranchOfferBar(QFrame):
         host = self.parentWidget()
         if host is None:
             return
-        self.adjustSize()
         width = max(200, host.width() - 16)
-        self.setGeometry(8, 8, width, self.sizeHint().height())
+        self.setGeometry(8, 8, width, self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height())
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         if watched is self.parentWidget() and event.type() == QEvent.Type.Resize and self.isVisible():
