@@ -504,9 +504,12 @@ class MinimapBinding:
         x, y = min(clear, key=lambda c: self._nodes_under(QRect(c[0], c[1], size.width(), size.height()))) if (
             fewest_nodes and len(clear) > 1
         ) else clear[0]
+        moved = here is None or (here.x(), here.y()) != (x, y)
         self.widget.move(x, y)
         self.widget.show()
         self.widget.raise_()
+        if moved:  # the screen labels keep clear of it: laid out again with the next paint
+            self._view.viewport().update()
 
     def _nodes_under(self, frame: QRect, cap: int = 50) -> int:
         """How many nodes (up to ``cap``) would be under the minimap at ``frame`` (view coordinates)."""
