@@ -7,6 +7,11 @@ reported usage. Two sources can disagree: a session made with one model and cont
 while the conversation only grows, so while the active path only gets longer (no branch switch, no
 compaction) the meter never shows less than it showed before, and its tooltip says so. A branch
 switch or a compaction starts afresh.
+
+Right after a compaction pi's footer shows ``?`` until the next reply reports usage (the kept
+replies' usage counted the context before it was compacted). A meter reading "?" while the user
+decides what to do next helps nobody (issue 22): it shows the estimate of every message instead,
+marked as one (``~12k``), and says so in its tooltip.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.compaction.tokens import estimate_context_tokens
+from desktop_app.compaction.tokens import estimate_context_tokens, estimate_tokens
 
 __all__ = ["ContextMeterState", "MeterReading", "format_tokens"]
 
@@ -35,11 +40,12 @@ def format_tokens(count: int | float) -> str:
 
 @dataclass(frozen=True)
 class MeterReading:
-    """What the meter shows: ``tokens`` (``None``: unknown after a compaction) and why."""
+    """What the meter shows: ``tokens`` and why."""
 
     tokens: int | None
     explanation: str
     floored: bool  #: the sources reported less than before while the path only grew
+    estimated: bool = False  #: just compacted: every message estimated, no reported usage in it
 
 
 def _counts(messages: Sequence[Any]) -> str:
@@ -91,8 +97,16 @@ class ContextMeterState:
         self._length = len(path)
         self._ends = (path[0].get("id"), path[-1].get("id")) if path else (None, None)
         if tokens is None:
-            self._tokens = None
-            return MeterReading(None, "Unknown until the next reply reports usage (the context was just compacted).", False)
+            self._tokens = None  # an estimate is no floor for the reply that reports the real size
+            estimate = sum((estimate_tokens(m) for m in messages), 0)
+            return MeterReading(
+                int(estimate),
+                f"Estimated: the context was just compacted, so the {len(messages)} message(s) the model "
+                "receives at the active leaf are counted at about 4 characters per token until the next "
+                "reply reports the real size.",
+                False,
+                estimated=True,
+            )
         explanation = _counts(messages)
         if grew and before is not None and tokens < before:
             self._tokens = before

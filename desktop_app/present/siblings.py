@@ -4,8 +4,11 @@ At every branch point on the active path (an entry with more than one child), th
 goes through is sibling ``k`` of ``n`` (children in file order, which is the order they were
 made). The arrows sit on the first message of that child's branch that the chat shows, and step to
 the previous or next sibling's *newest leaf* (the leaf of its subtree written last) — the habit
-ChatGPT and LibreChat taught. The window moves there through the same navigation (and summary
-question) as a double-click. No Qt: the chat panel places the arrows on the row holding ``message``.
+ChatGPT and LibreChat taught. No Qt: the chat panel places the arrows on the row holding ``message``.
+
+An arrow flips at once, as in ChatGPT (issue 22 item 8): no question first. Instead the branch just
+left is *offered* a summary (:func:`flip_offer`) in a bar that blocks nothing, with Undo; the canvas's
+drag and double-click keep pi's question.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 from desktop_app.session import SessionView
 
-__all__ = ["SiblingCache", "SiblingSwitch", "newest_leaf", "sibling_switches"]
+__all__ = ["FlipOffer", "SiblingCache", "SiblingSwitch", "flip_offer", "newest_leaf", "sibling_switches"]
 
 
 @dataclass(frozen=True)
@@ -247,3 +250,22 @@ def sibling_switches(
             )
         )
     return switches
+
+
+@dataclass(frozen=True)
+class FlipOffer:
+    """After a flip by the sibling arrows: the branch left at ``left_leaf`` may still be summarized
+    (pi's "Summarize" answer, given afterwards: back to ``left_leaf``, then to ``target`` with a
+    summary), or the flip undone."""
+
+    left_leaf: str
+    target: str
+    text: str = "Switched branch. Summarize the branch you left?"
+
+
+def flip_offer(left_leaf: str | None, target: str, skip_prompt: bool) -> FlipOffer | None:
+    """The offer to show after the arrows flipped from ``left_leaf`` to ``target``; ``None`` when the
+    user chose never to be asked (``branchSummary.skipPrompt``) or nothing was left."""
+    if skip_prompt or left_leaf is None or left_leaf == target:
+        return None
+    return FlipOffer(left_leaf, target)

@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
         bar.addAction(self._action("Compact", self.compact, "Ctrl+Shift+K", "Compact the context"))
         bar.addSeparator()
         bar.addAction(self._action("Fit", self.graph.fit_all, "Ctrl+0", "Fit the whole tree"))
-        bar.addAction(self._action("Leaf", self.graph.center_on_leaf, "Ctrl+L", "Centre on the active leaf"))
+        bar.addAction(self._action("Leaf", self.graph.jump_to_leaf, "Ctrl+L", "Centre on the active leaf and follow it"))
         bar.addAction(self._action("Label…", self.label_selected, "F2", "Label the selected entry"))
         self._action("Stop", self.agent.abort, "Esc", "Stop the running reply")
         bar.addSeparator()
@@ -323,7 +323,9 @@ class MainWindow(QMainWindow):
         # whether the path only grew is told as well by its end the context is built from (a few
         # hundred entries; the whole branch was a 20 ms walk at 100k when it was not kept)
         reading = self._meter.read(view.get_context_branch(), usage.tokens, messages)
-        self.status.set_context_usage(reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation)
+        self.status.set_context_usage(
+            reading.tokens, usage.context_window, usage.reserve_tokens, reading.explanation, estimated=reading.estimated
+        )
 
     def _sync_thinking(self) -> None:
         self.status.set_thinking(self.agent.thinking_level)

@@ -4,7 +4,8 @@ The context meter is the one number a user of a long session watches: how full t
 is, and how far from the point where auto-compaction kicks in (pi-spec §5.4: when the context
 exceeds ``window − reserveTokens``). So the meter draws that threshold as a tick on the bar.
 Right after a compaction the size is unknown until the next reply reports usage; pi's footer then
-shows ``?/<window>`` (pi-spec §5.3), and so does this one. The bar stays empty rather than guess.
+shows ``?/<window>`` (pi-spec §5.3). This one shows the window's estimate instead, marked ``~``
+(``~12k/200k``: issue 22); ``?`` is left for a context that cannot be counted at all.
 
 Everything shown is pushed in by the window (``set_*``); the status bar computes nothing about the
 session itself.
@@ -51,16 +52,21 @@ class ContextMeter(QWidget):
         self._window = 0
         self._reserve = 0
         self._explanation = ""
+        self._estimated = False
         self._update_tooltip()
 
     # ================================================================================ state
 
-    def set_usage(self, tokens: int | None, window: int, reserve: int, explanation: str = "") -> None:
+    def set_usage(
+        self, tokens: int | None, window: int, reserve: int, explanation: str = "", *, estimated: bool = False
+    ) -> None:
         """``tokens`` in the context (``None``: unknown), of a ``window``; compaction at ``window − reserve``.
 
-        ``explanation`` (what the number counts) goes into the tooltip.
+        ``explanation`` (what the number counts) goes into the tooltip; ``estimated``: the number is
+        an estimate (just compacted), shown as ``~12k``.
         """
         self._explanation = explanation
+        self._estimated = estimated and tokens is not None
         self._tokens = None if tokens is None else max(0, int(tokens))
         self._window = max(0, int(window))
         self._reserve = max(0, int(reserve))
@@ -97,8 +103,8 @@ class ContextMeter(QWidget):
         return None if threshold is None else threshold / self._window
 
     def text(self) -> str:
-        """``"143k/200k"``, or ``"?/200k"`` when the size is unknown."""
-        used = "?" if self._tokens is None else format_tokens(self._tokens)
+        """``"143k/200k"``, ``"~12k/200k"`` for an estimate, or ``"?/200k"`` when the size is unknown."""
+        used = "?" if self._tokens is None else ("~" if self._estimated else "") + format_tokens(self._tokens)
         return f"{used}/{format_tokens(self._window)}" if self._window > 0 else used
 
     def threshold_label(self) -> str:
@@ -127,7 +133,8 @@ class ContextMeter(QWidget):
             )
         else:
             percent = self._tokens / self._window * 100
-            lines.append(f"Context: {self._tokens:,} of {self._window:,} tokens ({percent:.1f}%).")
+            about = "about " if self._estimated else ""
+            lines.append(f"Context: {about}{self._tokens:,} of {self._window:,} tokens ({percent:.1f}%).")
         threshold = self.threshold
         if threshold is not None:
             lines.append(f"Auto-compaction above {threshold:,} tokens (window − reserve {self._reserve:,}).")
@@ -407,10 +414,12 @@ class ArborStatusBar(QStatusBar):
         """The thinking level (``off``, ``minimal``, ``low``, ``medium``, ``high``, ``xhigh``)."""
         self._thinking.setText(f"thinking {level}" if level else "thinking off")
 
-    def set_context_usage(self, tokens: int | None, window: int, reserve: int, explanation: str = "") -> None:
-        """Context meter: ``tokens`` (``None`` right after a compaction) of ``window``; threshold
+    def set_context_usage(
+        self, tokens: int | None, window: int, reserve: int, explanation: str = "", *, estimated: bool = False
+    ) -> None:
+        """Context meter: ``tokens`` of ``window`` (``estimated``: right after a compaction); threshold
         ``window − reserve``; ``explanation`` says in the tooltip what the number counts."""
-        self._meter.set_usage(tokens, window, reserve, explanation)
+        self._meter.set_usage(tokens, window, reserve, explanation, estimated=estimated)
 
     def set_session_file(self, path: str | os.PathLike[str] | None) -> None:
         """The session file, elided in the middle (full path in the tooltip)."""

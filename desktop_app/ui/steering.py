@@ -24,6 +24,7 @@ from desktop_app.agent import (
     CompactionFinished,
     CompactionProgress,
     CompactionStarted,
+    TurnStarted,
 )
 from desktop_app.agent.events import AgentEvent
 from desktop_app.present.branch_preview import preview_branch_summary
@@ -33,10 +34,11 @@ from desktop_app.present.leaf_history import LeafHistory
 from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import BandSelection
-from desktop_app.present.siblings import SiblingCache, sibling_switches
+from desktop_app.present.siblings import FlipOffer, SiblingCache, flip_offer, sibling_switches
 from desktop_app.present.text import entry_kind, full_text
 from desktop_app.settings import Settings
 
+from .branch_offer import BranchOfferBar
 from .chat import ChatPanel
 from .dialogs import CompactionDialog, LabelDialog, SummaryAnswer, SummaryQuestion
 from .graph.interaction import GraphInteraction
@@ -104,7 +106,12 @@ class Steering(QObject):
         self.interaction.history_step.connect(lambda step: self.undo() if step < 0 else self.redo())
         self.reader.continue_requested.connect(self.continue_from)
         self.reader.crumb_activated.connect(self._read_crumb)
-        window.chat.sibling_requested.connect(self.continue_from)
+        window.chat.sibling_requested.connect(self.flip_to)
+        #: after a sibling-arrow flip: "Summarize the branch you left?" with Undo (never a dialog)
+        self.branch_offer = BranchOfferBar(window.chat)
+        self.branch_offer.summarize.connect(self._summarize_left)
+        self.branch_offer.undo.connect(self._undo_flip)
+        self.branch_offer.never.connect(self._never_offer)
         self._siblings_timer = QTimer(self)
         self._siblings_timer.setSingleShot(True)
         self._siblings_timer.setInterval(100)
@@ -137,6 +144,7 @@ class Steering(QObject):
             chat.set_editor_text(text) if text else chat.composer.clear()
         self.history.clear()
         self._sync_undo()
+        self.branch_offer.dismiss()
         self.reader.close_reader()
         self.interaction.clear_band()
 
@@ -174,6 +182,41 @@ class Steering(QObject):
         self._beside_graph(question)
         question.open()
 
+    def flip_to(self, entry_id: str) -> None:
+        """The chat's sibling arrows: switch at once, as ChatGPT does (no question, no summary);
+        the branch just left is offered a summary afterwards, in a bar that blocks nothing."""
+        window = self.window
+        if window.agent.busy or entry_id == self._view.leaf_id or self.summary_question is not None:
+            return
+        offer = flip_offer(self._view.leaf_id, entry_id, window.settings.branch_summary.skip_prompt)
+        self.branch_offer.dismiss()
+        self._navigate(entry_id, False, None)
+        if offer is not None:
+            self.branch_offer.show_offer(offer)
+
+    def _summarize_left(self, offer: FlipOffer) -> None:
+        """pi's "Summarize", answered after the flip: back to the branch left (nothing written),
+        then the same switch with its summary."""
+        agent = self.window.agent
+        if agent.busy:
+            self.window.statusBar().showMessage("Stop the running reply first.", 4000)
+            return
+        if self._view.get_entry(offer.left_leaf) is None or self._view.get_entry(offer.target) is None:
+            return
+        agent.restore_leaf(offer.left_leaf)
+        self._navigate(offer.target, True, None)
+
+    def _undo_flip(self, offer: FlipOffer) -> None:
+        if self.history.can_undo:
+            self.undo()
+        elif self.window.agent.restore_leaf(offer.left_leaf):
+            self._sync_undo()
+
+    def _never_offer(self) -> None:
+        settings = self.window.settings
+        settings.branch_summary.skip_prompt = True
+        settings.save_value(("branchSummary", "skipPrompt"), True)
+
     def _navigate(self, entry_id: str, summarize: bool, focus: str | None) -> None:
         self.window.run_task(self._navigate_async(entry_id, summarize, focus), "Switching branch")
 
@@ -201,6 +244,7 @@ class Steering(QObject):
         target = take()
         if target is None:
             return
+        self.branch_offer.dismiss()
         if not self.window.agent.restore_leaf(target):
             give_back()  # the entry is gone or already the leaf: keep the history as it was
             self.window.statusBar().showMessage("That leaf can no longer be restored.", 4000)
@@ -396,6 +440,8 @@ class Steering(QObject):
     def on_agent_event(self, event: AgentEvent) -> None:
         """Compaction progress in the dialog; automatic compaction opens it in progress mode."""
         dialog = self.compaction_dialog
+        if isinstance(event, TurnStarted):
+            self.branch_offer.dismiss()  # the user went on on the new branch
         match event:
             case CompactionStarted(reason=reason):
                 if dialog is None and reason != "manual":

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from desktop_app.compaction.prepare import prepare_compaction
-from desktop_app.compaction.tokens import CompactionSettings
+from desktop_app.compaction.tokens import CompactionSettings, estimate_tokens
 from desktop_app.present.branch_preview import preview_branch_summary
 from desktop_app.present.compaction_preview import planned_ids, preview_compaction
 from desktop_app.present.context_meter import ContextMeterState
@@ -122,7 +122,11 @@ def test_meter_never_goes_down_while_the_path_only_grows() -> None:
     meter.read(_path("a", "x"), 500, messages)
     compacted = meter.read(_path("a", "x", "k", "y"), 100, messages)
     assert compacted.tokens == 100  # a compaction may shrink it
-    assert meter.read(_path("a", "x", "k", "y", "z"), None, messages).tokens is None
+    compacted_now = meter.read(_path("a", "x", "k", "y", "z"), None, messages)  # pi: "?"; an estimate here
+    assert compacted_now.estimated and compacted_now.tokens == sum(estimate_tokens(m) for m in messages) > 0
+    assert "just compacted" in compacted_now.explanation
+    reported = meter.read(_path("a", "x", "k", "y", "z", "w"), 1, messages)
+    assert reported.tokens == 1 and not reported.floored  # an estimate is no floor for the real size
     meter.reset()
     assert meter.read(_path("a", "x", "k", "y", "z", "q"), 50, messages).tokens == 50  # another session
     estimate = ContextMeterState().read(_path("a"), 10, [_user("x" * 40)])

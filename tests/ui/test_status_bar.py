@@ -132,3 +132,12 @@ def test_temporary_messages_do_not_hide_the_meter(bar: ArborStatusBar) -> None:
     bar.showMessage("Session compacted 2 times")
     assert bar.currentMessage() == "Session compacted 2 times"
     assert bar.meter.isVisible()
+
+
+def test_an_estimate_after_compaction_is_shown_marked_not_as_a_question_mark(bar: ArborStatusBar) -> None:
+    bar.set_context_usage(12_300, 200_000, 16_384, "Estimated: the context was just compacted", estimated=True)
+    assert bar.context_text() == "~12k/200k"
+    assert bar.meter.fill_fraction == pytest.approx(12_300 / 200_000)
+    assert "about 12,300" in bar.meter.toolTip() and "just compacted" in bar.meter.toolTip()
+    bar.set_context_usage(13_000, 200_000, 16_384)  # the next reply reported the real size
+    assert bar.context_text() == "13k/200k"

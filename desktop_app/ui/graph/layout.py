@@ -334,6 +334,39 @@ class RowIndex:
             found.extend((node, x) for node, (x, y) in self._bands[key].items() if low < y < high)
         return found
 
+    def count_in(self, left: float, top: float, right: float, bottom: float, cap: int) -> int:
+        """How many nodes lie strictly inside the rectangle, counting no further than ``cap``."""
+        count = 0
+        for band in range(math.floor(top / self._band), math.floor(bottom / self._band) + 1):
+            for x, y in self._bands.get(band, {}).values():
+                if left < x < right and top < y < bottom:
+                    count += 1
+                    if count >= cap:
+                        return count
+        return count
+
+    def nearest(self, x: float, y: float, sx: float = 1.0, sy: float = 1.0, reach: float = 4.0) -> Node | None:
+        """The node nearest to (``x``, ``y``) when distances are scaled by ``sx`` and ``sy`` (the
+        minimap's pixels per scene unit, one per axis); ``reach`` is where the search starts, in those
+        scaled units, and it widens until it finds one. Reads only the rows near ``y``."""
+        if not self._bands or sx <= 0 or sy <= 0:
+            return None
+        lowest, highest = min(self._bands), max(self._bands)
+        r = reach
+        while True:
+            low, high = y - r / sy, y + r / sy
+            best: tuple[float, Node] | None = None
+            for band in range(max(math.floor(low / self._band), lowest), min(math.floor(high / self._band), highest) + 1):
+                for node, (nx, ny) in self._bands.get(band, {}).items():
+                    d = ((nx - x) * sx) ** 2 + ((ny - y) * sy) ** 2
+                    if best is None or d < best[0]:
+                        best = (d, node)
+            if best is not None and math.sqrt(best[0]) <= r:
+                return best[1]  # nothing outside the rows read can be nearer
+            if low <= lowest * self._band and high >= (highest + 1) * self._band:
+                return best[1] if best is not None else None  # every row read
+            r = max(r * 2, math.sqrt(best[0]) if best is not None else 0.0)
+
 
 def place_new_node(
     positions: Mapping[Any, tuple[float, float]],

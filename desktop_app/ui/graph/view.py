@@ -33,8 +33,8 @@ from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import Future
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
@@ -54,7 +54,6 @@ from desktop_app.present.graph_controller import (
     Zoom,
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
-from desktop_app.present.lens import heat
 from desktop_app.present.lod import (
     GROUPS_SCALE,
     Detail,
@@ -71,9 +70,11 @@ from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import LeafMoved, SessionEvent, SessionView
+from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
 from .audit_captions import AuditCaptionPainter
+from .follow import LeafFollower
+from .heat import HeatStrip
 from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
@@ -234,7 +235,11 @@ class GraphView(QGraphicsView):
         self._build_poll.setInterval(15)
         self._build_poll.timeout.connect(self._poll_build)
 
-        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid)
+        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
+        self._minimap.widget.navigated.connect(self._user_moved)
+        self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
+        self._follower.jump_requested.connect(self.jump_to_leaf)
+        self._press_scroll: tuple[int, int] | None = None  #: scroll values when the left button went down
         self._labels = LabelPainter(self._style)
         self._captions = AuditCaptionPainter(self._style)  #: the audit's words, pinned on screen
         self._labels_version = -1
@@ -245,9 +250,7 @@ class GraphView(QGraphicsView):
         #: appends since the marks were made: (scene version before, after, nodes whose mark may differ)
         self._marks_pending: tuple[int, int, set[Node]] | None = None
         self._last_seen = QRectF()
-        self._heat: dict[str, int] | None = None  #: context lens tokens per entry, while it shows
-        self._heat_nodes: dict[Node, int] = {}
-        self._heat_version = -1
+        self._heat = HeatStrip()  #: context lens tokens per entry, while it shows
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -281,6 +284,7 @@ class GraphView(QGraphicsView):
             self._relayout()
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
         self.resetTransform()
+        self._follower.resume()
         self.center_on_leaf()
 
     def _big(self) -> bool:
@@ -513,6 +517,7 @@ class GraphView(QGraphicsView):
             self._restore_anchor(anchor)
         else:
             self.center_on_leaf()
+        self._follower.follow()
         self._minimap.redraw(model.graph)
         # The whole graph, its items and marks are ~360,000 objects the cyclic GC would walk in
         # each full collection (85 ms at 100,000 entries, the first one while a reply streams):
@@ -534,6 +539,15 @@ class GraphView(QGraphicsView):
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
             return
+        if isinstance(event, LeafMoved | Reloaded) or (
+            isinstance(event, EntryAppended) and event.entry.get("parentId") != self._model.leaf_id
+        ):  # arrows, undo, the menu, the API, a regenerated reply, a branch summary: the new leaf comes into view
+            self._follower.resume()
+        self._apply_event(event)
+        self._follower.follow()
+
+    def _apply_event(self, event: SessionEvent) -> None:
+        assert self._model is not None and self._session is not None
         if isinstance(event, LeafMoved) and (self._partial or self._big()):
             if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
                 self._show_neighbourhood(set(self._model.expanded))
@@ -560,7 +574,6 @@ class GraphView(QGraphicsView):
         graph = self._model.graph
         scene = self._scene
         before = scene.version
-        was_visible = self._leaf_visible()
         for node in delta.removed:
             scene.remove_node(node)
         self._selection.drop_if_gone(self._model)
@@ -570,8 +583,6 @@ class GraphView(QGraphicsView):
         # the removed too: update_marks then knows every node that went (its quick way for appends)
         self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
         self._order = None
-        if delta.added and was_visible:
-            self.ensureVisible(scene.node_rect(delta.added[-1]), 40, 40)
         self._rematch()
         if delta.removed:  # a dot cannot be taken off the picture: draw it again
             self._minimap.redraw(self._model.graph)
@@ -606,6 +617,7 @@ class GraphView(QGraphicsView):
         self._rematch()
         self._restore_anchor(anchor)
         self._minimap.redraw_now(self.graph())
+        self._follower.follow()
         self.layout_applied.emit("tidy")
 
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
@@ -631,6 +643,7 @@ class GraphView(QGraphicsView):
         self._layout_kind = "dot"
         self._restore_anchor(anchor)
         self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
+        self._follower.follow()
         self.layout_applied.emit("dot")
 
     def _focus_anchor(self) -> tuple[Node, QPoint] | None:
@@ -707,14 +720,39 @@ class GraphView(QGraphicsView):
     def minimap_widget(self) -> QWidget:
         return self._minimap.widget
 
-    def _minimap_avoid(self) -> list[QPoint]:
-        """Viewport points the minimap must not cover: the leaf's pin and the selected node."""
-        points = []
-        for node in (self._leaf_node(), self._selection.node):
-            point = self._viewport_point(node)
-            if point is not None:
-                points.append(point)
-        return points
+    def _minimap_avoid(self) -> list[QRect]:
+        """Viewport rectangles the minimap must not cover: the leaf (its pin, flag and label) and
+        the selected node."""
+        boxes = [self._node_box(node) for node in (self._leaf_node(), self._selection.node)]
+        return [box.toAlignedRect() for box in boxes if box is not None]
+
+    def minimap_rect(self) -> QRect:
+        """Where the minimap is, in viewport coordinates; empty when it is hidden (DESIGN.md §7.1)."""
+        widget = self._minimap.widget
+        if not widget.isVisible():
+            return QRect()
+        return widget.geometry().translated(-self.viewport().pos())
+
+    def _node_box(self, node: Node | None) -> QRectF | None:
+        """``node``'s box in viewport pixels with its pin and flag, at least 36 px round its centre
+        (far out a box is a dot), and its screen label when it has one."""
+        if node is None or node not in self._scene.positions:
+            return None
+        box = self.mapFromScene(self._scene.node_rect(node).adjusted(-16, -18, 16, 8)).boundingRect()
+        rect = QRectF(box).united(QRectF(QPointF(box.center()) - QPointF(18, 18), QSizeF(36, 36)))
+        for placed in self._labels.placed:
+            if placed.mark.node == node:
+                r = placed.rect
+                rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
+        return rect
+
+    def _leaf_at(self) -> QPointF | None:
+        node = self._leaf_node()
+        at = self._scene.positions.get(node) if node is not None else None
+        return QPointF(*at) if at is not None else None
+
+    def _leaf_box(self) -> QRectF | None:
+        return self._node_box(self._leaf_node())
 
     # ================================================================================ selection
 
@@ -761,6 +799,8 @@ class GraphView(QGraphicsView):
         scene.update_marks()
         if center:
             self._bring_into_view(selected)
+            if notify and not self._leaf_visible():  # keys or a search jump took the view away
+                self._user_moved()
         self._minimap.place()
         assert change.entry_id is not None
         if change.kind == "branch_summary" and self._session is not None:
@@ -830,6 +870,7 @@ class GraphView(QGraphicsView):
                 self.node_activated.emit(entry_id)
             case Zoom(factor=factor):
                 self.zoom_by(factor)
+                self._user_moved()
             case ClearSearch():
                 self.clear_search()
 
@@ -861,7 +902,8 @@ class GraphView(QGraphicsView):
             self._minimap.follow_viewport()
 
     def fit_all(self) -> None:
-        """Everything in view (never magnified beyond 100 %)."""
+        """Everything in view (never magnified beyond 100 %). Following goes on: the leaf is in the
+        picture, and kept there if the tree outgrows it."""
         rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
         if not self._scene.positions or rect.isEmpty():
             return
@@ -880,6 +922,24 @@ class GraphView(QGraphicsView):
         elif self.zoom() < _MIN_ZOOM:
             self.zoom_by(_MIN_ZOOM / self.zoom())
         self._minimap.follow_viewport()
+
+    @property
+    def following(self) -> bool:
+        """The canvas keeps the active leaf in view (a pan or zoom by the user stops it)."""
+        return self._follower.following
+
+    def jump_button(self) -> QWidget:
+        """The "Jump to leaf" button over the canvas (shown while the canvas does not follow)."""
+        return self._follower.button
+
+    def jump_to_leaf(self) -> None:
+        """Ctrl+L and the "Jump to leaf" button: centre on the leaf and follow it again."""
+        self._follower.resume()
+        self.center_on_leaf()
+        self._follower.follow()  # clear of the minimap, which may sit over the centre
+
+    def _user_moved(self) -> None:
+        self._follower.user_moved()
 
     def center_on_leaf(self) -> None:
         node = self._leaf_node()
@@ -1061,8 +1121,12 @@ class GraphView(QGraphicsView):
     def _node_under(self, event: QMouseEvent) -> Node | None:
         return self._scene.node_at(self.mapToScene(event.position().toPoint()))
 
+    def _scroll_values(self) -> tuple[int, int]:
+        return self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
         self.setFocus(Qt.FocusReason.MouseFocusReason)
+        self._press_scroll = self._scroll_values() if event.button() == Qt.MouseButton.LeftButton else None
         if event.button() == Qt.MouseButton.LeftButton and self._model is not None:
             self._execute(self._controller.press(self._model.graph, self._node_under(event)))
             if self._controller.dragging_pin:  # carry the pin: no panning under it
@@ -1072,7 +1136,14 @@ class GraphView(QGraphicsView):
                 return
         super().mousePressEvent(event)
 
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        super().mouseMoveEvent(event)
+        if self._press_scroll is not None and self._press_scroll != self._scroll_values():
+            self._press_scroll = None
+            self._user_moved()  # the hand dragged the canvas
+
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        self._press_scroll = None
         if event.button() == Qt.MouseButton.LeftButton and self._controller.dragging_pin:
             self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
             self.viewport().unsetCursor()
@@ -1097,9 +1168,13 @@ class GraphView(QGraphicsView):
             delta = event.angleDelta().y() or event.pixelDelta().y()
             if delta:
                 self.zoom_by(1.0015**delta)
+                self._user_moved()
             event.accept()
             return
+        before = self._scroll_values()
         super().wheelEvent(event)
+        if self._scroll_values() != before:
+            self._user_moved()
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         kind = event.type()
@@ -1115,10 +1190,12 @@ class GraphView(QGraphicsView):
             pinch = event.gesture(Qt.GestureType.PinchGesture)  # type: ignore[attr-defined]
             if isinstance(pinch, QPinchGesture) and isinstance(event, QGestureEvent):
                 self.zoom_by(pinch.scaleFactor())
+                self._user_moved()
                 return True
         if kind == QEvent.Type.NativeGesture:
             if event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:  # type: ignore[attr-defined]
                 self.zoom_by(1.0 + event.value())  # type: ignore[attr-defined]
+                self._user_moved()
                 return True
         return super().viewportEvent(event)
 
@@ -1145,58 +1222,15 @@ class GraphView(QGraphicsView):
         self._layout_labels()
         painter.save()
         painter.resetTransform()
-        if self._heat:
-            self._paint_heat(painter)
+        self._heat.paint(painter, self._scene, self.viewportTransform(), QRectF(self.viewport().rect()))
         self._labels.paint(painter)
         self._captions.paint(painter)  # over the labels' markers: the audit's words are read first
         painter.restore()
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
-        self._heat = tokens_by_entry
-        self._heat_version = -1
+        self._heat.set(tokens_by_entry)
         self.viewport().update()
-
-    def _paint_heat(self, painter: QPainter) -> None:
-        """A strip left of every node in the context, yellow to red by its tokens (screen space,
-        at least 3 px tall, so it reads as a strip along the path at any zoom)."""
-        assert self._heat is not None
-        scene = self._scene
-        if self._heat_version != scene.version:
-            self._heat_version = scene.version
-            graph = scene.graph
-            nodes: dict[Node, int] = {}
-            for entry, tokens in self._heat.items():
-                node = graph.node_for_entry(entry)
-                if node is not None:
-                    nodes[node] = nodes.get(node, 0) + tokens
-            self._heat_nodes = nodes
-        if not self._heat_nodes:
-            return
-        hottest = max(self._heat_nodes.values())
-        t = self.viewportTransform()
-        scale, dx, dy = t.m11(), t.m31(), t.m32()
-        spec = self._style.spec
-        half_w, half_h = spec.node_width / 2 * scale, max(spec.node_height / 2 * scale, 1.5)
-        area = QRectF(self.viewport().rect()).adjusted(-20, -20, 20, 20)
-        cold, hot = QColor("#ffe066"), QColor("#e03131")
-        painter.setPen(Qt.PenStyle.NoPen)
-        for node, tokens in self._heat_nodes.items():
-            at = scene.positions.get(node)
-            if at is None:
-                continue
-            x, y = at[0] * scale + dx, at[1] * scale + dy
-            if not area.contains(x, y):
-                continue
-            k = heat(tokens, hottest)
-            color = QColor(
-                round(cold.red() + (hot.red() - cold.red()) * k),
-                round(cold.green() + (hot.green() - cold.green()) * k),
-                round(cold.blue() + (hot.blue() - cold.blue()) * k),
-            )
-            width = 4.0 + 6.0 * k
-            painter.setBrush(color)
-            painter.drawRect(QRectF(x - half_w - 6 - width, y - half_h, width, 2 * half_h))
 
     def _layout_labels(self) -> None:
         scene = self._scene
@@ -1286,6 +1320,8 @@ class GraphView(QGraphicsView):
         if was_visible and focus is not None:
             self._bring_into_view(focus)
         self._minimap.follow_viewport()
+        self._follower.place()
+        self._follower.follow()
 
     def _bring_into_view(self, node: Node) -> None:
         """Scroll as little as needed so ``node``'s whole box (and a margin) is on screen."""

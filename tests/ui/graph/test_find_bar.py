@@ -146,7 +146,7 @@ def test_the_context_lens_totals_are_pis_estimate(case: str, tmp_path: Path) -> 
         assert f"{round(expected):,} tokens" in lens_panel.total.text()
         assert lens_panel.table.topLevelItemCount() == len(messages)
         # the heat strip covers the context's entries on the graph
-        assert opened.graph._heat == lens_panel.lens.by_entry() and opened.graph._heat
+        assert opened.graph._heat.tokens == lens_panel.lens.by_entry() and opened.graph._heat.tokens
         # a selected entry: its own context
         branch = session.get_branch()
         anchor = opened.graph.graph().anchor
@@ -161,7 +161,7 @@ def test_the_context_lens_totals_are_pis_estimate(case: str, tmp_path: Path) -> 
         lens_panel.leaf_button.click()
         assert lens_panel.lens.entry_id == session.leaf_id
         opened.sidebar.setCurrentIndex(0)
-        assert opened.graph._heat is None
+        assert opened.graph._heat.tokens is None
     finally:
         opened.close()
         pump(50)

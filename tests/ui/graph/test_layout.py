@@ -297,3 +297,26 @@ def test_place_new_node_with_a_kept_row_index_matches_a_fresh_scan() -> None:
         )
         positions[node] = kept
         rows.add(node, kept)
+
+
+def test_row_index_nearest_reads_near_rows_and_scales_each_axis() -> None:
+    from desktop_app.ui.graph.layout import RowIndex
+
+    positions = {"top": (0.0, 0.0), "far-right": (5000.0, 1000.0), "below": (0.0, 3000.0), "mid": (100.0, 1100.0)}
+    rows = RowIndex(positions)
+    assert rows.nearest(0.0, 10.0) == "top"
+    assert rows.nearest(4900.0, 1000.0) == "far-right"
+    assert rows.nearest(0.0, 2500.0) == "below"  # widens until it finds one
+    # distances across count a thousandth (a stretched minimap): the row decides
+    assert rows.nearest(4000.0, 1000.0, sx=0.001, sy=1.0) == "far-right"
+    assert rows.nearest(4000.0, 1090.0, sx=0.001, sy=1.0) == "mid"
+    assert RowIndex({}).nearest(0.0, 0.0) is None
+
+
+def test_row_index_counts_nodes_in_a_rectangle_up_to_a_cap() -> None:
+    from desktop_app.ui.graph.layout import RowIndex
+
+    rows = RowIndex({n: (float(n % 10) * 100, float(n // 10) * 100) for n in range(100)})
+    assert rows.count_in(-1, -1, 250, 150, cap=99) == 3 * 2
+    assert rows.count_in(-1, -1, 10_000, 10_000, cap=7) == 7
+    assert rows.count_in(5000, 5000, 6000, 6000, cap=7) == 0

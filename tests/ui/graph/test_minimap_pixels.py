@@ -22,7 +22,10 @@ def test_dots_land_on_the_nodes_in_their_kind_or_active_colour(qtbot: Any) -> No
     drawing = MinimapDrawing(widget, rect, positions, lambda n: kinds[n], lambda n: n == "d")
     assert not drawing.step(2)  # two dots per turn: not finished, nothing shown yet
     assert widget.image() is None
-    assert drawing.step(2)
+    calls = 2
+    while not drawing.step(2):  # the plain dots, then the active path's and the landmark's over them
+        calls += 1
+    assert calls == 3
     image = widget.image()
     assert image is not None and image.size() == widget.size()
     target = widget.target_for(rect)
@@ -35,7 +38,8 @@ def test_dots_land_on_the_nodes_in_their_kind_or_active_colour(qtbot: Any) -> No
     coloured = sum(
         1 for x in range(image.width()) for y in range(image.height()) if image.pixelColor(x, y).alpha() > 0
     )
-    assert coloured == len(positions) * 3 * 3  # a 3×3 dot each (a small graph), none lost off the edge
+    # a small graph: a 3×3 dot each, the active path's 4×4 and a landmark's 5×5; none lost off the edge
+    assert coloured == 3 * 3 + 3 * 3 + 5 * 5 + 4 * 4
 
 
 def test_a_dot_at_the_pictures_edge_is_clipped_not_wrapped_to_the_next_row(qtbot: Any) -> None:

@@ -298,3 +298,27 @@ def test_the_whole_graph_is_put_out_of_the_cyclic_gcs_sight_once_in(qtbot: Any, 
     assert gc.get_freeze_count() > before
     tracked = {id(o) for o in gc.get_objects()}  # frozen objects are in no generation
     assert id(model) not in tracked and id(model.graph.nodes) not in tracked
+
+
+def test_a_far_switch_after_a_pan_brings_the_new_leaf_into_view_clear_of_the_minimap(
+    qtbot: Any, tmp_path: Path
+) -> None:
+    """Issue 22 item 1: after a far switch from outside the canvas the new leaf was 375 px above the
+    viewport. A leaf move follows again, through the neighbourhood and the whole graph's swap."""
+    from PySide6.QtWidgets import QAbstractSlider
+
+    manager = big_manager(tmp_path)
+    view = make_view(qtbot)
+    view.set_session(manager)
+    qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    for _ in range(3):  # the user pages the scroll bar away from the leaf
+        view.verticalScrollBar().triggerAction(QAbstractSlider.SliderAction.SliderPageStepSub)
+    assert not view.following
+    manager.branch(far_folded_leaf(manager, view))
+    for check in ("neighbourhood", "whole graph"):
+        if check == "whole graph":
+            qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+        pin = view.pin_center()
+        assert view.following, check
+        assert pin is not None and on_screen(view).contains(pin), check
+        assert not view.minimap_rect().contains(pin), check
