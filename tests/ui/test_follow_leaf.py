@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_app.session.entries import make_header
 from desktop_app.settings import Settings
 from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.testing import open_window, pump
+from desktop_app.ui.testing import open_window, pump, release_loop
 from tests.agent.test_agent_session import anthropic
 from tests.fakes import (
     FakeAnthropicServer,
@@ -87,6 +87,7 @@ def window(tmp_path: Path) -> Iterator[MainWindow]:
     path = tmp_path / "follow.jsonl"
     history(path, tmp_path / "work")
     opened = open_window(path, size=(1600, 1000))
+    release_loop()  # the async tests below run on pytest-asyncio's loop (the window's tasks follow it)
     yield opened
     opened.close()
     pump(50)
