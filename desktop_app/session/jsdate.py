@@ -266,7 +266,7 @@ def _read_ms(token: _Token) -> int:
         return number * 10
     if length > 3:
         length = min(length, _MAX_SIGNIFICANT)
-        return number // 10 ** (length - 3)
+        return number // int(10 ** (length - 3))
     return number
 
 
