@@ -65,6 +65,10 @@ class PiProfile:
     null_lines_skipped: bool
     """pi skips a ``null`` line when it opens a file (1.6.0); 0.73.1 throws. Arbor always skips it;
     only ``arbor inspect`` reports 0.73.1's failure, as that pi would."""
+    one_content_reader: bool
+    """``estimateTokens`` reads user, custom, tool-result and system content with one reader that
+    throws on content that is neither a string nor iterable (1.6.0: ``content is not iterable``);
+    0.73.1 weighs such a user content 0 (``null`` and missing included)."""
 
 
 PI_0_73_1 = PiProfile(
@@ -87,6 +91,7 @@ PI_0_73_1 = PiProfile(
     record_system_prompt=False,
     response_fields_first=False,
     null_lines_skipped=False,
+    one_content_reader=False,
 )
 
 PI_1_6_0 = PiProfile(
@@ -109,6 +114,7 @@ PI_1_6_0 = PiProfile(
     record_system_prompt=True,
     response_fields_first=True,
     null_lines_skipped=True,
+    one_content_reader=True,
 )
 
 PROFILES: dict[str, PiProfile] = {p.version: p for p in (PI_0_73_1, PI_1_6_0)}
