@@ -14,7 +14,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from desktop_app.session.context import context_from_path, convert_to_llm
+from desktop_app.session.context import build_session_context, convert_to_llm
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.manager import SessionManager
 from desktop_app.session.profile import PiProfile
@@ -125,7 +125,8 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
 
     @functools.cache
     def context(leaf: str) -> list[Message]:
-        return context_from_path(index.get_branch(leaf), empty_for_null=empty_for_null).messages
+        # as pi's `branch(leaf); buildSessionContext()`: a falsy id ("") reads the last entry's context
+        return build_session_context(index.entries, leaf, index, empty_for_null=empty_for_null).messages
 
     def stats(leaf: str) -> dict[str, Any]:
         return leaf_stats(index, leaf, context(leaf), profile)
