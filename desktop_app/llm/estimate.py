@@ -218,10 +218,12 @@ def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | fl
                     raise TypeError("Cannot read properties of null (reading 'type')")
                 continue
             block_type = block.get("type")
-            if block_type == "text":
-                chars = _add(chars, _length(block.get("text", MISSING)))
-            elif block_type == "thinking":
-                chars = _add(chars, _length(block.get("thinking", MISSING)))
+            if block_type == "text" or block_type == "thinking":
+                text = block.get(block_type, MISSING)
+                if type(text) is str and type(chars) is int:  # nearly always: no JS arithmetic needed
+                    chars += utf16_len(text)
+                else:
+                    chars = _add(chars, _length(text))
             elif block_type == "toolCall":
                 name = _length(block.get("name", MISSING))
                 arguments = block.get("arguments", MISSING)
