@@ -7,10 +7,13 @@ pi's key by key. The rules, as read off the corpus:
 * compaction: the open leaf, then up to four other leaves ranked by compactions on their path
   (descending), then path length (descending), then file order; then the last compaction entry in the
   file if not already chosen (a path ending at a compaction, where ``prepareCompaction`` refuses).
-* branch summary, in this order, at most eight pairs: open leaf → the first two ranked leaves whose
-  own branch (below the common ancestor) holds a compaction; the first two ranked leaves → open leaf;
-  open leaf → its ancestor at half its path length (and back); open leaf → the first other root;
-  no old leaf → open leaf; open leaf → itself; then open leaf → each ranked leaf not used yet.
+* branch summary, in this order, at most eight pairs, a pair already listed skipped: open leaf → the
+  first two ranked leaves whose path holds a compaction whose id is not on the open leaf's path; the
+  first two ranked leaves → open leaf; when the open path is longer than two, open leaf → its entry
+  at half the path length (and back); open leaf → the first root whose id is not on the open path,
+  if that id is truthy; no old leaf → open leaf; open leaf → itself; then open leaf → the other
+  ranked leaves. Ids met on the way are taken as they are (numbers, ``null``, objects), as pi's
+  harness takes them, and compared as JavaScript compares them (``===``, a ``Set``).
 """
 
 from __future__ import annotations

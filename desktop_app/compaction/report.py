@@ -257,9 +257,7 @@ def compaction_target_report(index: SessionIndex, target: str, why: str, profile
     return report
 
 
-def branch_pair_report(
-    index: SessionIndex, old_leaf_id: str | None, target_id: str, why: str, profile: PiProfile
-) -> dict[str, Any]:
+def branch_pair_report(index: SessionIndex, old_leaf_id: Any, target_id: Any, why: str, profile: PiProfile) -> dict[str, Any]:
     """Entries a navigation would summarize and what ``prepareBranchEntries`` keeps at three budgets."""
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}
