@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from desktop_app.llm.estimate import js_truthy
 from desktop_app.session.context import (
     check_edit_as_pi,
     compaction_summary_message,
@@ -61,19 +62,21 @@ def collect_entries_for_branch_summary(
     same entry) yields nothing. ``source`` is a ``SessionIndex`` or anything with ``.index``
     (a ``SessionManager``).
     """
-    if not old_leaf_id:
+    if not js_truthy(old_leaf_id):
         return BranchEntries([], None)
     index = _index_of(source)
-    old_ids = {entry.get("id") for entry in index.get_branch(old_leaf_id)}
-    common: str | None = None
+    # ids compare as JavaScript's Set and `!==` compare them: `true` is not 1, objects by identity
+    old_ids = {key_of(entry.get("id")) for entry in index.get_branch(old_leaf_id)}
+    common: Any = None
     for entry in reversed(index.get_branch(target_id)):
-        if entry.get("id") in old_ids:
+        if key_of(entry.get("id")) in old_ids:
             common = entry.get("id")
             break
+    common_key = key_of(common)
     collected: list[Entry] = []
     seen: set[int] = set()
     current: Any = old_leaf_id
-    while current and current != common:
+    while js_truthy(current) and (common is None or key_of(current) != common_key):
         node = index.by_id.get(key_of(current))
         if node is None or id(node) in seen:  # a parentId cycle: pi would loop forever
             break

@@ -7,20 +7,22 @@ pi's key by key. The rules, as read off the corpus:
 * compaction: the open leaf, then up to four other leaves ranked by compactions on their path
   (descending), then path length (descending), then file order; then the last compaction entry in the
   file if not already chosen (a path ending at a compaction, where ``prepareCompaction`` refuses).
-* branch summary, in this order, at most eight pairs: open leaf → the first two ranked leaves whose
-  own branch (below the common ancestor) holds a compaction; the first two ranked leaves → open leaf;
-  open leaf → its ancestor at half its path length (and back); open leaf → the first other root;
-  no old leaf → open leaf; open leaf → itself; then open leaf → each ranked leaf not used yet.
+* branch summary, in this order, at most eight pairs, a pair already listed skipped: open leaf → the
+  first two ranked leaves whose path holds a compaction whose id is not on the open leaf's path; the
+  first two ranked leaves → open leaf; when the open path is longer than two, open leaf → its entry
+  at half the path length (and back); open leaf → the first root whose id is not on the open path,
+  if that id is truthy; no old leaf → open leaf; open leaf → itself; then open leaf → the other
+  ranked leaves. Ids met on the way are taken as they are (numbers, ``null``, objects), as pi's
+  harness takes them, and compared as JavaScript compares them (``===``, a ``Set``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from desktop_app.session.entries import Entry
-from desktop_app.session.tree import SessionIndex
-
-from .branch_entries import collect_entries_for_branch_summary
+from desktop_app.session.tree import SessionIndex, key_of
 
 __all__ = ["Target", "Pair", "rank_leaves", "compaction_targets", "branch_summary_pairs"]
 
@@ -41,10 +43,11 @@ class Target:
 
 @dataclass(frozen=True)
 class Pair:
-    """A navigation to audit: from ``old_leaf_id`` (``None`` = no leaf) to ``target_id``."""
+    """A navigation to audit: from ``old_leaf_id`` (``None`` = no leaf) to ``target_id`` (any JSON
+    value pi's harness takes as an id, as pi takes it)."""
 
-    old_leaf_id: str | None
-    target_id: str
+    old_leaf_id: Any
+    target_id: Any
     why: str
 
 
@@ -78,40 +81,56 @@ def compaction_targets(index: SessionIndex, leaves: list[str], open_leaf: str | 
     return targets
 
 
-def _branch_has_compaction(index: SessionIndex, leaf: str, open_leaf: str) -> bool:
-    """Does ``leaf``'s own part of the tree (below its common ancestor with the open leaf) compact?"""
-    own = collect_entries_for_branch_summary(index, leaf, open_leaf).entries
-    return any(entry.get("type") == "compaction" for entry in own)
+def _js_truthy_id(value: Any) -> bool:
+    """JavaScript truthiness of an id (``""``, ``0``, ``null``, ``false`` are falsy)."""
+    return value is not None and value is not False and value != "" and not (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and value == 0
+    )
 
 
-def _other_root(index: SessionIndex, path: list[Entry]) -> str | None:
-    own_root = path[0].get("id") if path else None
-    for node in index.get_tree():
-        root_id = node.entry.get("id")
-        if root_id != own_root and isinstance(root_id, str) and root_id:  # the harness skips a falsy id
-            return root_id
-    return None
+def _same(a: Any, b: Any) -> bool:
+    """``a === b`` for JSON values: primitives by value (``true`` is not ``1``), objects by identity."""
+    return key_of(a) == key_of(b) if a is not None and b is not None else a is b
 
 
 def branch_summary_pairs(index: SessionIndex, leaves: list[str], open_leaf: str | None) -> list[Pair]:
+    """The harness's navigation pairs, rule by rule; ids on the way (the ancestor half-way up, another
+    root) are taken as they are, numbers and objects included, as pi takes them."""
     if not isinstance(open_leaf, str):  # no leaf, or an id that is not a string: the harness skips it
         return []
     ranked = rank_leaves(index, leaves, open_leaf)
     pairs: list[Pair] = []
-    across = [leaf for leaf in ranked if _branch_has_compaction(index, leaf, open_leaf)][:2]
-    pairs += [Pair(open_leaf, leaf, "open leaf -> leaf across compaction(s)") for leaf in across]
-    pairs += [Pair(leaf, open_leaf, "leaf -> open leaf") for leaf in ranked[:2]]
-    path = index.get_branch(open_leaf)
-    if path:
-        ancestor = path[len(path) // 2].get("id")
-        if isinstance(ancestor, str) and ancestor != open_leaf:
-            pairs.append(Pair(open_leaf, ancestor, "open leaf -> own ancestor"))
-            pairs.append(Pair(ancestor, open_leaf, "ancestor -> descendant (nothing to summarize)"))
-    other_root = _other_root(index, path)
-    if other_root is not None:
-        pairs.append(Pair(open_leaf, other_root, "different root (no common ancestor)"))
-    pairs.append(Pair(None, open_leaf, "no old leaf"))
-    pairs.append(Pair(open_leaf, open_leaf, "same entry"))
-    used = {p.old_leaf_id for p in pairs} | {p.target_id for p in pairs}
-    pairs += [Pair(open_leaf, leaf, "open leaf -> leaf") for leaf in ranked if leaf not in used]
-    return pairs[:MAX_BRANCH_PAIRS]
+
+    def add(old: Any, target: Any, why: str) -> None:
+        if len(pairs) >= MAX_BRANCH_PAIRS:
+            return
+        if any(_same(p.old_leaf_id, old) and _same(p.target_id, target) for p in pairs):
+            return
+        pairs.append(Pair(old, target, why))
+
+    open_path = index.get_branch(open_leaf)
+    on_open_path = {key_of(entry.get("id")) for entry in open_path}
+
+    def crosses(leaf: str) -> bool:
+        return any(
+            e.get("type") == "compaction" and key_of(e.get("id")) not in on_open_path for e in index.get_branch(leaf)
+        )
+
+    for leaf in [leaf for leaf in ranked if crosses(leaf)][:2]:
+        add(open_leaf, leaf, "open leaf -> leaf across compaction(s)")
+    for leaf in ranked[:2]:
+        add(leaf, open_leaf, "leaf -> open leaf")
+    if len(open_path) > 2:
+        ancestor = open_path[len(open_path) // 2].get("id")
+        add(open_leaf, ancestor, "open leaf -> own ancestor")
+        add(ancestor, open_leaf, "ancestor -> descendant (nothing to summarize)")
+    other_root = next(
+        (node.entry.get("id") for node in index.get_tree() if key_of(node.entry.get("id")) not in on_open_path), None
+    )
+    if _js_truthy_id(other_root):  # the first root off the open path, if its id is truthy
+        add(open_leaf, other_root, "different root (no common ancestor)")
+    add(None, open_leaf, "no old leaf")
+    add(open_leaf, open_leaf, "same entry")
+    for leaf in ranked[2:]:
+        add(open_leaf, leaf, "open leaf -> leaf")
+    return pairs

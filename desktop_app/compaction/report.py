@@ -14,9 +14,8 @@ import hashlib
 from collections.abc import Callable
 from typing import Any
 
-from desktop_app.session.context import check_edits_as_pi, context_from_path, convert_to_llm
+from desktop_app.session.context import build_session_context, check_edits_as_pi, convert_to_llm
 from desktop_app.session.entries import Entry, Message
-from desktop_app.session.jsjson import js_string
 from desktop_app.session.manager import SessionManager
 from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
@@ -39,6 +38,8 @@ from .tokens import (
     should_compact,
 )
 
+_ABSENT: Any = object()  # JavaScript's undefined: a key the message does not have
+
 __all__ = ["MessageList", "compaction_sections", "text_digest", "KEEP_BUDGETS", "BRANCH_BUDGETS", "CONTEXT_WINDOWS"]
 
 
@@ -58,36 +59,57 @@ RESERVE_TOKENS = 16384
 def _guarded(compute: Callable[[], Any]) -> Any:
     """One value of the report, or ``{"error": ...}`` where pi threw computing it.
 
-    pi's harness records each computation that threw in its place, so one bad message (a ``null``
-    summary, say) fails only the values that touch it, not the whole section.
+    pi's harness records each computation that threw in its place (one leaf's stats, one target's
+    cut at one budget, one navigation pair, ...), so one bad message (a ``null`` summary, a bash
+    output that is ``null``) fails only the values that touch it, not the whole section. Anything
+    the engine raises on such data is recorded the same way: ``inspect`` never stops on it.
     """
     try:
         return compute()
-    except (TypeError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - recorded in its place, as pi's harness records it
         return {"error": f"{type(exc).__name__}: {exc}"}
 
 
 def _serialize_as_pi(messages: list[Message], profile: PiProfile) -> str:
-    """``serializeConversation`` including where pi throws, at the first message it throws on: a user
-    or tool result whose content is neither a string nor an array (``content.filter``), an assistant
-    whose content is neither (``for … of msg.content``). Such contents come from odd files and from
-    context edits of another shape. The app's serializer skips what it cannot read instead."""
+    """``serializeConversation`` including where pi throws on odd content. The app's serializer
+    skips what it cannot read instead; the report must record pi's failure in its place."""
     for message in messages:
-        role = message.get("role")
-        content = message.get("content", _ABSENT)
-        if isinstance(content, (str, list)):
-            continue
-        if role in ("user", "toolResult"):
-            if content is _ABSENT or content is None:
-                kind = "undefined" if content is _ABSENT else "null"
-                raise TypeError(f"Cannot read properties of {kind} (reading 'filter')")
-            raise TypeError("content.filter is not a function")
-        if role == "assistant":
-            raise TypeError("msg.content is not iterable")
+        _raise_where_pi_throws(message, profile)
     return serialize_conversation(messages, profile)
 
 
-_ABSENT: Any = object()
+def _filter_of(content: Any, expression: str) -> None:
+    """``content.filter((c) => c.type === "text")`` as JavaScript evaluates it on any JSON value."""
+    if content is None or content is _ABSENT:
+        raise TypeError(f"Cannot read properties of {'null' if content is None else 'undefined'} (reading 'filter')")
+    if not isinstance(content, list):
+        raise TypeError(f"{expression}.filter is not a function")
+    if any(block is None for block in content):
+        raise TypeError("Cannot read properties of null (reading 'type')")
+
+
+def _raise_where_pi_throws(message: Message, profile: PiProfile) -> None:
+    """The ``TypeError`` pi's ``serializeConversation`` raises on this message, if any (both versions:
+    user and tool-result content through ``.filter``, assistant content through ``for…of``, tool-call
+    arguments through ``Object.entries``; 1.6.0 reads strings as text and asks ``content.some``)."""
+    pi16 = not profile.serialize_thinking  # 1.6.0's serializer
+    role = message.get("role")
+    content = message.get("content", _ABSENT)
+    if role == "user" or (role == "toolResult" and pi16):
+        if not isinstance(content, str):
+            _filter_of(content, "content" if pi16 else "msg.content")
+    elif role == "toolResult":
+        _filter_of(content, "msg.content")
+    elif role == "assistant":
+        if not isinstance(content, (list, str)):
+            raise TypeError("msg.content is not iterable")
+        for block in content if isinstance(content, list) else ():
+            if block is None:
+                raise TypeError("Cannot read properties of null (reading 'type')")
+            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("arguments") is None:
+                raise TypeError("Cannot convert undefined or null to object")
+        if pi16 and isinstance(content, str):
+            raise TypeError("msg.content.some is not a function")
 
 
 def text_digest(text: str) -> dict[str, Any]:
@@ -102,36 +124,34 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
     index = manager.index
     open_leaf = manager.leaf_id
     profile = manager.profile
-    paths = {leaf: index.get_branch(leaf) for leaf in leaves}
-    contexts = {leaf: context_from_path(paths[leaf], profile=profile).messages for leaf in leaves}
+    @functools.cache
+    def context(leaf: str) -> list[Message]:
+        # as pi's `branch(leaf); buildSessionContext()`: a falsy id ("") reads the last entry's context
+        return build_session_context(index.entries, leaf, index, profile=profile).messages
 
     def at_leaf(leaf: str, compute: Callable[[], Any]) -> Any:
         """``compute`` where pi gets the leaf's context; pi throws first on an edit without replacement."""
-        check_edits_as_pi(paths[leaf], profile)
+        check_edits_as_pi(index.get_branch(leaf), profile)
         return compute()
+
+    def stats(leaf: str) -> Any:
+        return at_leaf(leaf, lambda: leaf_stats(index, leaf, context(leaf), profile))
+
+    def serialized(leaf: str) -> Any:
+        return at_leaf(leaf, lambda: serialize_report(context(leaf), leaf == open_leaf, profile))
 
     return {
         "entry_file_ops": entry_file_ops(index.entries, profile),
-        "leaf_stats": {
-            leaf: _guarded(functools.partial(at_leaf, leaf, functools.partial(leaf_stats, index, leaf, contexts[leaf], profile)))
-            for leaf in leaves
-        },
+        "leaf_stats": {leaf: _guarded(functools.partial(stats, leaf)) for leaf in leaves},
         "compaction": [
-            compaction_target_report(index, t.target, t.why, profile)
+            _guarded(functools.partial(compaction_target_report, index, t.target, t.why, profile))
             for t in compaction_targets(index, leaves, open_leaf)
         ],
         "branch_summary": [
-            branch_pair_report(index, p.old_leaf_id, p.target_id, p.why, profile)
+            _guarded(functools.partial(branch_pair_report, index, p.old_leaf_id, p.target_id, p.why, profile))
             for p in branch_summary_pairs(index, leaves, open_leaf)
         ],
-        "serialize": {
-            leaf: _guarded(
-                functools.partial(
-                    at_leaf, leaf, functools.partial(serialize_report, contexts[leaf], leaf == open_leaf, profile)
-                )
-            )
-            for leaf in leaves
-        },
+        "serialize": {leaf: _guarded(functools.partial(serialized, leaf)) for leaf in leaves},
     }
 
 
@@ -139,17 +159,20 @@ def compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str,
 
 
 def entry_file_ops(entries: list[Entry], profile: PiProfile) -> dict[str, Any]:
-    """File operations of every assistant message that has any, in ``Set`` insertion order."""
+    """File operations of every assistant message that has any, in ``Set`` insertion order; where
+    reading one message throws, that entry's value is the error."""
     out: dict[str, Any] = {}
     for entry in entries:
-        if entry.get("type") != "message":
+        if entry.get("type") != "message" or not isinstance(entry.get("id"), str):  # as pi's harness
             continue
         message = entry.get("message")
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
-        ops = extract_file_ops(message, None, profile)
-        if not ops.is_empty():
-            out[js_string(entry.get("id"))] = ops.to_json()  # a JS object key is String(id)
+        ops = _guarded(functools.partial(extract_file_ops, message, None, profile))
+        if isinstance(ops, dict):
+            out[entry["id"]] = ops
+        elif not ops.is_empty():
+            out[entry["id"]] = ops.to_json()
     return out
 
 
@@ -176,6 +199,10 @@ def _cut_json(path: list[Entry], cut: CutPointResult, with_id: bool) -> dict[str
         index = cut.first_kept_entry_index
         out["firstKeptEntryId"] = path[index].get("id") if 0 <= index < len(path) else None
     return out
+
+
+def _cut_at(path: list[Entry], start: int, end: int, keep: int, with_id: bool, profile: PiProfile) -> dict[str, Any]:
+    return _cut_json(path, find_cut_point(path, start, end, keep, profile), with_id)
 
 
 def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
@@ -226,19 +253,19 @@ def compaction_target_report(index: SessionIndex, target: str, why: str, profile
         "boundaryStart": start,
         "boundaryEnd": end,
         "turnStartIndex": turn_starts,
-        "cut": {str(k): _cut_json(path, find_cut_point(path, start, end, k, profile), True) for k in KEEP_BUDGETS},
+        "cut": {
+            str(k): _guarded(functools.partial(_cut_at, path, start, end, k, True, profile)) for k in KEEP_BUDGETS
+        },
         "prepare": {str(k): _guarded(functools.partial(_prepare_json, path, k, profile)) for k in KEEP_BUDGETS},
     }
     if start != 0:
         report["cut_from_0"] = {
-            str(k): _cut_json(path, find_cut_point(path, 0, len(path), k, profile), False) for k in KEEP_BUDGETS
+            str(k): _guarded(functools.partial(_cut_at, path, 0, len(path), k, False, profile)) for k in KEEP_BUDGETS
         }
     return report
 
 
-def branch_pair_report(
-    index: SessionIndex, old_leaf_id: str | None, target_id: str, why: str, profile: PiProfile
-) -> dict[str, Any]:
+def branch_pair_report(index: SessionIndex, old_leaf_id: Any, target_id: Any, why: str, profile: PiProfile) -> dict[str, Any]:
     """Entries a navigation would summarize and what ``prepareBranchEntries`` keeps at three budgets."""
     collected = collect_entries_for_branch_summary(index, old_leaf_id, target_id)
     prepared: dict[str, Any] = {}

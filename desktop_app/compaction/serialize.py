@@ -45,9 +45,17 @@ def _text_blocks(content: Any) -> str:
 
 
 def _arguments_text(arguments: Any) -> str:
-    if not isinstance(arguments, dict):
+    """``Object.entries(args)`` as ``k=JSON`` pairs: an array or a string gives its indices (a string
+    one per UTF-16 unit), a number or boolean nothing."""
+    if isinstance(arguments, dict):
+        pairs = _entries(arguments)
+    elif isinstance(arguments, list):
+        pairs = [(str(i), v) for i, v in enumerate(arguments)]
+    elif isinstance(arguments, str):
+        pairs = [(str(i), utf16_slice(arguments, i, i + 1)) for i in range(utf16_len(arguments))]
+    else:
         return ""
-    return ", ".join(f"{key}={js_stringify(value)}" for key, value in _entries(arguments))
+    return ", ".join(f"{key}={js_stringify(value)}" for key, value in pairs)
 
 
 def _entries(obj: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -9,9 +9,10 @@ and missing fields follow JavaScript (``undefined + 1`` is ``NaN``; ``null + 1``
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
-from desktop_app.session.jsjson import js_stringify, utf16_len
+from desktop_app.session.jsjson import js_string, js_stringify, utf16_len
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = [
@@ -39,17 +40,80 @@ MISSING: Any = object()
 # ------------------------------------------------------------------------------------ JS arithmetic
 
 
-def _length(value: Any) -> int | float:
-    """``value.length`` in JavaScript: UTF-16 units for strings; ``undefined`` (NaN when added) else."""
+def _length(value: Any) -> Any:
+    """``value.length`` in JavaScript: UTF-16 units of a string, an array's size, an object's own
+    ``length`` property, ``undefined`` (:data:`MISSING`) for numbers and booleans; ``TypeError`` on
+    ``null``/``undefined``, with V8's message."""
     if isinstance(value, str):
         return utf16_len(value)
     if isinstance(value, list):
         return len(value)
+    if isinstance(value, dict):
+        return value.get("length", MISSING)
     if value is None:
         raise TypeError("Cannot read properties of null (reading 'length')")
     if value is MISSING:
         raise TypeError("Cannot read properties of undefined (reading 'length')")
-    return NAN
+    return MISSING
+
+
+def _add(total: Any, value: Any) -> Any:
+    """``total + value`` as JavaScript adds a number and any JSON value (strings concatenate)."""
+    if type(value) is int and type(total) is int:  # the common case, first
+        return total + value
+    if isinstance(total, str) or isinstance(value, (str, list, dict)):
+        return _primitive_text(total) + _primitive_text(value)
+    return _number(total) + _number(value)
+
+
+def _primitive_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return "[object Object]"
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    if value is MISSING:
+        return "undefined"
+    return js_string(value)
+
+
+def _to_number(value: Any) -> int | float:
+    """``Number(value)`` for what a sum of lengths can be: a number or a concatenated string."""
+    if not isinstance(value, str):
+        result: int | float = _number(value)
+        return result
+    text = value.strip(" \t\n\r\v\f")
+    if text == "":
+        return 0
+    try:
+        number = float(text)
+    except ValueError:
+        return NAN
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?Infinity", text):
+        return NAN  # Python accepts "nan", "1_000", ... that JavaScript does not
+    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+
+
+def _iterate(value: Any, expression: str) -> Any:
+    """``for (const x of value)``: an array's items, a string's code points; V8's ``TypeError``
+    (``"<expression> is not iterable"``) for anything else."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, str):
+        return value  # characters: their `.type` is undefined, so nothing in them counts
+    raise TypeError(f"{expression} is not iterable")
+
+
+def _prop(value: Any, key: str) -> Any:
+    """``value[key]`` for a JSON value (``MISSING`` for undefined); ``TypeError`` on null."""
+    if isinstance(value, dict):
+        return value.get(key, MISSING)
+    if value is None:
+        raise TypeError(f"Cannot read properties of null (reading '{key}')")
+    if isinstance(value, str) and key == "length":
+        return utf16_len(value)
+    if isinstance(value, list) and key == "length":
+        return len(value)
+    return MISSING
 
 
 def _number(value: Any) -> int | float:
@@ -65,10 +129,14 @@ def _number(value: Any) -> int | float:
     return NAN
 
 
-def _ceil_quarter(chars: int | float) -> int | float:
-    if isinstance(chars, float) and math.isnan(chars):
-        return NAN
-    return -(-int(chars) // 4) if isinstance(chars, int) else math.ceil(chars / 4)
+def _ceil_quarter(chars: Any) -> int | float:
+    """``Math.ceil(chars / 4)``."""
+    if type(chars) is int:
+        return -(-chars // 4)
+    number = _to_number(chars)
+    if math.isnan(number) or math.isinf(number):
+        return number
+    return math.ceil(number / 4)
 
 
 def _truthy(value: Any) -> bool:
@@ -83,40 +151,42 @@ def _truthy(value: Any) -> bool:
 # ------------------------------------------------------------------------------------ estimate
 
 
-def _blocks(content: Any) -> list[Any]:
-    if isinstance(content, list):
-        return content
-    if content is None or content is MISSING:
-        raise TypeError("content is not iterable")
-    return []  # a string iterates as characters whose `.type` is undefined: nothing counts
-
-
-def _text_and_images(content: Any, image_chars: int) -> int | float:
+def _text_and_images(content: Any, image_chars: int, expression: str, images: bool = True) -> Any:
+    """Characters of a string or of a list's text blocks (images weigh ``image_chars``). pi reads
+    ``block.type`` of every item (``null`` throws) and ``block.text.length`` of truthy texts."""
     if isinstance(content, str):
         return utf16_len(content)
-    chars: int | float = 0
-    for block in _blocks(content):
-        if not isinstance(block, dict):
-            continue
-        block_type = block.get("type")
-        if block_type == "text" and _truthy(block.get("text", MISSING)):
-            chars += _length(block["text"])
-        if block_type == "image":
-            chars += image_chars
+    chars: Any = 0
+    for block in _iterate(content, expression):
+        if type(block) is dict:
+            block_type = block.get("type")
+            if block_type == "text":
+                text = block.get("text", MISSING)
+                if type(text) is str:
+                    if text:
+                        chars = _add(chars, utf16_len(text))
+                elif _truthy(text):
+                    chars = _add(chars, _length(text))
+            elif block_type == "image" and images:
+                chars = _add(chars, image_chars)
+        elif block is None:
+            raise TypeError("Cannot read properties of null (reading 'type')")
     return chars
 
 
-def _system_chars(message: Message) -> int | float:
+def _system_chars(message: Message) -> Any:
     """pi 1.6.0's weight of a ``system`` message: its text, each truthy section and the added tools
     as ``JSON.stringify`` prints them (removed tools are names only and count nothing)."""
-    chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS)
-    sections = message.get("sections")
-    if isinstance(sections, dict):
-        for value in sections.values():
+    chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS, "content")
+    sections = message.get("sections", MISSING)
+    if _truthy(sections):
+        values = sections.values() if isinstance(sections, dict) else sections if isinstance(sections, (list, str)) else ()
+        for value in values:
             if _truthy(value):
-                chars += _length(value)
-    if "toolsAdded" in message and message["toolsAdded"] is not None:
-        chars += utf16_len(js_stringify(message["toolsAdded"]))
+                chars = _add(chars, _length(value))
+    tools = message.get("toolsAdded", MISSING)
+    if _truthy(tools):
+        chars = _add(chars, utf16_len(js_stringify(tools)))
     return chars
 
 
@@ -134,28 +204,37 @@ def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | fl
             raise TypeError("Cannot read properties of null (reading 'role')")
         return 0  # a string or number has no `.role`
     role = message.get("role")
-    chars: int | float = 0
+    chars: Any = 0
     if role == "user":
         content = message.get("content", MISSING)
-        chars = 0 if content is None else _text_and_images(content, profile.user_image_chars)  # null weighs 0
+        if profile.one_content_reader or isinstance(content, (str, list)):
+            # 1.6.0 reads every user content as text and images; 0.73.1 only a string or an array
+            # (anything else weighs 0) and only its text blocks
+            chars = _text_and_images(content, profile.user_image_chars, "content", profile.one_content_reader)
     elif role == "assistant":
-        for block in _blocks(message.get("content", MISSING)):
-            if not isinstance(block, dict):
+        for block in _iterate(message.get("content", MISSING), "assistant.content"):
+            if type(block) is not dict:
+                if block is None:
+                    raise TypeError("Cannot read properties of null (reading 'type')")
                 continue
             block_type = block.get("type")
-            if block_type == "text":
-                chars += _length(block.get("text", MISSING))
-            elif block_type == "thinking":
-                chars += _length(block.get("thinking", MISSING))
+            if block_type == "text" or block_type == "thinking":
+                text = block.get(block_type, MISSING)
+                if type(text) is str and type(chars) is int:  # nearly always: no JS arithmetic needed
+                    chars += utf16_len(text)
+                else:
+                    chars = _add(chars, _length(text))
             elif block_type == "toolCall":
+                name = _length(block.get("name", MISSING))
                 arguments = block.get("arguments", MISSING)
-                if arguments is MISSING:
+                if arguments is MISSING:  # JSON.stringify(undefined) is undefined
                     raise TypeError("Cannot read properties of undefined (reading 'length')")
-                chars += _length(block.get("name", MISSING)) + utf16_len(js_stringify(arguments))
+                chars = _add(chars, _add(name, utf16_len(js_stringify(arguments))))
     elif role in ("custom", "toolResult"):
-        chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS)
+        expression = "content" if profile.one_content_reader else "message.content"
+        chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS, expression)
     elif role == "bashExecution":
-        chars = _length(message.get("command", MISSING)) + _length(message.get("output", MISSING))
+        chars = _add(_length(message.get("command", MISSING)), _length(message.get("output", MISSING)))
     elif role in ("branchSummary", "compactionSummary"):
         chars = _length(message.get("summary", MISSING))
     elif role == "system" and profile.count_system_messages:

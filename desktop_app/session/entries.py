@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from .jsdate import v8_date_parse
 from .jsjson import _JS_WS as _JS_WS_CHARS
 from .jsjson import _js_int, _reject_constant, js_string, js_stringify, js_trim
 
@@ -105,38 +106,8 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-# Date.parse's ISO form as V8 accepts it: six-digit signed years, "t"/" " separators, "z", offsets with
-# or without ":"; nothing around it (V8 gives NaN for a padded string).
-_ISO_RE = re.compile(
-    r"([+-]\d{6}|\d{4})(?:-(\d{2})(?:-(\d{2}))?)?"
-    r"(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?)?"
-    r"([Zz]|[+-]\d{2}:?\d{2})?"
-)
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-# The legacy forms JavaScript itself writes: Date.prototype.toString ("Sun Jun 01 2025 10:00:03
-# GMT+0000 (UTC)") and toUTCString ("Sun, 01 Jun 2025 10:00:03 GMT").
-_LEGACY_RE = re.compile(
-    r"(?:(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*,?\s+)?"
-    r"(?:([a-z]{3})[a-z]*\s+(\d{1,2})|(\d{1,2})\s+([a-z]{3})[a-z]*)\s+(\d{4})"
-    r"(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?"
-    r"(?:\s*(?:gmt|utc|z)?([+-]\d{4})?)?(?:\s+\([^)]*\))?",
-    re.IGNORECASE,
-)
 _MAX_TIME = 8_640_000_000_000_000  # ECMAScript TimeClip: +-100,000,000 days around 1970
 _DAY = 86_400_000
-
-
-def _days_from_civil(year: int, month: int, day: int) -> int:
-    """Days since 1970-01-01 of a proleptic Gregorian date (any year, 0 and negatives included).
-
-    ``day`` may exceed the month's length: it then runs on into the next month, as V8 lets it.
-    """
-    y = year - (month <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146_097 + doe - 719_468 + day - 1
 
 
 def _time_clip(ms: int) -> int | None:
@@ -187,73 +158,31 @@ def parse_date_ms(text: Any) -> int | None:
     """``Date.parse(text)`` for a string in a UTC process; ``None`` where JS gives ``NaN``.
 
     Date-only forms are UTC; date-times without an offset are local time, which is UTC in pi's
-    conformance harness and in Arbor (the file's timestamps are always written with ``Z``). Besides
-    the ISO form, the two legacy forms JavaScript prints (``toString``, ``toUTCString``) are read.
+    conformance harness and in Arbor (the file's timestamps are always written with ``Z``). Anything
+    but pi's own ``toISOString`` form goes through V8's reader (:mod:`.jsdate`), legacy forms included.
     """
     if not isinstance(text, str):
         return None
-    if len(text) == 24 and text[23] == "Z" and text[10] == "T" and text[19] == "." and text[:4].isdigit():
+    if (
+        len(text) == 24
+        and text[23] == "Z"
+        and text[10] == "T"
+        and text[4] == text[7] == "-"
+        and text[13] == text[16] == ":"
+        and text[19] == "."
+        and text.isascii()
+        and (text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19] + text[20:23]).isdigit()
+    ):
         # pi's own format (toISOString), nearly every timestamp in a file: no regex, cached days
         day_ms = _DAY_MS.get(text[:10])
         if day_ms is None:
             day_ms = _DAY_MS[text[:10]] = _day_ms(text[:10])
         rest = text[11:23]
-        if day_ms >= 0 and rest[2] == ":" and rest[5] == ":" and rest.replace(":", "").replace(".", "").isdigit():
+        if day_ms >= 0:
             hour, minute, sec = int(rest[0:2]), int(rest[3:5]), int(rest[6:8])
             if hour < 24 and minute < 60 and sec < 60:
                 return day_ms + ((hour * 60 + minute) * 60 + sec) * 1000 + int(rest[9:12])
-    m = _ISO_RE.fullmatch(text)
-    if m:
-        return _iso_ms(*m.groups())
-    legacy = _LEGACY_RE.fullmatch(text)
-    return _legacy_ms(*legacy.groups()) if legacy else None
-
-
-def _compose(year: int, month: int, day: int, hour: int, minute: int, sec: int, ms: int, offset_min: int) -> int | None:
-    if not (1 <= month <= 12 and 1 <= day <= 31 and minute < 60 and sec < 60):
-        return None
-    if hour > 24 or (hour == 24 and (minute or sec or ms)):
-        return None
-    total = _days_from_civil(year, month, day) * _DAY + ((hour * 60 + minute - offset_min) * 60 + sec) * 1000 + ms
-    return _time_clip(total)
-
-
-def _offset_minutes(tz: str | None) -> int | None:
-    """Minutes east of UTC for ``Z``/``+HH:MM``/``+HHMM`` (``None``: out of range)."""
-    if not tz or tz in "Zz":
-        return 0
-    digits = tz[1:].replace(":", "")
-    hours, minutes = int(digits[:2]), int(digits[2:])
-    if hours > 23 or minutes > 59:
-        return None
-    return (hours * 60 + minutes) * (1 if tz[0] == "+" else -1)
-
-
-def _iso_ms(
-    year_s: str, mon: str | None, day: str | None, hh: str | None, mm: str | None, ss: str | None,
-    frac: str | None, tz: str | None,
-) -> int | None:
-    if year_s == "-000000":
-        return None
-    offset = _offset_minutes(tz)
-    if offset is None:
-        return None
-    ms = int((frac or "0")[:3].ljust(3, "0"))
-    return _compose(int(year_s), int(mon or 1), int(day or 1), int(hh or 0), int(mm or 0), int(ss or 0), ms, offset)
-
-
-def _legacy_ms(
-    mon_a: str | None, day_a: str | None, day_b: str | None, mon_b: str | None, year: str,
-    hh: str | None, mm: str | None, ss: str | None, tz: str | None,
-) -> int | None:
-    name = (mon_a or mon_b or "").lower()
-    if name not in _MONTHS:
-        return None
-    offset = 0 if not tz else _offset_minutes(tz)
-    if offset is None:
-        return None
-    day = int(day_a or day_b or 0)
-    return _compose(int(year), _MONTHS.index(name) + 1, day, int(hh or 0), int(mm or 0), int(ss or 0), 0, offset)
+    return v8_date_parse(text)
 
 
 # --------------------------------------------------------------------------------------------- lines

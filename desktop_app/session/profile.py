@@ -80,6 +80,10 @@ class PiProfile:
     """pi's loader trims the whole text before splitting it into lines (0.73.1), so JavaScript whitespace
     after the last line's JSON (U+00A0, U+2028, a BOM) is ignored; 1.6.0 reads line by line and that line
     fails. Whitespace before the header is ignored under both (1.6.0 refuses the file; Arbor stays lenient)."""
+    one_content_reader: bool
+    """``estimateTokens`` reads user, custom, tool-result and system content with one reader that
+    throws on content that is neither a string nor iterable (1.6.0: ``content is not iterable``);
+    0.73.1 weighs such a user content 0 (``null`` and missing included)."""
 
 
 PI_0_73_1 = PiProfile(
@@ -105,6 +109,7 @@ PI_0_73_1 = PiProfile(
     response_fields_first=False,
     null_lines_skipped=False,
     trims_file_text=True,
+    one_content_reader=False,
 )
 
 PI_1_6_0 = PiProfile(
@@ -130,6 +135,7 @@ PI_1_6_0 = PiProfile(
     response_fields_first=True,
     null_lines_skipped=True,
     trims_file_text=False,
+    one_content_reader=True,
 )
 
 PROFILES: dict[str, PiProfile] = {p.version: p for p in (PI_0_73_1, PI_1_6_0)}

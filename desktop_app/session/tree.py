@@ -236,6 +236,8 @@ class SessionIndex:
                 if first_kept is not None and field(entry, "id") == first_kept:
                     break
                 parent = field(entry, "parentId")
+                if parent is True:  # the index keys `true` apart from 1 (key_of): the careful walk
+                    raise TypeError
                 entry = get(parent) if parent else None  # pi stops at a falsy parentId ("" included)
         except TypeError:  # an id that cannot be a key
             return self.path_to(self.by_id.get(key_of(from_id)), remember=False)
@@ -266,6 +268,8 @@ class SessionIndex:
                 break
             walked.append(step)
             parent = step.get("parentId")
+            if parent is True:  # the index keys `true` apart from 1 (key_of)
+                return self._careful_path_to(entry)
             try:
                 step = self.by_id.get(parent) if parent else None  # type: ignore[assignment]
             except TypeError:  # an id that cannot be a key: the careful walk
@@ -301,6 +305,8 @@ class SessionIndex:
             while entry is not None:
                 append(entry)
                 parent = field(entry, "parentId")
+                if parent is True:  # the index keys `true` apart from 1 (key_of)
+                    raise TypeError
                 entry = get(parent) if parent else None  # pi stops at a falsy parentId ("" included)
                 if len(path) > limit:
                     raise OverflowError

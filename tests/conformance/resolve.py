@@ -64,7 +64,9 @@ class Resolved:
         if name in ("contexts", "context_special"):
             return {k: {**v, "messages": self.messages(v["messages"])} if "messages" in v else v for k, v in value.items()}
         if name == "branches":
-            return {k: unrle(v) for k, v in value.items()}
+            return {k: unrle(v) if isinstance(v, list) else v for k, v in value.items()}
+        if name in ("compaction", "branch_summary") and not isinstance(value, list):
+            return value  # the whole section failed: {"error": ...}
         if name == "compaction":
             out = []
             for item in value:
