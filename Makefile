@@ -13,6 +13,8 @@ STAMP := $(VENV)/.installed
 
 ARGS ?=
 PYTEST_ARGS ?=
+# Test processes (pytest-xdist): one per core. PYTEST_WORKERS=0 runs the suite in this process.
+PYTEST_WORKERS ?= auto
 BENCH_ARGS ?=
 
 .DEFAULT_GOAL := help
@@ -53,7 +55,7 @@ run: setup
 	fi
 
 test: setup
-	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/python -m pytest -m "not slow" -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The bundle: Python, Qt and its plugins, tiktoken data, pygraphviz's Graphviz, the sample session, the
 # icon and packaging/arbor.desktop, in dist/arbor/. Runs from any folder with a clean environment.
