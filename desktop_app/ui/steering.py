@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, QPoint, QTimer
@@ -80,6 +81,10 @@ class SteeredWindow(Protocol):
     def light_fork_drop_target(self, target: QWidget | None) -> None: ...
 
     def fork_entry(self, entry_id: str, position: str, new_window: bool | None = None) -> bool: ...
+
+
+#: The chat's newest rows that may be streamed copies of saved messages (a turn with tool calls: a few).
+STREAMED_ROWS = 8
 
 
 class Steering(QObject):
@@ -263,10 +268,28 @@ class Steering(QObject):
         """Arrows only for branch points whose message the chat shows (the panel then makes a
         widget only for the rows on screen): at 100,000 entries the path branches ~2,700 times."""
         chat = self.window.chat
-        shown = {id(message) for message in chat.model.messages()}
+        messages = chat.model.messages()
+        shown = {id(message) for message in messages}
         if self._sibling_cache_view is not self._view:
             self._sibling_cache, self._sibling_cache_view = SiblingCache(), self._view
-        chat.set_sibling_switches(sibling_switches(self._view, shown, self._sibling_cache))
+        cache = self._sibling_cache
+        cache.check(self._view)
+        # A reply the chat showed as it streamed is an equal copy of the saved message, not the same
+        # object: the newest entries count as shown when an equal message is (a regenerated reply's
+        # "‹ 2/2 ›" was missing).
+        recent = messages[-STREAMED_ROWS:]
+        copies: dict[int, Any] = {}  #: id of a saved message → the chat's equal row object
+        for entry in cache.branch(self._view)[-2 * STREAMED_ROWS :]:
+            message = entry.get("message")
+            if message is not None and id(message) not in shown:
+                row = next((row for row in recent if message == row), None)
+                if row is not None:
+                    shown.add(id(message))
+                    copies[id(message)] = row
+        switches = sibling_switches(self._view, shown, cache)
+        chat.set_sibling_switches(
+            [replace(sw, message=copies[id(sw.message)]) if id(sw.message) in copies else sw for sw in switches]
+        )
 
     def _restore_bands(self) -> None:
         """Take a preview's bands off the graph; a selected compaction's own audit comes back."""

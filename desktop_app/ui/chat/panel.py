@@ -497,6 +497,7 @@ class ChatPanel(QWidget):
         self._arrows = []
         self._arrow_of = {}
         self._switches = list(switches)
+        self._arrow_rows = None  # rows may hold other objects now (a streamed reply replaced by the saved one)
         self._place_arrows()
 
     def _rows_changed(self, *_args: Any) -> None:
