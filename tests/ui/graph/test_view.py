@@ -453,7 +453,7 @@ def test_hover_preview_describes_the_node(qtbot: Any, open_case: OpenCase) -> No
 # --------------------------------------------------------------------------- big sessions
 
 
-def test_view_stays_responsive_while_dot_lays_out_5000_nodes(qtbot: Any, tmp_path: Any) -> None:
+def test_view_stays_responsive_while_dot_lays_out_a_big_tree(qtbot: Any, tmp_path: Any) -> None:
     """Structural, not timed: the event loop keeps turning while ``dot`` runs in a child process.
 
     A 10 ms heartbeat counts event-loop turns between the tidy tree going on screen and dot's
@@ -461,7 +461,7 @@ def test_view_stays_responsive_while_dot_lays_out_5000_nodes(qtbot: Any, tmp_pat
     between. The stall length itself is a benchmark figure (``benchmarks/bench_gui.py``).
     """
     manager = SessionManager.in_memory(str(tmp_path))
-    for entry in synthetic_session(5_000):
+    for entry in synthetic_session(1_500):  # about a second of dot's work: many beats (5,000: the same, slower)
         manager._index.add(entry)
     manager._leaf_id = manager._index.last_id
     view = make_view(qtbot, use_dot=True, dot_node_limit=None, folding=False, filter_mode="all")
@@ -469,8 +469,8 @@ def test_view_stays_responsive_while_dot_lays_out_5000_nodes(qtbot: Any, tmp_pat
     timer = QTimer()
     timer.setInterval(10)
     timer.timeout.connect(lambda: beats_while_busy.append(view.layout_busy))
-    view.set_session(manager)  # builds 5,000 items (measured by the benchmark, not here)
-    assert len(view.graph()) == 5_000 and view.layout_kind == "tidy"
+    view.set_session(manager)  # builds 1,500 items (5,000 and more: measured by the benchmark)
+    assert len(view.graph()) == 1_500 and view.layout_kind == "tidy"
     QApplication.processEvents()
     assert view.layout_kind == "tidy" and view.layout_busy, "dot must still be running"
     qtbot.waitUntil(lambda: view.layout_worker_pid is not None or not view.layout_busy, timeout=10_000)
