@@ -143,3 +143,13 @@ def test_a_truthy_exclude_from_context_drops_the_bash_message(exclude: Any) -> N
 @pytest.mark.parametrize("exclude", [0, "", None, False])
 def test_a_falsy_exclude_from_context_keeps_the_bash_message(exclude: Any) -> None:
     assert convert_message_to_llm({**BASH, "excludeFromContext": exclude}) is not None
+
+
+@pytest.mark.parametrize("payload", [None, 5, "hello", [], True])
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.version)
+def test_a_message_whose_payload_is_not_an_object_is_left_out(profile: PiProfile, payload: Any) -> None:
+    """The README's deliberate difference: pi keeps such a value in the context (and 1.6.0 then fails
+    reading its ``role``); Arbor, and so ``arbor inspect``, leave it out."""
+    entries = [_user("u1", None, "one"), {**_user("odd", "u1", ""), "message": payload}, _user("leaf", "odd", "leaf")]
+    fast, full = _texts(entries, "leaf", profile)
+    assert fast == full == ["one", "leaf"]
