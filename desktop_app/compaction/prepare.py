@@ -16,6 +16,7 @@ from desktop_app.session.context import (
     entry_context_messages,
     message_from_entry,
     project_path,
+    same_id,
 )
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -68,7 +69,7 @@ def compaction_boundaries(path_entries: list[Entry]) -> CompactionBoundaries:
         start = prev + 1
         if first_kept is not None:
             for i, entry in enumerate(path_entries):
-                if entry.get("id") == first_kept:
+                if entry.get("id") == first_kept and same_id(entry.get("id"), first_kept):  # ===: true is not 1
                     start = i
                     break
     return CompactionBoundaries(prev, start, len(path_entries))

@@ -22,6 +22,7 @@ BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conver
 BRANCH_SUMMARY_SUFFIX = "</summary>"
 
 _UNSET: Any = object()
+_TRUE_KEY, _FALSE_KEY = object(), object()
 
 
 class _Missing(str):
@@ -98,7 +99,7 @@ def context_message(entry: Entry) -> Message | None:
         return _message_payload(entry)
     if entry_type == "custom_message":
         return custom_message_from_entry(entry)
-    if entry_type == "branch_summary" and entry.get("summary"):
+    if entry_type == "branch_summary" and js_truthy(entry.get("summary")):  # `{}` and `[]` count
         return branch_summary_message(entry)
     return None
 
@@ -221,8 +222,18 @@ def compaction_messages(compaction: Entry, profile: PiProfile = PI_1_6_0) -> lis
     return [checkpoint, summary] if profile.context_projection and js_truthy(checkpoint) else [summary]
 
 
+def same_id(a: Any, b: Any) -> bool:
+    """JavaScript's ``a === b`` on two ids read from JSON that can be on one path (strings, numbers,
+    booleans): Python's ``==`` would take ``true`` for ``1`` and ``false`` for ``0``."""
+    return bool(a == b) and (a.__class__ is bool) is (b.__class__ is bool)
+
+
 def edit_key(value: Any) -> Any:
-    """A ``targetId`` or entry id as a dict key (a fresh object for an unhashable id: it matches nothing)."""
+    """A ``targetId`` or entry id as a dict key (a fresh object for an unhashable id: it matches nothing).
+
+    ``true`` and ``1`` are one key in Python but two in pi's ``Map`` (so are ``false`` and ``0``)."""
+    if value.__class__ is bool:
+        return _TRUE_KEY if value else _FALSE_KEY
     try:
         hash(value)
     except TypeError:
@@ -324,8 +335,8 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry, profile: PiProfile) -> _
     range (up to ``firstKeptEntryId``, system messages left out: the compaction's checkpoint holds
     them) and the nearest thinking level and model source are needed. Walking up, the first edit seen
     for a target is the latest. On a long session that has been compacted this reads a few hundred
-    entries instead of the whole path. ``None`` (the caller walks the careful way) on a cycle or an
-    id that cannot be a key.
+    entries instead of the whole path. ``None`` (the caller walks the careful way) on a cycle, an
+    id that cannot be a key or a ``parentId`` of ``true`` (the index keys it apart from 1).
     """
     by_id = index.by_id.get
     parts = _Parts(profile)
@@ -367,7 +378,7 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry, profile: PiProfile) -> _
                         kept_sources.append(entry)
                     elif entry_type == "context_edit" and projection:
                         kept_edits.setdefault(edit_key(entry.get("targetId")), entry)
-                    found_kept = entry.get("id") == first_kept
+                    found_kept = entry.get("id") == first_kept and same_id(entry.get("id"), first_kept)
                 if (
                     found_kept
                     and parts.thinking_entry is not None
@@ -375,6 +386,8 @@ def _parts_walking_up(index: SessionIndex, leaf: Entry, profile: PiProfile) -> _
                 ):
                     break
             parent = entry.get("parentId")
+            if parent is True:  # the index keys `true` apart from 1 (key_of): the careful walk
+                return None
             entry = by_id(parent) if parent else None  # pi stops at a falsy parentId ("" included)
     except TypeError:  # an unhashable parentId
         return None
@@ -413,7 +426,7 @@ def context_entries(path: list[Entry], profile: PiProfile = PI_1_6_0) -> list[En
     # Ids on a path are unique (it follows parentId through the id map), so searching back from the
     # compaction finds pi's "first entry with that id", usually a few steps away.
     kept_from = next(
-        (i for i in range(compaction_at - 1, -1, -1) if path[i].get("id") == first_kept), compaction_at
+        (i for i in range(compaction_at - 1, -1, -1) if same_id(path[i].get("id"), first_kept)), compaction_at
     )
     kept = path[kept_from:compaction_at]
     if profile.context_projection:
@@ -533,15 +546,17 @@ def extend_context(context: SessionContext, entry: Entry, *, profile: PiProfile 
 
 
 def _bash_text(message: Message) -> str:
+    """pi's ``bashExecutionToText``, its tests read as JavaScript reads them: any truthy value (``{}``,
+    ``[]``, ``"no"``) counts, and any exit code but ``0``, ``null`` and an absent one is printed."""
     text = "Ran `" + js_string(message.get("command", _MISSING)) + "`\n"
     output = message.get("output")
-    text += "```\n" + js_string(output) + "\n```" if output else "(no output)"
+    text += "```\n" + js_string(output) + "\n```" if js_truthy(output) else "(no output)"
     exit_code = message.get("exitCode")
-    if message.get("cancelled"):
+    if js_truthy(message.get("cancelled")):
         text += "\n\n(command cancelled)"
-    elif isinstance(exit_code, (int, float)) and not isinstance(exit_code, bool) and exit_code != 0:
+    elif exit_code is not None and (exit_code.__class__ is bool or exit_code != 0):  # `!== 0`: false is not 0
         text += "\n\nCommand exited with code " + js_string(exit_code)
-    if message.get("truncated") and message.get("fullOutputPath"):
+    if js_truthy(message.get("truncated")) and js_truthy(message.get("fullOutputPath")):
         text += "\n\n[Output truncated. Full output: " + js_string(message["fullOutputPath"]) + "]"
     return text
 
@@ -563,7 +578,7 @@ def convert_message_to_llm(message: Message, profile: PiProfile = PI_1_6_0) -> M
     if role in ("user", "assistant", "toolResult") or (role == "system" and profile.llm_keeps_system):
         return message
     if role == "bashExecution":
-        if message.get("excludeFromContext"):
+        if js_truthy(message.get("excludeFromContext")):
             return None
         return _user(_bash_text(message), message.get("timestamp"))
     if role == "custom":
