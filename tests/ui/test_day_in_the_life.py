@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,8 @@ from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from desktop_app.ui.theme import apply_theme
 from tests.fakes import anthropic_server as fa
+
+from .driving import finish_turn, pump_until, send
 
 REPLY = "\n".join(f"Line {i}: the quick brown fox jumps over the lazy dog." for i in range(40))
 SUMMARY = "## Goal\nPlan a trip to Lisbon.\n\n## Progress\n### Done\n- [x] Days one and two."
@@ -70,26 +71,10 @@ def window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: fa.FakeAnthr
     pump(50)
 
 
-def pump_until(done: Callable[[], Any], timeout_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not done():
-        if time.monotonic() > deadline:
-            return False
-        pump(10)
-    return True
 
 
-def send(window: MainWindow, text: str) -> None:
-    composer = window.chat.composer
-    composer.setFocus()
-    QTest.keyClicks(composer, text)
-    QTest.keyClick(composer, Qt.Key.Key_Return)
 
 
-def finish_turn(window: MainWindow) -> None:
-    assert pump_until(lambda: window.agent.busy), "the turn never started"
-    assert pump_until(lambda: not window.agent.busy), "the turn never ended"
-    pump(60)  # the chat and the canvas take what was saved
 
 
 def leaf_in_view(window: MainWindow) -> bool:

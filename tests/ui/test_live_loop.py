@@ -5,8 +5,7 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,8 @@ from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from tests.fakes import anthropic_server as fa
+
+from .driving import finish_turn, pump_until, send
 
 LINES = 40
 
@@ -52,20 +53,8 @@ def window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: fa.FakeAnthr
     pump(50)
 
 
-def pump_until(done: Callable[[], bool], timeout_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not done():
-        if time.monotonic() > deadline:
-            return False
-        pump(10)
-    return True
 
 
-def send(window: MainWindow, text: str) -> None:
-    composer = window.chat.composer
-    composer.setFocus()
-    QTest.keyClicks(composer, text)
-    QTest.keyClick(composer, Qt.Key.Key_Return)
 
 
 def branch_messages(window: MainWindow) -> list[dict]:
@@ -99,10 +88,6 @@ def replies_under(window: MainWindow, entry_id: str) -> list[dict]:
     return [c for c in window.session.get_children(entry_id) if c.get("type") == "message" and c["message"]["role"] == "assistant"]
 
 
-def finish_turn(window: MainWindow) -> None:
-    assert pump_until(lambda: window.agent.busy), "the turn never started"
-    assert pump_until(lambda: not window.agent.busy)
-    pump(30)  # the chat takes the saved reply
 
 
 def reply_text_of(entry: dict) -> str:
