@@ -25,7 +25,6 @@ def window(tmp_path: Path) -> Iterator[MainWindow]:
     shutil.copyfile(SAMPLE_SESSION, path)
     opened = open_window(path, size=(1400, 900))
     opened.activateWindow()
-    QApplication.setActiveWindow(opened)
     pump(50)
     yield opened
     opened.close()
