@@ -16,31 +16,25 @@ process (:class:`Layouter`) and its result comes back through a queued Qt signal
 generation number so a stale result is dropped instead of applied.
 
 A big session (``neighbourhood_min_entries`` entries or more) opens on the active leaf's
-neighbourhood (:mod:`desktop_app.present.neighbourhood`): a small view graph built and laid out in
-milliseconds at any size. The whole view graph and its tidy tree are built on a worker thread (pure
-Python over the session's dicts, ~1–2 s at 100,000 entries) once the first picture has been
-painted, and swapped in with the leaf (or the selection) kept where it was on screen. Session
-events that arrive meanwhile restart that build, so the swapped-in graph is never stale.
+neighbourhood and gets its whole graph from a worker thread once that picture is painted
+(:class:`~desktop_app.ui.graph.whole_graph.WholeGraphBuild`).
 """
 
 from __future__ import annotations
 
 import gc
 import logging
-import threading
-import time
-from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
 from desktop_app.present.chat_feed import session_profile
-from desktop_app.present.filters import check_mode, is_visible, next_mode
+from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_controller import (
     Activate,
     ClearSearch,
@@ -65,7 +59,7 @@ from desktop_app.present.lod import (
     update_marks,
 )
 from desktop_app.present.navigation import visible_order
-from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
+from desktop_app.present.neighbourhood import NeighbourhoodLimits
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
@@ -80,24 +74,12 @@ from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_nod
 from .minimap import MinimapBinding
 from .scene import GraphScene
 from .style import GraphStyle, default_style
+from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
 
-__all__ = ["GraphView"]
+__all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "GraphView"]
 
 log = logging.getLogger(__name__)
 
-
-def _release_elsewhere(holder: list[object], delay: float = 1.0) -> None:
-    """Empty ``holder`` on a worker thread after ``delay`` seconds: when it holds the last
-    reference to a replaced graph model, deallocating its nodes, anchors and texts (~20 ms at
-    100,000 entries) happens there, not in the branch switch that replaced it. The delay lets the
-    canvas, labels and minimap let go of the old graph first. Plain Python data only: a view
-    graph model holds no Qt object."""
-
-    def drop() -> None:
-        time.sleep(delay)
-        holder.clear()
-
-    threading.Thread(target=drop, name="arbor-release", daemon=True).start()
 
 _MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
 _MAX_ZOOM = 3.0
@@ -121,23 +103,6 @@ _KEYS = {
 }
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
-#: What the graph-build worker leaves: the whole graph's model, its tidy positions, or an error.
-_Built = tuple[ViewGraphModel | None, Positions | None, str | None]
-
-#: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
-#: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
-NEIGHBOURHOOD_MIN_ENTRIES = 6_000
-#: Builds restarted because the session changed under them before the whole graph is built on the
-#: UI thread instead (a session streaming from the first second on must still get its graph).
-_MAX_BUILD_RESTARTS = 2
-#: If the canvas is hidden (never painted), the whole graph's build starts this long after opening.
-_BUILD_START_MS = 250
-#: A shown canvas waits this much longer for its first paint before the build starts anyway.
-_PICTURE_WAIT_MS = 2_000
-#: How often a whole-graph build waiting for a replaced picture's deletion looks again.
-_BUILD_AFTER_DISCARD_MS = 20
-#: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
-_SWAP_STEP = 600
 
 
 class _Bridge(QObject):
@@ -208,32 +173,10 @@ class GraphView(QGraphicsView):
         self._search = GraphSearch()
         self._controller = GraphController()
         self._order: list[Node] | None = None
-        self._neighbourhood_min = neighbourhood_min_entries
-        self._neighbourhood_limits = neighbourhood_limits or NeighbourhoodLimits()
-        #: the model holds only the leaf's neighbourhood; the whole graph is on its way
-        self._partial = False
-        self._build_generation = 0
-        self._build_state = "idle"  #: idle, waiting (for the first paint), running, swapping
-        self._build_restarts = 0
-        self._events_during_build = False
-        self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
-        self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
-        #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
-        #: (:meth:`after_picture`), and so does the whole graph's build.
-        self._picture_pending = False
-        self._after_picture: list[Callable[[], None]] = []
-        self._picture_timer = QTimer(self)  #: a hidden canvas is never painted: go on without it
-        self._picture_timer.setSingleShot(True)
-        self._picture_timer.timeout.connect(self._picture_overdue)
-        self._picture_waited = False
-
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
         self._bridge.dot_done.connect(self._on_dot_done)
-        self._build_result: tuple[int, Future[_Built]] | None = None
-        self._build_poll = QTimer(self)  #: polls the worker's result (see :meth:`_start_full_build`)
-        self._build_poll.setInterval(15)
-        self._build_poll.timeout.connect(self._poll_build)
+        self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
         self._minimap.widget.navigated.connect(self._user_moved)
@@ -261,9 +204,7 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.cancel()
-        self._cancel_build()
-        if self._picture_pending:  # the old session's picture will never come: its work goes on
-            self._picture_painted()
+        self._build.reset()
         self._session = session
         self._selection.reset()
         self._search = GraphSearch()
@@ -277,92 +218,15 @@ class GraphView(QGraphicsView):
         # now: SessionManager.open freezes it only when automatic collection is on, and the app's
         # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
         gc.freeze()
-        if self._big():  # the leaf's neighbourhood now, the whole graph from a worker thread
-            self._show_neighbourhood(set())
+        if self._build.big():  # the leaf's neighbourhood now, the whole graph from a worker thread
+            self._build.show_neighbourhood(set())
         else:
             self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
-            self._relayout()
+            self.relayout()
         self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
         self.resetTransform()
         self._follower.resume()
         self.center_on_leaf()
-
-    def _big(self) -> bool:
-        """The session is big enough to show the leaf's neighbourhood first (module docstring)."""
-        session = self._session
-        limit = self._neighbourhood_min
-        return session is not None and limit is not None and len(session.index.by_id) >= limit
-
-    def _show_neighbourhood(self, expanded: set[str]) -> None:
-        """The session leaf's neighbourhood now (folds ``expanded`` kept), the whole graph after
-        the next paint. The selection follows its entry, or comes back with the whole graph."""
-        assert self._session is not None
-        session = self._session
-        entry = self.selected_entry() if self._model is not None else None
-        self._cancel_build()
-        ids = leaf_neighbourhood(session.index, session.leaf_id, self._neighbourhood_limits)
-        part = sub_index(session.index, ids)
-        # Freeing a whole 100,000-entry graph, its marks and labels took ~30 ms of a far switch.
-        retired: list[object] = [self._model, self._marks, *self._labels.take_graph()]
-        self._model, self._marks = None, Marks()
-        self._marks_pending, self._marks_version, self._labels_version = None, -1, -1
-        _release_elsewhere(retired)
-        self._model = ViewGraphModel(part, session.leaf_id, self._filter, self._folding, expanded)
-        self._selection.follow(self._model, entry)
-        self._reselect = entry if self._selection.node is None else None
-        self._partial = True
-        self._relayout()
-        self._build_restarts = 0
-        self._build_state = "waiting"  # starts after the first paint: the picture comes first
-        self._picture_pending, self._picture_waited = True, False
-        self._picture_timer.start(_BUILD_START_MS)
-
-    def after_picture(self, work: Callable[[], None]) -> None:
-        """Run ``work`` on a later event-loop turn, after the leaf's neighbourhood is painted if it
-        is waiting to be (a big session just opened or switched far). What the window does besides
-        the graph (the context meter, the chat's sibling arrows: each a walk of the whole path,
-        ~0.1-0.2 s at 100,000 entries) would otherwise run before the picture's paint."""
-        if self._picture_pending:
-            self._after_picture.append(work)
-        else:
-            QTimer.singleShot(0, self, work)
-
-    def _picture_painted(self) -> None:
-        """The first picture is on screen (or never will be): the waiting work, then the build."""
-        self._picture_pending = False
-        self._picture_timer.stop()
-        waiting, self._after_picture = self._after_picture, []
-        for work in waiting:
-            QTimer.singleShot(0, self, work)
-        if self._build_state == "waiting":
-            QTimer.singleShot(0, self, self._start_full_build)
-
-    def _picture_overdue(self) -> None:
-        if self._picture_pending and self.isVisible() and not self._picture_waited:
-            self._picture_waited = True  # shown: its paint is on the way, unless the loop is busy
-            self._picture_timer.start(_PICTURE_WAIT_MS)
-            return
-        self._picture_painted()
-
-    def _leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
-        """Whether the model can move the leaf without rebuilding (a restyle of two paths).
-
-        A hint only, mirroring ``ViewGraphModel.set_leaf``'s fast path: a wrong "cheap" costs a
-        rebuild on this thread, a wrong "not cheap" a neighbourhood and a build on the worker."""
-        assert self._model is not None and self._session is not None
-        graph = self._model.graph
-        if leaf_id is not None:
-            rep = graph.anchor.get(leaf_id)
-            if leaf_id not in graph.anchor or (rep is not None and not isinstance(graph.node_of.get(rep), str)):
-                return False
-        index, old = self._session.index, self._model.leaf_id
-        for entry_id in (old, leaf_id):
-            entry = index.by_id.get(entry_id) if entry_id is not None else None
-            if entry is not None and is_visible(entry, self._filter, old, index.labels) != is_visible(
-                entry, self._filter, leaf_id, index.labels
-            ):
-                return False
-        return True
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
@@ -370,136 +234,40 @@ class GraphView(QGraphicsView):
             self._unsubscribe()
             self._unsubscribe = None
         self._layouter.close()
-        self._cancel_build()
+        self._build.cancel()
 
     # ================================================================================ whole graph
 
     @property
     def partial(self) -> bool:
         """Only the leaf's neighbourhood is shown; the whole graph is being built."""
-        return self._partial
+        return self._build.partial
 
-    def _cancel_build(self) -> None:
-        self._build_generation += 1  # a running build's result is dropped when it arrives
-        self._build_state = "idle"
-        self._partial = False
-        self._build_result = None
-        self._build_poll.stop()
-        if self._swap is not None:
-            self._swap[1].close()  # the half-made items go; the picture on screen stays
-            self._swap = None
+    @property
+    def _build_state(self) -> str:
+        return self._build.state
 
-    def _start_full_build(self) -> None:
-        """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
-        if self._build_state != "waiting" or self._session is None or self._model is None:
-            return
-        if self._scene.discarding:
-            # Not while a replaced picture is being deleted: the build holds the GIL, and each of
-            # the deletion's Qt calls waits for it again (500 deletions took 0.4-0.7 s that way,
-            # the window frozen, after a far switch at 100k). The deleting is done in ~0.1 s.
-            QTimer.singleShot(_BUILD_AFTER_DISCARD_MS, self, self._start_full_build)
-            return
-        self._build_state = "running"
-        self._build_generation += 1
-        generation = self._build_generation
-        self._events_during_build = False
-        index, leaf = self._session.index, self._session.leaf_id
-        mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
-        spec = self._style.spec
-        # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
-        # thread): it leaves its result in a plain Future the UI thread polls.
-        result: Future[_Built] = Future()
+    def after_picture(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on a later event-loop turn, after the leaf's neighbourhood is painted if it
+        is waiting to be (see :meth:`WholeGraphBuild.after_picture`)."""
+        self._build.after_picture(work)
 
-        def build() -> None:
-            try:
-                model = ViewGraphModel(index, leaf, mode, folding, expanded)
-                positions = tidy_tree_layout(model.graph, spec)
-            except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
-                result.set_result((None, None, f"{type(exc).__name__}: {exc}"))
-                return
-            result.set_result((model, positions, None))
+    def forget_graph(self) -> list[object]:
+        """Let go of the graph model and what is made from it (a far switch replaces them); returns
+        them, for :class:`WholeGraphBuild` to free off the UI thread."""
+        retired: list[object] = [self._marks, *self._labels.take_graph()]
+        self._model, self._marks = None, Marks()
+        self._marks_pending, self._marks_version, self._labels_version = None, -1, -1
+        return retired
 
-        self._build_result = (generation, result)
-        threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
-        self._build_poll.start()
+    def adopt_model(self, model: ViewGraphModel, entry: str | None) -> None:
+        """Show ``model`` (laid out by the caller); the selection follows ``entry``."""
+        self._model = model
+        self._selection.follow(model, entry)
 
-    def _poll_build(self) -> None:
-        pending = self._build_result
-        if pending is None:
-            self._build_poll.stop()
-            return
-        generation, result = pending
-        if not result.done():
-            return
-        self._build_poll.stop()
-        self._build_result = None
-        model, positions, error = result.result()
-        self._on_full_done(generation, model, positions, error)
-
-    def _on_full_done(
-        self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
-    ) -> None:
-        if generation != self._build_generation or self._session is None or self._model is None:
-            return  # superseded (another session, or a restarted build)
-        if model is None or positions is None or self._events_during_build:
-            self._rebuild_whole(error)
-            return
-        self._build_state = "swapping"
-        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, _SWAP_STEP))
-        self._swap_step()
-
-    def _rebuild_whole(self, error: str | None) -> None:
-        """The build failed or went stale: again on the worker, or (after a few tries) right here."""
-        if self._swap is not None:
-            self._swap[1].close()
-            self._swap = None
-        if self._build_restarts < _MAX_BUILD_RESTARTS:
-            self._build_restarts += 1
-            self._build_state = "waiting"
-            self._start_full_build()
-            return
-        assert self._session is not None
-        log.info("graph build: %s; building on the UI thread", error or "the session kept changing")
-        session = self._session
-        model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
-        self._build_state = "swapping"
-        positions = tidy_tree_layout(model.graph, self._style.spec)
-        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, 0))
-        self._events_during_build = False
-        self._swap_step()
-
-    def _swap_step(self) -> None:
-        """Make the next slice of the whole graph's items; the last one swaps them in."""
-        if self._swap is None or self._model is None:
-            return
-        if self._events_during_build:  # the session moved on: what is being made is stale
-            self._rebuild_whole(None)
-            return
-        model, steps = self._swap
-        entry = self.selected_entry()
-        anchor: tuple[Node, QPoint] | None = None
-        for old in (self._selection.node, self._leaf_node()):
-            if old is not None and old in self._scene.positions:
-                view = self.graph().nodes.get(old)
-                new = model.node_for_entry(view.entry_id) if view is not None else None
-                if new is not None:
-                    anchor = (new, self.mapFromScene(QPointF(*self._scene.positions[old])))
-                    break
-        try:
-            next(steps)
-        except StopIteration:
-            pass
-        else:
-            QTimer.singleShot(0, self, self._swap_step)
-            return
-        self._swap = None
-        self._build_state = "idle"
-        self._partial = False
-        self._swap_in(model, entry, anchor)
-
-    def _swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
-        """The whole graph's items are on screen: adopt its model; the selection (else the leaf)
-        keeps its place on screen."""
+    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+        """The whole graph's items are on screen (:class:`WholeGraphBuild`): adopt its model; the
+        selection (else the leaf) keeps its place on screen."""
         folds = self._model.expanded if self._model is not None else set()
         self._model = model
         self._generation += 1
@@ -509,8 +277,7 @@ class GraphView(QGraphicsView):
             self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
         self._layout_kind = "tidy"
         self._order = None
-        self._selection.follow(model, entry or self._reselect)
-        self._reselect = None
+        self._selection.follow(model, entry)
         self._restore_selection()
         self._rematch()
         if anchor is not None:
@@ -533,8 +300,7 @@ class GraphView(QGraphicsView):
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         super().paintEvent(event)
-        if self._picture_pending or self._build_state == "waiting":  # the first picture is on screen
-            self._picture_painted()
+        self._build.painted()
 
     def _on_session_event(self, event: SessionEvent) -> None:
         if self._model is None or self._session is None:
@@ -548,12 +314,11 @@ class GraphView(QGraphicsView):
 
     def _apply_event(self, event: SessionEvent) -> None:
         assert self._model is not None and self._session is not None
-        if isinstance(event, LeafMoved) and (self._partial or self._big()):
-            if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
-                self._show_neighbourhood(set(self._model.expanded))
-                return
-        if self._partial:  # the whole graph being built may not have it: build again when done
-            self._events_during_build = True
+        if isinstance(event, LeafMoved) and self._build.moves_leaf_far(event.leaf_id):  # a far branch switch
+            self._build.show_neighbourhood(set(self._model.expanded))
+            return
+        if self._build.partial:  # the whole graph being built may not have it: build again when done
+            self._build.events_during_build = True
             return
         delta = self._model.apply(event, self._session.index)
         if delta.texts_changed:
@@ -592,7 +357,7 @@ class GraphView(QGraphicsView):
 
     def _after_rebuild(self, delta: GraphDelta) -> None:
         if delta.structure_changed:
-            self._relayout()
+            self.relayout()
         else:
             assert self._model is not None
             self._scene.rebind(self._model.graph)
@@ -602,7 +367,7 @@ class GraphView(QGraphicsView):
 
     # ================================================================================ layout
 
-    def _relayout(self) -> None:
+    def relayout(self) -> None:
         """Tidy tree now, ``dot`` in a child process; the canvas keeps its focus point."""
         assert self._model is not None
         graph = self._model.graph
@@ -623,7 +388,7 @@ class GraphView(QGraphicsView):
         def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
             self._bridge.dot_done.emit(generation, result, error)
 
-        self._layouter.start_dot(graph, done, self._use_dot and not self._partial)
+        self._layouter.start_dot(graph, done, self._use_dot and not self._build.partial)
 
     def _on_dot_done(self, generation: int, positions: Positions | None, error: str | None) -> None:
         if generation != self._generation or self._model is None:
@@ -680,7 +445,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
-        self._events_during_build |= self._partial  # a whole graph being built has the old mode
+        self._build.events_during_build |= self._build.partial  # a whole graph being built has the old mode
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_filter(mode)
@@ -699,7 +464,7 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
-        self._events_during_build |= self._partial
+        self._build.events_during_build |= self._build.partial
         if self._model is not None:
             entry = self.selected_entry()
             delta = self._model.set_folding(folding)
@@ -782,7 +547,7 @@ class GraphView(QGraphicsView):
             return
         change = self._selection.select(self._model, node if node in scene.nodes else None)
         if change.nodes_changed:
-            self._relayout()
+            self.relayout()
         elif change.graph_changed:
             self._scene.rebind(self._model.graph)
         if change.audit_changed or change.audit is not None:
@@ -970,7 +735,7 @@ class GraphView(QGraphicsView):
         if isinstance(node, SegmentKey):
             self._model.expand(node)
             self._selection.follow(self._model, self.selected_entry())
-            self._relayout()
+            self.relayout()
             node = self._model.node_for_entry(entry_id)
         if node != entry_id or node not in self._scene.positions:
             return False
@@ -1046,7 +811,7 @@ class GraphView(QGraphicsView):
             selected = self.selected_entry()
             self._model.expand(node)
             self._selection.follow(self._model, selected)
-            self._relayout()  # rematches; the current hit follows its entry
+            self.relayout()  # rematches; the current hit follows its entry
             node = self._search.current_node
             if node is None:
                 return None
@@ -1359,7 +1124,7 @@ class GraphView(QGraphicsView):
     @property
     def layout_busy(self) -> bool:
         """A layout is on its way: the whole graph (after the neighbourhood) or ``dot``'s."""
-        return self._partial or self._layouter.busy
+        return self._build.partial or self._layouter.busy
 
     @property
     def layout_worker_pid(self) -> int | None:
