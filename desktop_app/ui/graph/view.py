@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, Signal
@@ -55,8 +55,6 @@ from desktop_app.present.lod import (
     Placed,
     Rect,
     detail_for,
-    node_marks,
-    update_marks,
 )
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
@@ -66,12 +64,10 @@ from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
-from .audit_captions import AuditCaptionPainter
 from .follow import LeafFollower
-from .heat import HeatStrip
-from .labels import LabelPainter
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
+from .overlay import CanvasOverlay
 from .scene import GraphScene
 from .style import GraphStyle, default_style
 from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
@@ -183,17 +179,15 @@ class GraphView(QGraphicsView):
         self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
         self._press_scroll: tuple[int, int] | None = None  #: scroll values when the left button went down
-        self._labels = LabelPainter(self._style)
-        self._captions = AuditCaptionPainter(self._style)  #: the audit's words, pinned on screen
-        self._labels_version = -1
-        self._marks = Marks()
-        self._marks_version = -1
-        self._marks_leaf: Node | None = None  #: the graph's leaf node when the marks were made
-        self._marks_name: str | None = None
-        #: appends since the marks were made: (scene version before, after, nodes whose mark may differ)
-        self._marks_pending: tuple[int, int, set[Node]] | None = None
+        self._overlay = CanvasOverlay(
+            self,
+            self._scene,
+            self._style,
+            lambda: self._session.get_session_name() if self._session is not None else None,
+            self.minimap_rect,
+        )
+        self._heat = self._overlay.heat  #: context lens tokens per entry, while it shows
         self._last_seen = QRectF()
-        self._heat = HeatStrip()  #: context lens tokens per entry, while it shows
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -255,10 +249,8 @@ class GraphView(QGraphicsView):
     def forget_graph(self) -> list[object]:
         """Let go of the graph model and what is made from it (a far switch replaces them); returns
         them, for :class:`WholeGraphBuild` to free off the UI thread."""
-        retired: list[object] = [self._marks, *self._labels.take_graph()]
-        self._model, self._marks = None, Marks()
-        self._marks_pending, self._marks_version, self._labels_version = None, -1, -1
-        return retired
+        self._model = None
+        return self._overlay.forget_graph()
 
     def adopt_model(self, model: ViewGraphModel, entry: str | None) -> None:
         """Show ``model`` (laid out by the caller); the selection follows ``entry``."""
@@ -330,7 +322,7 @@ class GraphView(QGraphicsView):
         elif delta.changed:
             before = self._scene.version
             self._scene.refresh(self._model.graph, delta.changed)
-            self._note_marks(before, delta.changed)
+            self._overlay.note_marks(before, delta.changed)
             self._order = None
             self._minimap.touch(self._model.graph, delta.changed)
 
@@ -346,7 +338,7 @@ class GraphView(QGraphicsView):
             scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec, scene.rows))
         scene.refresh(graph, delta.changed)
         # the removed too: update_marks then knows every node that went (its quick way for appends)
-        self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
+        self._overlay.note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
         self._order = None
         self._rematch()
         if delta.removed:  # a dot cannot be taken off the picture: draw it again
@@ -505,7 +497,7 @@ class GraphView(QGraphicsView):
             return None
         box = self.mapFromScene(self._scene.node_rect(node).adjusted(-16, -18, 16, 8)).boundingRect()
         rect = QRectF(box).united(QRectF(QPointF(box.center()) - QPointF(18, 18), QSizeF(36, 36)))
-        for placed in self._labels.placed:
+        for placed in self._overlay.labels.placed:
             if placed.mark.node == node:
                 r = placed.rect
                 rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
@@ -981,90 +973,32 @@ class GraphView(QGraphicsView):
     # ================================================================================ labels
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
-        """Semantic zoom: labels in screen pixels over the scene (see :mod:`.labels`)."""
+        """Semantic zoom: labels in screen pixels over the scene (see :mod:`.overlay`)."""
         super().drawForeground(painter, rect)
         self._last_seen = self.visible_scene_rect()  # what the user saw last (kept across a resize)
-        self._layout_labels()
-        painter.save()
-        painter.resetTransform()
-        self._heat.paint(painter, self._scene, self.viewportTransform(), QRectF(self.viewport().rect()))
-        self._labels.paint(painter)
-        self._captions.paint(painter)  # over the labels' markers: the audit's words are read first
-        painter.restore()
+        self._overlay.paint(painter)
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
         self._heat.set(tokens_by_entry)
         self.viewport().update()
 
-    def _layout_labels(self) -> None:
-        scene = self._scene
-        if self._labels_version != scene.version:
-            self._labels_version = scene.version
-            self._labels.set_graph(scene.graph, self.node_marks())
-        obstacles = self._caption_rects()
-        minimap = self._minimap.widget
-        if minimap.isVisible():
-            g = minimap.geometry().translated(-self.viewport().pos())
-            obstacles.append(Rect(g.x(), g.y(), g.width(), g.height()))
-        spec = self._style.spec
-        self._labels.layout(
-            scene.positions,
-            self.viewportTransform(),
-            QRectF(self.viewport().rect()),
-            (spec.node_width / 2, spec.node_height / 2),
-            obstacles,
-        )
-
-    def _note_marks(self, before: int, nodes: Iterable[Node | None]) -> None:
-        """An append took the scene from version ``before`` to now, touching only ``nodes``' marks."""
-        pending = self._marks_pending
-        start, dirty = (pending[0], pending[2]) if pending is not None and pending[1] == before else (before, set())
-        dirty.update(n for n in nodes if n is not None)
-        leaf = self._scene.graph.leaf_node
-        if leaf is not None:
-            dirty.add(leaf)
-        self._marks_pending = (start, self._scene.version, dirty)
-
     def node_marks(self) -> Marks:
         """What every node says when labelled, most important first (cached until the picture
-        changes; the screen labels and the outline share it). After appends only the marks they
-        touched are made again (:func:`update_marks`); anything else makes them all afresh."""
-        version = self._scene.version
-        if self._marks_version != version:
-            name = self._session.get_session_name() if self._session is not None else None
-            graph = self._scene.graph
-            pending = self._marks_pending
-            if (
-                pending is not None
-                and pending[0] == self._marks_version
-                and pending[1] == version
-                and name == self._marks_name
-                and self._marks
-            ):
-                dirty = pending[2] | ({self._marks_leaf} if self._marks_leaf is not None else set())
-                self._marks = update_marks(graph, self._marks, dirty, name, in_place=True)
-            else:
-                self._marks = node_marks(graph, name)
-            self._marks_version, self._marks_leaf, self._marks_name = version, graph.leaf_node, name
-            self._marks_pending = None
-        return self._marks
+        changes; the screen labels and the outline share it)."""
+        return self._overlay.node_marks()
 
     def _caption_rects(self) -> list[Rect]:
         """Viewport rectangles of the audit's captions, placed for this view (labels keep clear of them)."""
-        bands = self._scene.bands
-        captions = bands.captions if bands is not None else []
-        return self._captions.layout(captions, self.viewportTransform(), QRectF(self.viewport().rect()))
+        return self._overlay.caption_rects()
 
     def audit_captions(self) -> list[tuple[str, Rect]]:
         """The audit's words on screen now and their viewport rectangles (tests, checks)."""
-        self._layout_labels()
-        return [(caption.text, rect) for caption, rect in self._captions.placed]
+        return self._overlay.audit_captions()
 
     def screen_labels(self) -> list[Placed]:
         """The labels drawn over the graph now (semantic zoom), in viewport pixels."""
-        self._layout_labels()
-        return list(self._labels.placed)
+        return self._overlay.screen_labels()
 
     def detail(self) -> Detail:
         """The level of detail the current zoom shows (see :mod:`desktop_app.present.lod`)."""
