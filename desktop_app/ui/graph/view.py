@@ -29,7 +29,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
-from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
 from desktop_app.present.audit_words import turn_start
@@ -41,8 +41,6 @@ from desktop_app.present.graph_controller import (
     Collapse,
     Expand,
     GraphCommand,
-    GraphController,
-    Key,
     MoveLeaf,
     Select,
     Zoom,
@@ -64,6 +62,7 @@ from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
+from .canvas_input import CanvasInput
 from .follow import LeafFollower
 from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
@@ -80,23 +79,6 @@ log = logging.getLogger(__name__)
 _MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
 _MAX_ZOOM = 3.0
 _OVERVIEW_ZOOM = GROUPS_SCALE  # far out the overview layer draws the graph in bulk, landmarks on top
-
-_KEYS = {
-    Qt.Key.Key_Up: Key.UP,
-    Qt.Key.Key_Down: Key.DOWN,
-    Qt.Key.Key_PageUp: Key.PAGE_UP,
-    Qt.Key.Key_PageDown: Key.PAGE_DOWN,
-    Qt.Key.Key_Home: Key.HOME,
-    Qt.Key.Key_End: Key.END,
-    Qt.Key.Key_Left: Key.LEFT,
-    Qt.Key.Key_Right: Key.RIGHT,
-    Qt.Key.Key_Return: Key.ENTER,
-    Qt.Key.Key_Enter: Key.ENTER,
-    Qt.Key.Key_Escape: Key.ESCAPE,
-    Qt.Key.Key_Plus: Key.ZOOM_IN,
-    Qt.Key.Key_Equal: Key.ZOOM_IN,
-    Qt.Key.Key_Minus: Key.ZOOM_OUT,
-}
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
 
@@ -143,6 +125,7 @@ class GraphView(QGraphicsView):
         neighbourhood_limits: NeighbourhoodLimits | None = None,
     ) -> None:
         super().__init__(parent)
+        self._input = CanvasInput(self, self)  #: what a key, click, wheel or gesture means (first: Qt sends events at once)
         self._style = style or default_style()
         self._scene = GraphScene(self._style)
         self.setScene(self._scene)
@@ -167,7 +150,6 @@ class GraphView(QGraphicsView):
         self._layout_kind = "none"
         self._selection: Selection[CompactionAudit] = Selection(self._audit_of)
         self._search = GraphSearch()
-        self._controller = GraphController()
         self._order: list[Node] | None = None
         self._bridge = _Bridge(self)
         self._bridge.session_event.connect(self._on_session_event)
@@ -175,10 +157,9 @@ class GraphView(QGraphicsView):
         self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
         self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
-        self._minimap.widget.navigated.connect(self._user_moved)
+        self._minimap.widget.navigated.connect(self.user_moved)
         self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
-        self._press_scroll: tuple[int, int] | None = None  #: scroll values when the left button went down
         self._overlay = CanvasOverlay(
             self,
             self._scene,
@@ -557,7 +538,7 @@ class GraphView(QGraphicsView):
         if center:
             self._bring_into_view(selected)
             if notify and not self._leaf_visible():  # keys or a search jump took the view away
-                self._user_moved()
+                self.user_moved()
         self._minimap.place()
         assert change.entry_id is not None
         if change.kind == "branch_summary" and self._session is not None:
@@ -590,7 +571,7 @@ class GraphView(QGraphicsView):
     def activate(self, node: Node | None = None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
         if self._model is not None:
-            self._execute(self._controller.activate(self._model.graph, node or self._selection.node))
+            self.execute(self._input.controller.activate(self._model.graph, node or self._selection.node))
 
     def expand(self, node: Node) -> None:
         """Unfold a segment and select its first entry."""
@@ -612,7 +593,7 @@ class GraphView(QGraphicsView):
         self._after_rebuild(delta)
         return True
 
-    def _execute(self, command: GraphCommand | None) -> None:
+    def execute(self, command: GraphCommand | None) -> None:
         """Carry out what the controller decided an input means."""
         match command:
             case None:
@@ -627,7 +608,7 @@ class GraphView(QGraphicsView):
                 self.node_activated.emit(entry_id)
             case Zoom(factor=factor):
                 self.zoom_by(factor)
-                self._user_moved()
+                self.user_moved()
             case ClearSearch():
                 self.clear_search()
 
@@ -695,7 +676,8 @@ class GraphView(QGraphicsView):
         self.center_on_leaf()
         self._follower.follow()  # clear of the minimap, which may sit over the centre
 
-    def _user_moved(self) -> None:
+    def user_moved(self) -> None:
+        """The user panned or zoomed: the canvas stops following the leaf."""
         self._follower.user_moved()
 
     def center_on_leaf(self) -> None:
@@ -767,7 +749,7 @@ class GraphView(QGraphicsView):
             self._scene.show_matches(old, (), None)
             return []
         # the visible order only when there is a query: it walks the whole graph (~15 ms at 10,000 nodes)
-        order = self._visible_order() if self._search.query.strip() else []
+        order = self.visible_order() if self._search.query.strip() else []
         matches = self._search.rematch(self._model.graph, order, self._session.index)
         self._scene.show_matches(old, matches, self._search.current_node)
         self.search_changed.emit(self._search.status())
@@ -818,7 +800,8 @@ class GraphView(QGraphicsView):
 
     # ================================================================================ input
 
-    def _visible_order(self) -> list[Node]:
+    def visible_order(self) -> list[Node]:
+        """The visible nodes in pi's list order (cached until the graph changes)."""
         if self._order is None:
             self._order = visible_order(self._model.graph) if self._model is not None else []
         return self._order
@@ -845,116 +828,42 @@ class GraphView(QGraphicsView):
         return True
 
     def event(self, event: QEvent) -> bool:
-        """Esc belongs to the canvas while a search is shown: the window's Esc (Stop) must not take
-        it (issue 9.8). Qt asks the focused widget first through ``ShortcutOverride``."""
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Escape
-            and self._search.active
-        ):
+        if self._input.takes_shortcut(event):
             event.accept()
             return True
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
-        if event.key() == Qt.Key.Key_M and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            self.set_minimap_visible(not self._minimap.wanted)
-            event.accept()
-            return
-        key = _KEYS.get(Qt.Key(event.key()))
-        command = None
-        if key is not None and self._model is not None and len(self._model.graph) > 0:
-            order = self._visible_order()
-            command = self._controller.key(
-                self._model.graph, order, self._selection.node, key, self._search.active
-            )
-        if command is None:
-            super().keyPressEvent(event)
-            return
-        self._execute(command)
-        event.accept()
-
-    def _node_under(self, event: QMouseEvent) -> Node | None:
-        return self._scene.node_at(self.mapToScene(event.position().toPoint()))
-
-    def _scroll_values(self) -> tuple[int, int]:
-        return self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+        self._input.key_press(event, lambda: QGraphicsView.keyPressEvent(self, event))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        self.setFocus(Qt.FocusReason.MouseFocusReason)
-        self._press_scroll = self._scroll_values() if event.button() == Qt.MouseButton.LeftButton else None
-        if event.button() == Qt.MouseButton.LeftButton and self._model is not None:
-            self._execute(self._controller.press(self._model.graph, self._node_under(event)))
-            if self._controller.dragging_pin:  # carry the pin: no panning under it
-                self.setDragMode(QGraphicsView.DragMode.NoDrag)
-                self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
-                event.accept()
-                return
-        super().mousePressEvent(event)
+        self._input.mouse_press(event, lambda: QGraphicsView.mousePressEvent(self, event))
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        super().mouseMoveEvent(event)
-        if self._press_scroll is not None and self._press_scroll != self._scroll_values():
-            self._press_scroll = None
-            self._user_moved()  # the hand dragged the canvas
+        self._input.mouse_move(event, lambda: QGraphicsView.mouseMoveEvent(self, event))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        self._press_scroll = None
-        if event.button() == Qt.MouseButton.LeftButton and self._controller.dragging_pin:
-            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-            self.viewport().unsetCursor()
-            if self._model is not None:
-                self._execute(self._controller.release(self._model.graph, self._node_under(event)))
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
+        self._input.mouse_release(event, lambda: QGraphicsView.mouseReleaseEvent(self, event))
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        node = self._node_under(event)
-        if node is not None and self._model is not None:
-            self._execute(self._controller.double_click(self._model.graph, node))
-            event.accept()
-            return
-        super().mouseDoubleClickEvent(event)
+        self._input.double_click(event, lambda: QGraphicsView.mouseDoubleClickEvent(self, event))
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
-        """The desktop convention: the wheel scrolls (Shift: sideways), Ctrl+wheel zooms about the
-        pointer; pinch gestures zoom too (:meth:`viewportEvent`)."""
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            delta = event.angleDelta().y() or event.pixelDelta().y()
-            if delta:
-                self.zoom_by(1.0015**delta)
-                self._user_moved()
-            event.accept()
-            return
-        before = self._scroll_values()
-        super().wheelEvent(event)
-        if self._scroll_values() != before:
-            self._user_moved()
+        self._input.wheel(event, lambda: QGraphicsView.wheelEvent(self, event))
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
-        kind = event.type()
-        if kind == QEvent.Type.ToolTip:
-            pos = event.pos()  # type: ignore[attr-defined]
-            node = self._scene.node_at(self.mapToScene(pos))
-            if node is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), self.preview_text(node), self.viewport())  # type: ignore[attr-defined]
-            return True
-        if kind == QEvent.Type.Gesture:
-            pinch = event.gesture(Qt.GestureType.PinchGesture)  # type: ignore[attr-defined]
-            if isinstance(pinch, QPinchGesture) and isinstance(event, QGestureEvent):
-                self.zoom_by(pinch.scaleFactor())
-                self._user_moved()
-                return True
-        if kind == QEvent.Type.NativeGesture:
-            if event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:  # type: ignore[attr-defined]
-                self.zoom_by(1.0 + event.value())  # type: ignore[attr-defined]
-                self._user_moved()
-                return True
-        return super().viewportEvent(event)
+        return self._input.viewport_event(event) or super().viewportEvent(event)
+
+    @property
+    def search_active(self) -> bool:
+        return self._search.active
+
+    def node_at(self, point: QPoint) -> Node | None:
+        """The node under viewport ``point``."""
+        return self._scene.node_at(self.mapToScene(point))
+
+    def toggle_minimap(self) -> None:
+        self.set_minimap_visible(not self._minimap.wanted)
 
     def preview_text(self, node: Node) -> str:
         """The hover preview (rich text): kind, id, label and the start of the entry's text."""

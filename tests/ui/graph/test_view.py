@@ -325,7 +325,7 @@ def test_search_highlights_and_jumps(qtbot: Any, open_case: OpenCase) -> None:
     compactions = {n for n, a in graph.nodes.items() if a.kind == "compaction"}
     expected = [
         n
-        for n in view._visible_order()  # all of an entry's text, in pi's list order
+        for n in view.visible_order()  # all of an entry's text, in pi's list order
         if "compaction" in find_text(manager.index.by_id[n], manager.get_label(n)).lower()
     ]
     assert compactions <= set(expected) and count == len(expected) and view.matches() == expected
@@ -354,7 +354,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
     manager = open_case("gen-0006")
     view = make_view(qtbot, manager, filter_mode="default", folding=True)
     graph = view.graph()
-    order = view._visible_order()
+    order = view.visible_order()
     view.select(manager.leaf_id)
     start = view.selected_node()
     position = order.index(start)
