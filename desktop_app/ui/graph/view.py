@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -47,7 +47,6 @@ from desktop_app.present.graph_controller import (
 )
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lod import (
-    GROUPS_SCALE,
     Detail,
     Marks,
     Placed,
@@ -69,16 +68,13 @@ from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene
 from .style import GraphStyle, default_style
+from .viewport import ViewportController
 from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
 
 __all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "GraphView"]
 
 log = logging.getLogger(__name__)
 
-
-_MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
-_MAX_ZOOM = 3.0
-_OVERVIEW_ZOOM = GROUPS_SCALE  # far out the overview layer draws the graph in bulk, landmarks on top
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
 
@@ -156,9 +152,18 @@ class GraphView(QGraphicsView):
         self._bridge.dot_done.connect(self._on_dot_done)
         self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
-        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
+        self._camera = ViewportController(
+            self,
+            self._scene,
+            lambda: self._selection.node,
+            self._leaf_node,
+            lambda: self._overlay.labels.placed,
+            lambda: self._minimap.follow_viewport(),
+        )
+        camera = self._camera
+        self._minimap = MinimapBinding(self, self._style, self._scene, camera.minimap_avoid, camera.leaf_at)
         self._minimap.widget.navigated.connect(self.user_moved)
-        self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
+        self._follower = LeafFollower(self, camera.leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
         self._overlay = CanvasOverlay(
             self,
@@ -168,7 +173,6 @@ class GraphView(QGraphicsView):
             self.minimap_rect,
         )
         self._heat = self._overlay.heat  #: context lens tokens per entry, while it shows
-        self._last_seen = QRectF()
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -254,7 +258,7 @@ class GraphView(QGraphicsView):
         self._restore_selection()
         self._rematch()
         if anchor is not None:
-            self._restore_anchor(anchor)
+            self._camera.restore_anchor(anchor)
         else:
             self.center_on_leaf()
         self._follower.follow()
@@ -346,14 +350,14 @@ class GraphView(QGraphicsView):
         graph = self._model.graph
         self._generation += 1
         generation = self._generation
-        anchor = self._focus_anchor()
+        anchor = self._camera.focus_anchor()
         positions = self._layouter.tidy(graph)
         self._scene.show_graph(graph, positions)
         self._layout_kind = "tidy"
         self._order = None
         self._restore_selection()
         self._rematch()
-        self._restore_anchor(anchor)
+        self._camera.restore_anchor(anchor)
         self._minimap.redraw_now(self.graph())
         self._follower.follow()
         self.layout_applied.emit("tidy")
@@ -376,39 +380,13 @@ class GraphView(QGraphicsView):
             if node not in placed:
                 placed[node] = place_new_node(placed, graph, node, self._style.spec, rows)
                 rows.add(node, placed[node])
-        anchor = self._focus_anchor()
+        anchor = self._camera.focus_anchor()
         self._scene.move_to(placed)
         self._layout_kind = "dot"
-        self._restore_anchor(anchor)
+        self._camera.restore_anchor(anchor)
         self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
         self._follower.follow()
         self.layout_applied.emit("dot")
-
-    def _focus_anchor(self) -> tuple[Node, QPoint] | None:
-        """The node the user is looking at (selection, else leaf) and where it is on screen."""
-        for node in (self._selection.node, self._leaf_node()):
-            if node is not None and node in self._scene.positions:
-                x, y = self._scene.positions[node]
-                return node, self.mapFromScene(QPointF(x, y))
-        return None
-
-    def _restore_anchor(self, anchor: tuple[Node, QPoint] | None) -> None:
-        if anchor is None:
-            return
-        node: Node | None
-        node, screen = anchor
-        if node not in self._scene.positions:
-            node = self._selection.node or self._leaf_node()
-            if node is None or node not in self._scene.positions:
-                return
-            x, y = self._scene.positions[node]
-            self.centerOn(x, y)
-            return
-        x, y = self._scene.positions[node]
-        now = self.mapFromScene(QPointF(x, y))
-        delta = now - screen
-        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + delta.x())
-        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + delta.y())
 
     # ================================================================================ options
 
@@ -458,39 +436,12 @@ class GraphView(QGraphicsView):
     def minimap_widget(self) -> QWidget:
         return self._minimap.widget
 
-    def _minimap_avoid(self) -> list[QRect]:
-        """Viewport rectangles the minimap must not cover: the leaf (its pin, flag and label) and
-        the selected node."""
-        boxes = [self._node_box(node) for node in (self._leaf_node(), self._selection.node)]
-        return [box.toAlignedRect() for box in boxes if box is not None]
-
     def minimap_rect(self) -> QRect:
         """Where the minimap is, in viewport coordinates; empty when it is hidden (DESIGN.md §7.1)."""
         widget = self._minimap.widget
         if not widget.isVisible():
             return QRect()
         return widget.geometry().translated(-self.viewport().pos())
-
-    def _node_box(self, node: Node | None) -> QRectF | None:
-        """``node``'s box in viewport pixels with its pin and flag, at least 36 px round its centre
-        (far out a box is a dot), and its screen label when it has one."""
-        if node is None or node not in self._scene.positions:
-            return None
-        box = self.mapFromScene(self._scene.node_rect(node).adjusted(-16, -18, 16, 8)).boundingRect()
-        rect = QRectF(box).united(QRectF(QPointF(box.center()) - QPointF(18, 18), QSizeF(36, 36)))
-        for placed in self._overlay.labels.placed:
-            if placed.mark.node == node:
-                r = placed.rect
-                rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
-        return rect
-
-    def _leaf_at(self) -> QPointF | None:
-        node = self._leaf_node()
-        at = self._scene.positions.get(node) if node is not None else None
-        return QPointF(*at) if at is not None else None
-
-    def _leaf_box(self) -> QRectF | None:
-        return self._node_box(self._leaf_node())
 
     # ================================================================================ selection
 
@@ -536,8 +487,8 @@ class GraphView(QGraphicsView):
         scene.nodes[selected].set_state(selected=True)
         scene.update_marks()
         if center:
-            self._bring_into_view(selected)
-            if notify and not self._leaf_visible():  # keys or a search jump took the view away
+            self._camera.bring_into_view(selected)
+            if notify and not self._camera.leaf_visible():  # keys or a search jump took the view away
                 self.user_moved()
         self._minimap.place()
         assert change.entry_id is not None
@@ -615,51 +566,27 @@ class GraphView(QGraphicsView):
     # ================================================================================ viewing
 
     def zoom(self) -> float:
-        return float(self.transform().m11())
-
-    def _apply_lod(self) -> None:
-        self._scene.set_overview(self.zoom() < _OVERVIEW_ZOOM)
+        return self._camera.zoom()
 
     def scale(self, sx: float, sy: float) -> None:
         super().scale(sx, sy)
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def resetTransform(self) -> None:  # noqa: N802 (Qt API)
         super().resetTransform()
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def setTransform(self, matrix: Any, combine: bool = False) -> None:  # noqa: N802 (Qt API)
         super().setTransform(matrix, combine)
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def zoom_by(self, factor: float) -> None:
-        current = self.zoom()
-        target = min(max(current * factor, _MIN_ZOOM), _MAX_ZOOM)
-        if current > 0 and target != current:
-            self.scale(target / current, target / current)
-            self._minimap.follow_viewport()
+        self._camera.zoom_by(factor)
 
     def fit_all(self) -> None:
         """Everything in view (never magnified beyond 100 %). Following goes on: the leaf is in the
         picture, and kept there if the tree outgrows it."""
-        rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
-        if not self._scene.positions or rect.isEmpty():
-            return
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        viewport = self.viewport().rect()
-        if viewport.height() > 120 and viewport.width() > 120:
-            # far out the scene's margin is a pixel or two: keep ~20 px of screen round the graph
-            # so the markers at its edges (the root, the leaf) have room for their labels
-            shrink = min((viewport.height() - 40) / viewport.height(), (viewport.width() - 40) / viewport.width())
-            super().scale(shrink, shrink)
-            self.centerOn(rect.center())
-        self._apply_lod()
-        if self.zoom() > 1.0:
-            self.resetTransform()
-            self.centerOn(rect.center())
-        elif self.zoom() < _MIN_ZOOM:
-            self.zoom_by(_MIN_ZOOM / self.zoom())
-        self._minimap.follow_viewport()
+        self._camera.fit_all()
 
     @property
     def following(self) -> bool:
@@ -681,20 +608,10 @@ class GraphView(QGraphicsView):
         self._follower.user_moved()
 
     def center_on_leaf(self) -> None:
-        node = self._leaf_node()
-        if node is not None and node in self._scene.positions:
-            self.centerOn(*self._scene.positions[node])
-            self._minimap.follow_viewport()
+        self._camera.center_on_leaf()
 
     def _leaf_node(self) -> Node | None:
         return self._model.graph.leaf_node if self._model is not None else None
-
-    def _leaf_visible(self) -> bool:
-        node = self._leaf_node()
-        if node is None or node not in self._scene.positions:
-            return False
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        return visible.intersects(self._scene.node_rect(node))
 
     # ================================================================================ automation
 
@@ -713,7 +630,7 @@ class GraphView(QGraphicsView):
             node = self._model.node_for_entry(entry_id)
         if node != entry_id or node not in self._scene.positions:
             return False
-        self._bring_into_view(node)
+        self._camera.bring_into_view(node)
         return True
 
     def node_center(self, entry_id: str) -> QPoint | None:
@@ -722,16 +639,11 @@ class GraphView(QGraphicsView):
         if self._model is None or self._model.graph.anchor.get(entry_id) != entry_id:
             return None
         node = self._model.graph.node_of.get(entry_id)
-        return self._viewport_point(node)
+        return self._camera.viewport_point(node)
 
     def pin_center(self) -> QPoint | None:
         """Viewport coordinates of the active-leaf pin (the node standing for the leaf)."""
-        return self._viewport_point(self._leaf_node())
-
-    def _viewport_point(self, node: Node | None) -> QPoint | None:
-        if node is None or node not in self._scene.positions:
-            return None
-        return self.mapFromScene(QPointF(*self._scene.positions[node]))
+        return self._camera.viewport_point(self._leaf_node())
 
     # ================================================================================ search
 
@@ -884,7 +796,7 @@ class GraphView(QGraphicsView):
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
         """Semantic zoom: labels in screen pixels over the scene (see :mod:`.overlay`)."""
         super().drawForeground(painter, rect)
-        self._last_seen = self.visible_scene_rect()  # what the user saw last (kept across a resize)
+        self._camera.note_seen()  # what the user saw last (kept across a resize)
         self._overlay.paint(painter)
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
@@ -918,24 +830,13 @@ class GraphView(QGraphicsView):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
         """Keep what the user looked at: the selection (else the leaf) stays on screen if it was
         (issue 9.7: after a resize to 900×600 the pane showed empty canvas)."""
-        focus = self._selection.node or self._leaf_node()
-        was_visible = (
-            focus is not None
-            and focus in self._scene.positions
-            and self._last_seen.intersects(self._scene.node_rect(focus))
-        )
+        focus = self._camera.focus_seen()
         super().resizeEvent(event)
-        if was_visible and focus is not None:
-            self._bring_into_view(focus)
+        if focus is not None:
+            self._camera.bring_into_view(focus)
         self._minimap.follow_viewport()
         self._follower.place()
         self._follower.follow()
-
-    def _bring_into_view(self, node: Node) -> None:
-        """Scroll as little as needed so ``node``'s whole box (and a margin) is on screen."""
-        rect = self._scene.node_rect(node).adjusted(-16, -18, 16, 8)  # the pin and the label flag
-        self.ensureVisible(rect, 40, 40)
-        self._minimap.follow_viewport()
 
     # ================================================================================ introspection
 
@@ -978,4 +879,4 @@ class GraphView(QGraphicsView):
         return self._scene
 
     def visible_scene_rect(self) -> QRectF:
-        return self.mapToScene(self.viewport().rect()).boundingRect()
+        return self._camera.visible_scene_rect()
