@@ -27,7 +27,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
@@ -45,7 +45,7 @@ from desktop_app.present.graph_controller import (
     Select,
     Zoom,
 )
-from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.graph_model import ViewGraphModel
 from desktop_app.present.lod import (
     Detail,
     Marks,
@@ -59,15 +59,16 @@ from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
+from desktop_app.session import SessionView
 
 from .canvas_input import CanvasInput
 from .follow import LeafFollower
-from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
+from .layout import DOT_NODE_LIMIT, Layouter
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene
 from .style import GraphStyle, default_style
+from .updates import GraphUpdates
 from .viewport import ViewportController
 from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
 
@@ -77,13 +78,6 @@ log = logging.getLogger(__name__)
 
 
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
-
-
-class _Bridge(QObject):
-    """Queued hops onto the UI thread: session events (any thread) and dot results (a worker)."""
-
-    session_event = Signal(object)
-    dot_done = Signal(int, object, object)
 
 
 class GraphView(QGraphicsView):
@@ -136,20 +130,14 @@ class GraphView(QGraphicsView):
         self.viewport().grabGesture(Qt.GestureType.PinchGesture)
 
         self._layouter = Layouter(self._style.spec, dot_node_limit)
-        self._use_dot = use_dot
         self._filter = check_mode(filter_mode)
         self._folding = folding
         self._session: SessionView | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
-        self._generation = 0
-        self._layout_kind = "none"
         self._selection: Selection[CompactionAudit] = Selection(self._audit_of)
         self._search = GraphSearch()
         self._order: list[Node] | None = None
-        self._bridge = _Bridge(self)
-        self._bridge.session_event.connect(self._on_session_event)
-        self._bridge.dot_done.connect(self._on_dot_done)
         self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
         self._camera = ViewportController(
@@ -173,6 +161,11 @@ class GraphView(QGraphicsView):
             self.minimap_rect,
         )
         self._heat = self._overlay.heat  #: context lens tokens per entry, while it shows
+        self._updates = GraphUpdates(
+            self, self, scene=self._scene, style=self._style, layouter=self._layouter, selection=self._selection,
+            overlay=self._overlay, camera=camera, minimap=self._minimap, follower=self._follower,
+            build=self._build, use_dot=use_dot,
+        )  # fmt: skip
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
@@ -189,7 +182,7 @@ class GraphView(QGraphicsView):
         self._search = GraphSearch()
         if session is None:
             self._model = None
-            self._generation += 1
+            self._updates.generation += 1
             self._scene.show_graph(_EMPTY, {})
             self._minimap.redraw_now(self.graph())
             return
@@ -202,7 +195,7 @@ class GraphView(QGraphicsView):
         else:
             self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
             self.relayout()
-        self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
+        self._unsubscribe = session.subscribe(self._updates.post)
         self.resetTransform()
         self._follower.resume()
         self.center_on_leaf()
@@ -243,150 +236,21 @@ class GraphView(QGraphicsView):
         self._selection.follow(model, entry)
 
     def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
-        """The whole graph's items are on screen (:class:`WholeGraphBuild`): adopt its model; the
-        selection (else the leaf) keeps its place on screen."""
-        folds = self._model.expanded if self._model is not None else set()
+        """The whole graph's items are on screen: adopt its model (see :meth:`GraphUpdates.swap_in`)."""
+        self._updates.swap_in(model, entry, anchor)
+
+    def set_model(self, model: ViewGraphModel) -> None:
         self._model = model
-        self._generation += 1
-        generation = self._generation
-        if model.expanded != folds:  # runs were unfolded while the build ran
-            model.set_expanded(folds)
-            self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
-        self._layout_kind = "tidy"
-        self._order = None
-        self._selection.follow(model, entry)
-        self._restore_selection()
-        self._rematch()
-        if anchor is not None:
-            self._camera.restore_anchor(anchor)
-        else:
-            self.center_on_leaf()
-        self._follower.follow()
-        self._minimap.redraw(model.graph)
-        # The whole graph, its items and marks are ~360,000 objects the cyclic GC would walk in
-        # each full collection (85 ms at 100,000 entries, the first one while a reply streams):
-        # out of its sight they go, as the loaded session's did (SessionManager.open); still freed
-        # by reference counting when replaced. A garbage cycle already among them stays.
-        gc.freeze()
-        self.layout_applied.emit("tidy")
-
-        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
-            self._bridge.dot_done.emit(generation, result, error)
-
-        self._layouter.start_dot(model.graph, done, self._use_dot)
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         super().paintEvent(event)
         self._build.painted()
 
-    def _on_session_event(self, event: SessionEvent) -> None:
-        if self._model is None or self._session is None:
-            return
-        if isinstance(event, LeafMoved | Reloaded) or (
-            isinstance(event, EntryAppended) and event.entry.get("parentId") != self._model.leaf_id
-        ):  # arrows, undo, the menu, the API, a regenerated reply, a branch summary: the new leaf comes into view
-            self._follower.resume()
-        self._apply_event(event)
-        self._follower.follow()
-
-    def _apply_event(self, event: SessionEvent) -> None:
-        assert self._model is not None and self._session is not None
-        if isinstance(event, LeafMoved) and self._build.moves_leaf_far(event.leaf_id):  # a far branch switch
-            self._build.show_neighbourhood(set(self._model.expanded))
-            return
-        if self._build.partial:  # the whole graph being built may not have it: build again when done
-            self._build.events_during_build = True
-            return
-        delta = self._model.apply(event, self._session.index)
-        if delta.texts_changed:
-            self._search.forget_texts()
-        if delta.rebuilt:
-            self._after_rebuild(delta)
-        elif delta.added or delta.removed:
-            self._apply_append(delta)
-        elif delta.changed:
-            before = self._scene.version
-            self._scene.refresh(self._model.graph, delta.changed)
-            self._overlay.note_marks(before, delta.changed)
-            self._order = None
-            self._minimap.touch(self._model.graph, delta.changed)
-
-    def _apply_append(self, delta: GraphDelta) -> None:
-        assert self._model is not None
-        graph = self._model.graph
-        scene = self._scene
-        before = scene.version
-        for node in delta.removed:
-            scene.remove_node(node)
-        self._selection.drop_if_gone(self._model)
-        for node in delta.added:
-            scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec, scene.rows))
-        scene.refresh(graph, delta.changed)
-        # the removed too: update_marks then knows every node that went (its quick way for appends)
-        self._overlay.note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
-        self._order = None
-        self._rematch()
-        if delta.removed:  # a dot cannot be taken off the picture: draw it again
-            self._minimap.redraw(self._model.graph)
-        else:
-            self._minimap.touch(self._model.graph, [*delta.changed, *delta.added])  # in the graph's order
-        self.layout_applied.emit("incremental")
-
-    def _after_rebuild(self, delta: GraphDelta) -> None:
-        if delta.structure_changed:
-            self.relayout()
-        else:
-            assert self._model is not None
-            self._scene.rebind(self._model.graph)
-            self._restore_selection()
-            self._order = None
-            self._minimap.redraw(self._model.graph)
-
     # ================================================================================ layout
 
     def relayout(self) -> None:
         """Tidy tree now, ``dot`` in a child process; the canvas keeps its focus point."""
-        assert self._model is not None
-        graph = self._model.graph
-        self._generation += 1
-        generation = self._generation
-        anchor = self._camera.focus_anchor()
-        positions = self._layouter.tidy(graph)
-        self._scene.show_graph(graph, positions)
-        self._layout_kind = "tidy"
-        self._order = None
-        self._restore_selection()
-        self._rematch()
-        self._camera.restore_anchor(anchor)
-        self._minimap.redraw_now(self.graph())
-        self._follower.follow()
-        self.layout_applied.emit("tidy")
-
-        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
-            self._bridge.dot_done.emit(generation, result, error)
-
-        self._layouter.start_dot(graph, done, self._use_dot and not self._build.partial)
-
-    def _on_dot_done(self, generation: int, positions: Positions | None, error: str | None) -> None:
-        if generation != self._generation or self._model is None:
-            return  # superseded: a newer graph is on screen
-        if positions is None:
-            log.warning("graph layout: %s; keeping the tidy tree", error)
-            return
-        graph = self._model.graph
-        placed = dict(positions)
-        rows = RowIndex(placed, self._style.spec)
-        for node in graph:  # appended while dot was running
-            if node not in placed:
-                placed[node] = place_new_node(placed, graph, node, self._style.spec, rows)
-                rows.add(node, placed[node])
-        anchor = self._camera.focus_anchor()
-        self._scene.move_to(placed)
-        self._layout_kind = "dot"
-        self._camera.restore_anchor(anchor)
-        self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
-        self._follower.follow()
-        self.layout_applied.emit("dot")
+        self._updates.relayout()
 
     # ================================================================================ options
 
@@ -401,7 +265,7 @@ class GraphView(QGraphicsView):
             entry = self.selected_entry()
             delta = self._model.set_filter(mode)
             self._selection.follow(self._model, entry)
-            self._after_rebuild(delta)
+            self._updates.after_rebuild(delta)
 
     def cycle_filter(self, step: int = 1) -> str:
         """pi's Ctrl+O / Shift+Ctrl+O; returns the new mode (the window binds the keys)."""
@@ -420,10 +284,14 @@ class GraphView(QGraphicsView):
             entry = self.selected_entry()
             delta = self._model.set_folding(folding)
             self._selection.follow(self._model, entry)
-            self._after_rebuild(delta)
+            self._updates.after_rebuild(delta)
 
     def set_use_dot(self, use_dot: bool) -> None:
-        self._use_dot = use_dot
+        self._updates.use_dot = use_dot
+
+    @property
+    def _use_dot(self) -> bool:
+        return self._updates.use_dot
 
     def set_minimap_visible(self, visible: bool) -> None:
         """The user's choice (the M key toggles it); it still hides when the pane is small or
@@ -507,7 +375,8 @@ class GraphView(QGraphicsView):
         assert self._session is not None
         return audit_compaction(self._session.index, compaction_id, session_profile(self._session))
 
-    def _restore_selection(self) -> None:
+    def restore_selection(self) -> None:
+        """Mark the selection on the new items (dropped when its node is gone)."""
         node = self._selection.node
         if node is not None and node in self._scene.nodes:
             self._scene.nodes[node].set_state(selected=True)
@@ -531,7 +400,7 @@ class GraphView(QGraphicsView):
         first = node.first_id if isinstance(node, SegmentKey) else node
         delta = self._model.expand(node)
         self._selection.follow(self._model, first)
-        self._after_rebuild(delta)
+        self._updates.after_rebuild(delta)
 
     def collapse(self, entry_id: str) -> bool:
         """Fold back the expanded run ``entry_id`` is in; ``False`` if it is in none."""
@@ -541,7 +410,7 @@ class GraphView(QGraphicsView):
         if not delta.rebuilt:
             return False
         self._selection.follow(self._model, entry_id)
-        self._after_rebuild(delta)
+        self._updates.after_rebuild(delta)
         return True
 
     def execute(self, command: GraphCommand | None) -> None:
@@ -652,10 +521,11 @@ class GraphView(QGraphicsView):
         text: :func:`~desktop_app.present.search.find_text`); returns the number of entries."""
         self._search.query = text
         self._search.current = -1
-        self._rematch()
+        self.rematch()
         return len(self._search.hits)
 
-    def _rematch(self) -> list[Node]:
+    def rematch(self) -> list[Node]:
+        """Find again in the graph shown (it changed); returns the matching nodes."""
         old = list(self._search.matches)
         if self._model is None or self._session is None:
             self._scene.show_matches(old, (), None)
@@ -708,9 +578,17 @@ class GraphView(QGraphicsView):
 
     def clear_search(self) -> None:
         self._search.query = ""
-        self._rematch()
+        self.rematch()
 
     # ================================================================================ input
+
+    @property
+    def search_state(self) -> GraphSearch:
+        return self._search
+
+    def forget_order(self) -> None:
+        """The graph changed: the visible order is made again when next asked for."""
+        self._order = None
 
     def visible_order(self) -> list[Node]:
         """The visible nodes in pi's list order (cached until the graph changes)."""
@@ -863,7 +741,7 @@ class GraphView(QGraphicsView):
     @property
     def layout_kind(self) -> str:
         """``"tidy"`` until ``dot``'s positions arrive, then ``"dot"``."""
-        return self._layout_kind
+        return self._updates.kind
 
     @property
     def layout_busy(self) -> bool:
