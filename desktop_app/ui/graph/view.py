@@ -31,8 +31,7 @@ from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
-from desktop_app.present.audit_words import turn_start
+from desktop_app.compaction.audit import audit_compaction, branch_summary_info
 from desktop_app.present.chat_feed import session_profile
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_controller import (
@@ -57,7 +56,6 @@ from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
-from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionView
 
@@ -67,6 +65,7 @@ from .layout import DOT_NODE_LIMIT, Layouter
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene
+from .selecting import CanvasSelection
 from .style import GraphStyle, default_style
 from .updates import GraphUpdates
 from .viewport import ViewportController
@@ -135,7 +134,6 @@ class GraphView(QGraphicsView):
         self._session: SessionView | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
-        self._selection: Selection[CompactionAudit] = Selection(self._audit_of)
         self._search = GraphSearch()
         self._order: list[Node] | None = None
         self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
@@ -151,6 +149,8 @@ class GraphView(QGraphicsView):
         camera = self._camera
         self._minimap = MinimapBinding(self, self._style, self._scene, camera.minimap_avoid, camera.leaf_at)
         self._minimap.widget.navigated.connect(self.user_moved)
+        self._picked = CanvasSelection(self, self._scene, camera, self._minimap)
+        self._selection = self._picked.state
         self._follower = LeafFollower(self, camera.leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
         self._overlay = CanvasOverlay(
@@ -331,62 +331,15 @@ class GraphView(QGraphicsView):
         return node
 
     def _select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
-        scene = self._scene
-        previous = self._selection.node
-        if previous is not None and previous in scene.nodes:
-            scene.nodes[previous].set_state(selected=False)
-        if self._model is None:
-            return
-        change = self._selection.select(self._model, node if node in scene.nodes else None)
-        if change.nodes_changed:
-            self.relayout()
-        elif change.graph_changed:
-            self._scene.rebind(self._model.graph)
-        if change.audit_changed or change.audit is not None:
-            if change.audit is None:
-                scene.clear_audit()
-            else:
-                scene.show_audit(change.audit, self._split_turn_start(change.audit))
-            self.compaction_selected.emit(change.audit)
-        selected = self._selection.node
-        if selected is None or selected not in scene.nodes:
-            scene.update_marks()
-            return
-        scene.nodes[selected].set_state(selected=True)
-        scene.update_marks()
-        if center:
-            self._camera.bring_into_view(selected)
-            if notify and not self._camera.leaf_visible():  # keys or a search jump took the view away
-                self.user_moved()
-        self._minimap.place()
-        assert change.entry_id is not None
-        if change.kind == "branch_summary" and self._session is not None:
-            self.branch_summary_selected.emit(branch_summary_info(self._session.index, change.entry_id))
-        if notify and change.kind != "segment":
-            self.node_selected.emit(change.entry_id)
-
-    def _split_turn_start(self, audit: CompactionAudit) -> str | None:
-        """The entry that starts the turn a split compaction cut through (marked on the canvas)."""
-        if not audit.is_split_turn or self._session is None:
-            return None
-        return turn_start(self._session.get_branch(audit.compaction_id), audit.first_kept_entry_id)
-
-    def _audit_of(self, compaction_id: str) -> CompactionAudit:
-        assert self._session is not None
-        return audit_compaction(self._session.index, compaction_id, session_profile(self._session))
+        self._picked.select_node(node, center=center, notify=notify)
 
     def restore_selection(self) -> None:
         """Mark the selection on the new items (dropped when its node is gone)."""
-        node = self._selection.node
-        if node is not None and node in self._scene.nodes:
-            self._scene.nodes[node].set_state(selected=True)
-        elif node is not None:
-            self._selection.node = None
+        self._picked.restore()
 
     def audit_bands(self) -> tuple[list[Node], list[Node]]:
         """The nodes in the summarized and kept bands now on screen (empty when no audit)."""
-        bands = self._scene.bands
-        return (list(bands.summarized_nodes), list(bands.kept_nodes)) if bands is not None else ([], [])
+        return self._picked.audit_bands()
 
     def activate(self, node: Node | None = None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
