@@ -59,6 +59,7 @@ from desktop_app.present.search import GraphSearch
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import SessionView
 
+from .canvas_find import CanvasFind
 from .canvas_input import CanvasInput
 from .follow import LeafFollower
 from .layout import DOT_NODE_LIMIT, Layouter
@@ -134,7 +135,6 @@ class GraphView(QGraphicsView):
         self._session: SessionView | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
-        self._search = GraphSearch()
         self._order: list[Node] | None = None
         self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
@@ -151,6 +151,7 @@ class GraphView(QGraphicsView):
         self._minimap.widget.navigated.connect(self.user_moved)
         self._picked = CanvasSelection(self, self._scene, camera, self._minimap)
         self._selection = self._picked.state
+        self._find = CanvasFind(self, self._scene, self._picked)
         self._follower = LeafFollower(self, camera.leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
         self._overlay = CanvasOverlay(
@@ -179,7 +180,7 @@ class GraphView(QGraphicsView):
         self._build.reset()
         self._session = session
         self._selection.reset()
-        self._search = GraphSearch()
+        self._find.reset()
         if session is None:
             self._model = None
             self._updates.generation += 1
@@ -472,72 +473,39 @@ class GraphView(QGraphicsView):
     def search(self, text: str) -> int:
         """Highlight nodes holding entries whose text has every word of ``text`` (all of their
         text: :func:`~desktop_app.present.search.find_text`); returns the number of entries."""
-        self._search.query = text
-        self._search.current = -1
-        self.rematch()
-        return len(self._search.hits)
+        return self._find.search(text)
 
     def rematch(self) -> list[Node]:
         """Find again in the graph shown (it changed); returns the matching nodes."""
-        old = list(self._search.matches)
-        if self._model is None or self._session is None:
-            self._scene.show_matches(old, (), None)
-            return []
-        # the visible order only when there is a query: it walks the whole graph (~15 ms at 10,000 nodes)
-        order = self.visible_order() if self._search.query.strip() else []
-        matches = self._search.rematch(self._model.graph, order, self._session.index)
-        self._scene.show_matches(old, matches, self._search.current_node)
-        self.search_changed.emit(self._search.status())
-        return matches
+        return self._find.rematch()
 
     def matches(self) -> list[Node]:
         """The nodes holding hits, in list order (a folded run once, however many hits it holds)."""
-        return list(self._search.matches)
+        return list(self._find.state.matches)
 
     def search_hits(self) -> list[str]:
         """The matching entries, in list order (entries inside a folded run each count)."""
-        return [entry for _, entry in self._search.hits]
+        return [entry for _, entry in self._find.state.hits]
 
     def search_status(self) -> str:
         """What the find bar says: ``"2 of 4"``, ``"4 matches"``, ``"No matches"`` or nothing."""
-        return self._search.status()
+        return self._find.state.status()
 
     def next_match(self) -> str | None:
         """Jump to the next hit (wrapping): unfold its run, select it and bring it into view."""
-        return self._jump(1)
+        return self._find.jump(1)
 
     def previous_match(self) -> str | None:
-        return self._jump(-1)
-
-    def _jump(self, step: int) -> str | None:
-        if self._model is None:
-            return None
-        node = self._search.step(step)
-        entry = self._search.current_entry
-        if node is None or entry is None:
-            return None
-        if isinstance(node, SegmentKey) and node in self._model.graph:  # a hit inside a fold: open it
-            selected = self.selected_entry()
-            self._model.expand(node)
-            self._selection.follow(self._model, selected)
-            self.relayout()  # rematches; the current hit follows its entry
-            node = self._search.current_node
-            if node is None:
-                return None
-        self._scene.show_matches((), self._search.matches, node)
-        self._select_node(node, center=True, notify=True)
-        self.search_changed.emit(self._search.status())
-        return entry
+        return self._find.jump(-1)
 
     def clear_search(self) -> None:
-        self._search.query = ""
-        self.rematch()
+        self._find.clear()
 
     # ================================================================================ input
 
     @property
     def search_state(self) -> GraphSearch:
-        return self._search
+        return self._find.state
 
     def forget_order(self) -> None:
         """The graph changed: the visible order is made again when next asked for."""
@@ -599,7 +567,7 @@ class GraphView(QGraphicsView):
 
     @property
     def search_active(self) -> bool:
-        return self._search.active
+        return self._find.state.active
 
     def node_at(self, point: QPoint) -> Node | None:
         """The node under viewport ``point``."""
