@@ -20,7 +20,6 @@ KNOWN_OVER: dict[str, int] = {
     "ui/graph/view.py::GraphView": 599,
     "ui/graph/scene.py::GraphScene": 624,
     "ui/chat/delegate.py::MessageDelegate": 593,
-    "ui/main_window.py::MainWindow": 509,
 }
 
 UI = Path(desktop_app.__file__).parent / "ui"
