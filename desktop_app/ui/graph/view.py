@@ -3,21 +3,21 @@
 What the canvas shows and what an input means are decided in ``present/`` (no Qt): the view
 graph and its folds (:class:`ViewGraphModel`), the selection and the folds a compaction's audit
 opens (:class:`Selection`), find (:class:`GraphSearch`), what a click, double-click, key or drag
-means (:class:`GraphController`) and the hover text (:func:`preview_html`). This class renders
-their state in a :class:`GraphScene`, forwards Qt input to them, executes the commands it gets
-back, and keeps the viewport (zoom, scroll, minimap) in step.
+means (:class:`GraphController`, :mod:`~desktop_app.present.canvas_gestures`) and the hover text
+(:func:`preview_html`). This class owns the scene and the session, keeps the automation surface
+(DESIGN.md §7.1), and hands each job to a small piece beside it:
+
+- :mod:`.updates` — session events → the scene; the tidy tree now, ``dot`` from a child process;
+- :mod:`.whole_graph` — a big session's neighbourhood first, its whole graph from a worker thread;
+- :mod:`.canvas_input` — Qt keys, mouse, wheel, pinch and tooltips → commands this class executes;
+- :mod:`.viewport` — zoom, fit, centre, reveal, and where nodes are in viewport pixels;
+- :mod:`.selecting` and :mod:`.canvas_find` — the selection and find shown on the scene;
+- :mod:`.overlay` — labels, the audit's captions and the heat strip, painted in screen pixels;
+- :mod:`.minimap` and :mod:`.follow` — the minimap and following the leaf.
 
 Data flows one way: session events → ``ViewGraphModel.apply`` → a :class:`GraphDelta` → the
 scene. The view never changes the session: it *asks* through ``node_activated`` ("make this the
 leaf"), and the window decides (through the agent).
-
-Layout never runs on the UI thread beyond the O(n) tidy tree: the ``dot`` layout runs in a child
-process (:class:`Layouter`) and its result comes back through a queued Qt signal, tagged with a
-generation number so a stale result is dropped instead of applied.
-
-A big session (``neighbourhood_min_entries`` entries or more) opens on the active leaf's
-neighbourhood and gets its whole graph from a worker thread once that picture is painted
-(:class:`~desktop_app.ui.graph.whole_graph.WholeGraphBuild`).
 """
 
 from __future__ import annotations
