@@ -13,12 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QWheelEvent
 from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip
 
 from desktop_app.present.canvas_gestures import PanWatch, native_zoom, wheel_zoom
-from desktop_app.present.graph_controller import GraphCommand, GraphController, Key
+from desktop_app.present.graph_controller import (
+    Activate,
+    ClearSearch,
+    Collapse,
+    Expand,
+    GraphCommand,
+    GraphController,
+    Key,
+    MoveLeaf,
+    Select,
+    Zoom,
+)
 from desktop_app.present.graph_model import ViewGraphModel
 from desktop_app.present.viewgraph import Node
 
@@ -53,7 +64,12 @@ class InputTarget(Protocol):
     def visible_order(self) -> list[Node]: ...
     def node_at(self, point: QPoint) -> Node | None: ...
     def preview_text(self, node: Node) -> str: ...
-    def execute(self, command: GraphCommand | None) -> None: ...
+    node_activated: SignalInstance
+
+    def select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None: ...
+    def expand(self, node: Node) -> None: ...
+    def collapse(self, entry_id: str) -> bool: ...
+    def clear_search(self) -> None: ...
     def zoom_by(self, factor: float) -> None: ...
     def user_moved(self) -> None: ...
     def toggle_minimap(self) -> None: ...
@@ -74,6 +90,31 @@ class CanvasInput:
     def _zoom(self, factor: float) -> None:
         self._target.zoom_by(factor)
         self._target.user_moved()
+
+    def execute(self, command: GraphCommand | None) -> None:
+        """Carry out what the controller decided an input means."""
+        target = self._target
+        match command:
+            case None:
+                pass
+            case Select(node=node, center=center):
+                target.select_node(node, center=center, notify=True)
+            case Expand(node=segment):
+                target.expand(segment)
+            case Collapse(entry_id=entry_id):
+                target.collapse(entry_id)
+            case Activate(entry_id=entry_id) | MoveLeaf(entry_id=entry_id):
+                target.node_activated.emit(entry_id)
+            case Zoom(factor=factor):
+                self._zoom(factor)
+            case ClearSearch():
+                target.clear_search()
+
+    def activate(self, node: Node | None) -> None:
+        """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
+        model = self._target.model
+        if model is not None:
+            self.execute(self.controller.activate(model.graph, node or self._target.selected_node()))
 
     def takes_shortcut(self, event: QEvent) -> bool:
         """Esc belongs to the canvas while a search is shown: the window's Esc (Stop) must not take
@@ -101,7 +142,7 @@ class CanvasInput:
         if command is None:
             base()
             return
-        self._target.execute(command)
+        self.execute(command)
         event.accept()
 
     def _node_under(self, event: QMouseEvent) -> Node | None:
@@ -114,7 +155,7 @@ class CanvasInput:
         self._pan.press(self._scroll() if left else None)
         model = self._target.model
         if left and model is not None:
-            self._target.execute(self.controller.press(model.graph, self._node_under(event)))
+            self.execute(self.controller.press(model.graph, self._node_under(event)))
             if self.controller.dragging_pin:  # carry the pin: no panning under it
                 view.setDragMode(QGraphicsView.DragMode.NoDrag)
                 view.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
@@ -134,7 +175,7 @@ class CanvasInput:
             self._view.viewport().unsetCursor()
             model = self._target.model
             if model is not None:
-                self._target.execute(self.controller.release(model.graph, self._node_under(event)))
+                self.execute(self.controller.release(model.graph, self._node_under(event)))
             event.accept()
             return
         base()
@@ -143,7 +184,7 @@ class CanvasInput:
         node = self._node_under(event)
         model = self._target.model
         if node is not None and model is not None:
-            self._target.execute(self.controller.double_click(model.graph, node))
+            self.execute(self.controller.double_click(model.graph, node))
             event.accept()
             return
         base()

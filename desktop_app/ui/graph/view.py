@@ -9,7 +9,7 @@ means (:class:`GraphController`, :mod:`~desktop_app.present.canvas_gestures`) an
 
 - :mod:`.updates` — session events → the scene; the tidy tree now, ``dot`` from a child process;
 - :mod:`.whole_graph` — a big session's neighbourhood first, its whole graph from a worker thread;
-- :mod:`.canvas_input` — Qt keys, mouse, wheel, pinch and tooltips → commands this class executes;
+- :mod:`.canvas_input` — Qt keys, mouse, wheel, pinch and tooltips → the commands they mean, carried out;
 - :mod:`.viewport` — zoom, fit, centre, reveal, and where nodes are in viewport pixels;
 - :mod:`.selecting` and :mod:`.canvas_find` — the selection and find shown on the scene;
 - :mod:`.overlay` — labels, the audit's captions and the heat strip, painted in screen pixels;
@@ -34,17 +34,7 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 from desktop_app.compaction.audit import audit_compaction, branch_summary_info
 from desktop_app.present.chat_feed import session_profile
 from desktop_app.present.filters import check_mode, next_mode
-from desktop_app.present.graph_controller import (
-    Activate,
-    ClearSearch,
-    Collapse,
-    Expand,
-    GraphCommand,
-    MoveLeaf,
-    Select,
-    Zoom,
-)
-from desktop_app.present.graph_model import ViewGraphModel
+from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.lod import (
     Detail,
     Marks,
@@ -261,12 +251,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
-        self._build.events_during_build |= self._build.partial  # a whole graph being built has the old mode
-        if self._model is not None:
-            entry = self.selected_entry()
-            delta = self._model.set_filter(mode)
-            self._selection.follow(self._model, entry)
-            self._updates.after_rebuild(delta)
+        self._rebuild(lambda model: model.set_filter(mode))
 
     def cycle_filter(self, step: int = 1) -> str:
         """pi's Ctrl+O / Shift+Ctrl+O; returns the new mode (the window binds the keys)."""
@@ -280,10 +265,14 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
-        self._build.events_during_build |= self._build.partial
+        self._rebuild(lambda model: model.set_folding(folding))
+
+    def _rebuild(self, change: Callable[[ViewGraphModel], GraphDelta]) -> None:
+        """A filter or folding ``change`` of the model; the selection stays on its entry."""
+        self._build.events_during_build |= self._build.partial  # a whole graph being built has the old one
         if self._model is not None:
             entry = self.selected_entry()
-            delta = self._model.set_folding(folding)
+            delta = change(self._model)
             self._selection.follow(self._model, entry)
             self._updates.after_rebuild(delta)
 
@@ -328,10 +317,10 @@ class GraphView(QGraphicsView):
         ``compaction_selected`` since the audit panel follows what the canvas shows.
         """
         node = self._model.node_for_entry(entry_id) if self._model is not None else None
-        self._select_node(node, center=center, notify=notify)
+        self.select_node(node, center=center, notify=notify)
         return node
 
-    def _select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
+    def select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
         self._picked.select_node(node, center=center, notify=notify)
 
     def restore_selection(self) -> None:
@@ -344,8 +333,7 @@ class GraphView(QGraphicsView):
 
     def activate(self, node: Node | None = None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
-        if self._model is not None:
-            self.execute(self._input.controller.activate(self._model.graph, node or self._selection.node))
+        self._input.activate(node)
 
     def expand(self, node: Node) -> None:
         """Unfold a segment and select its first entry."""
@@ -366,25 +354,6 @@ class GraphView(QGraphicsView):
         self._selection.follow(self._model, entry_id)
         self._updates.after_rebuild(delta)
         return True
-
-    def execute(self, command: GraphCommand | None) -> None:
-        """Carry out what the controller decided an input means."""
-        match command:
-            case None:
-                pass
-            case Select(node=node, center=center):
-                self._select_node(node, center=center, notify=True)
-            case Expand(node=segment):
-                self.expand(segment)
-            case Collapse(entry_id=entry_id):
-                self.collapse(entry_id)
-            case Activate(entry_id=entry_id) | MoveLeaf(entry_id=entry_id):
-                self.node_activated.emit(entry_id)
-            case Zoom(factor=factor):
-                self.zoom_by(factor)
-                self.user_moved()
-            case ClearSearch():
-                self.clear_search()
 
     # ================================================================================ viewing
 

@@ -363,7 +363,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
     key(view, Qt.Key.Key_Up)
     key(view, Qt.Key.Key_Up)
     assert view.selected_node() == order[(position - 1) % len(order)]
-    view._select_node(order[0])
+    view.select_node(order[0])
     key(view, Qt.Key.Key_Up)  # wraps
     assert view.selected_node() == order[-1]
 
@@ -375,7 +375,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
 
     segment = next(n for n in graph if isinstance(n, SegmentKey))
     ids = graph.nodes[segment].ids
-    view._select_node(segment)
+    view.select_node(segment)
     key(view, Qt.Key.Key_Right)  # unfold
     assert segment not in view.graph() and view.selected_node() == ids[0]
     key(view, Qt.Key.Key_Left)  # fold back
@@ -387,7 +387,7 @@ def test_right_and_left_jump_between_branch_segments(qtbot: Any, open_case: Open
     view = make_view(qtbot, manager, filter_mode="all", folding=False)
     graph = view.graph()
     root = graph.roots[0]
-    view._select_node(root)
+    view.select_node(root)
     key(view, Qt.Key.Key_Right)
     target = view.selected_node()
     parent = graph.parent_of(target)
