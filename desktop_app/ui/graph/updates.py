@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QPoint, Signal, SignalInstance
@@ -24,7 +25,7 @@ from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.selection import Selection
-from desktop_app.present.viewgraph import Node, ViewGraph
+from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
 from .follow import LeafFollower
@@ -54,6 +55,7 @@ class UpdateCanvas(Protocol):
     def search_state(self) -> GraphSearch: ...
     def set_model(self, model: ViewGraphModel) -> None: ...
     def graph(self) -> ViewGraph: ...
+    def selected_entry(self) -> str | None: ...
     def forget_order(self) -> None: ...
     def rematch(self) -> list[Node]: ...
     def restore_selection(self) -> None: ...
@@ -171,6 +173,53 @@ class GraphUpdates(QObject):
         self._canvas.restore_selection()
         self._canvas.forget_order()
         self._minimap.redraw(model.graph)
+
+    # ================================================================================ folds
+
+    def rebuild(self, change: Callable[[ViewGraphModel], GraphDelta]) -> None:
+        """A filter or folding ``change`` of the model; the selection stays on its entry."""
+        self._build.events_during_build |= self._build.partial  # a whole graph being built has the old one
+        model = self._canvas.model
+        if model is not None:
+            entry = self._canvas.selected_entry()
+            delta = change(model)
+            self._selection.follow(model, entry)
+            self.after_rebuild(delta)
+
+    def expand(self, node: Node) -> None:
+        """Unfold a segment and select its first entry."""
+        model = self._canvas.model
+        if model is None:
+            return
+        first = node.first_id if isinstance(node, SegmentKey) else node
+        delta = model.expand(node)
+        self._selection.follow(model, first)
+        self.after_rebuild(delta)
+
+    def collapse(self, entry_id: str) -> bool:
+        """Fold back the expanded run ``entry_id`` is in; ``False`` if it is in none."""
+        model = self._canvas.model
+        if model is None:
+            return False
+        delta = model.collapse(entry_id)
+        if not delta.rebuilt:
+            return False
+        self._selection.follow(model, entry_id)
+        self.after_rebuild(delta)
+        return True
+
+    def unfold_for(self, entry_id: str) -> Node | None:
+        """The node standing for ``entry_id`` once the fold holding it (if any) is open."""
+        model = self._canvas.model
+        if model is None:
+            return None
+        node = model.node_for_entry(entry_id)
+        if isinstance(node, SegmentKey):
+            model.expand(node)
+            self._selection.follow(model, self._canvas.selected_entry())
+            self.relayout()
+            node = model.node_for_entry(entry_id)
+        return node
 
     # ================================================================================ layout
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 from desktop_app.compaction.audit import audit_compaction, branch_summary_info
 from desktop_app.present.chat_feed import session_profile
 from desktop_app.present.filters import check_mode, next_mode
-from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.graph_model import ViewGraphModel
 from desktop_app.present.lod import (
     Detail,
     Marks,
@@ -46,7 +46,7 @@ from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
 from desktop_app.present.preview import preview_html
 from desktop_app.present.search import GraphSearch
-from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
+from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
 
 from .canvas_find import CanvasFind
@@ -251,7 +251,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
-        self._rebuild(lambda model: model.set_filter(mode))
+        self._updates.rebuild(lambda model: model.set_filter(mode))
 
     def cycle_filter(self, step: int = 1) -> str:
         """pi's Ctrl+O / Shift+Ctrl+O; returns the new mode (the window binds the keys)."""
@@ -265,16 +265,7 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
-        self._rebuild(lambda model: model.set_folding(folding))
-
-    def _rebuild(self, change: Callable[[ViewGraphModel], GraphDelta]) -> None:
-        """A filter or folding ``change`` of the model; the selection stays on its entry."""
-        self._build.events_during_build |= self._build.partial  # a whole graph being built has the old one
-        if self._model is not None:
-            entry = self.selected_entry()
-            delta = change(self._model)
-            self._selection.follow(self._model, entry)
-            self._updates.after_rebuild(delta)
+        self._updates.rebuild(lambda model: model.set_folding(folding))
 
     def set_use_dot(self, use_dot: bool) -> None:
         self._updates.use_dot = use_dot
@@ -337,23 +328,11 @@ class GraphView(QGraphicsView):
 
     def expand(self, node: Node) -> None:
         """Unfold a segment and select its first entry."""
-        if self._model is None:
-            return
-        first = node.first_id if isinstance(node, SegmentKey) else node
-        delta = self._model.expand(node)
-        self._selection.follow(self._model, first)
-        self._updates.after_rebuild(delta)
+        self._updates.expand(node)
 
     def collapse(self, entry_id: str) -> bool:
         """Fold back the expanded run ``entry_id`` is in; ``False`` if it is in none."""
-        if self._model is None:
-            return False
-        delta = self._model.collapse(entry_id)
-        if not delta.rebuilt:
-            return False
-        self._selection.follow(self._model, entry_id)
-        self._updates.after_rebuild(delta)
-        return True
+        return self._updates.collapse(entry_id)
 
     # ================================================================================ viewing
 
@@ -412,15 +391,8 @@ class GraphView(QGraphicsView):
 
         ``False`` when the entry is filtered out (no node of its own in this filter mode).
         """
-        if self._model is None:
-            return False
-        node = self._model.node_for_entry(entry_id)
-        if isinstance(node, SegmentKey):
-            self._model.expand(node)
-            self._selection.follow(self._model, self.selected_entry())
-            self.relayout()
-            node = self._model.node_for_entry(entry_id)
-        if node != entry_id or node not in self._scene.positions:
+        node = self._updates.unfold_for(entry_id)
+        if node is None or node != entry_id or node not in self._scene.positions:
             return False
         self._camera.bring_into_view(node)
         return True
