@@ -39,6 +39,8 @@ from .whole_graph import WholeGraphBuild
 
 __all__ = ["GraphUpdates", "UpdateCanvas"]
 
+_EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
+
 log = logging.getLogger(__name__)
 
 
@@ -53,7 +55,10 @@ class UpdateCanvas(Protocol):
     def session(self) -> SessionView | None: ...
     @property
     def search_state(self) -> GraphSearch: ...
-    def set_model(self, model: ViewGraphModel) -> None: ...
+    def set_model(self, model: ViewGraphModel | None) -> None: ...
+    def filter_mode(self) -> str: ...
+    def folding(self) -> bool: ...
+    def resetTransform(self) -> None: ...  # noqa: N802 (Qt API)
     def graph(self) -> ViewGraph: ...
     def selected_entry(self) -> str | None: ...
     def forget_order(self) -> None: ...
@@ -98,8 +103,44 @@ class GraphUpdates(QObject):
         self.use_dot = use_dot
         self.generation = 0  #: bumped by every new picture: a ``dot`` result for an older one is dropped
         self.kind = "none"  #: what the positions on screen are: "tidy", "dot" (or "none")
+        self._unsubscribe: Callable[[], None] | None = None
         self._session_event.connect(self._on_session_event)
         self._dot_done.connect(self._on_dot_done)
+
+    def show(self, session: SessionView | None) -> None:
+        """Show ``session``'s tree (the canvas holds it already) and follow its changes; ``None``
+        empties the canvas."""
+        self.close()
+        self._build.reset()
+        self._selection.reset()
+        if session is None:
+            self._canvas.set_model(None)
+            self.generation += 1
+            self._scene.show_graph(_EMPTY, {})
+            self._minimap.redraw_now(self._canvas.graph())
+            return
+        # The loaded session (millions of objects at 100,000 entries) out of the cyclic GC's sight
+        # now: SessionManager.open freezes it only when automatic collection is on, and the app's
+        # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
+        gc.freeze()
+        if self._build.big():  # the leaf's neighbourhood now, the whole graph from a worker thread
+            self._build.show_neighbourhood(set())
+        else:
+            canvas = self._canvas
+            canvas.set_model(ViewGraphModel(session.index, session.leaf_id, canvas.filter_mode(), canvas.folding()))
+            self.relayout()
+        self._unsubscribe = session.subscribe(self.post)
+        self._canvas.resetTransform()
+        self._follower.resume()
+        self._canvas.center_on_leaf()
+
+    def close(self) -> None:
+        """Stop following the session shown; its layouts are dropped."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self.layouter.cancel()
+        self._build.cancel()
 
     def post(self, event: SessionEvent) -> None:
         """A session event, from any thread: applied on the UI thread."""

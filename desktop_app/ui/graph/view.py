@@ -22,7 +22,6 @@ leaf"), and the window decides (through the agent).
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -31,8 +30,6 @@ from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from desktop_app.compaction.audit import audit_compaction, branch_summary_info
-from desktop_app.present.chat_feed import session_profile
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_model import ViewGraphModel
 from desktop_app.present.lod import (
@@ -44,7 +41,7 @@ from desktop_app.present.lod import (
 )
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
-from desktop_app.present.preview import preview_html
+from desktop_app.present.node_preview import node_preview
 from desktop_app.present.search import GraphSearch
 from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
@@ -163,41 +160,14 @@ class GraphView(QGraphicsView):
 
     def set_session(self, session: SessionView | None) -> None:
         """Show ``session``'s tree and follow its changes (``None`` empties the canvas)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        self._layouter.cancel()
-        self._build.reset()
         self._session = session
-        self._selection.reset()
         self._find.reset()
-        if session is None:
-            self._model = None
-            self._updates.generation += 1
-            self._scene.show_graph(_EMPTY, {})
-            self._minimap.redraw_now(self.graph())
-            return
-        # The loaded session (millions of objects at 100,000 entries) out of the cyclic GC's sight
-        # now: SessionManager.open freezes it only when automatic collection is on, and the app's
-        # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
-        gc.freeze()
-        if self._build.big():  # the leaf's neighbourhood now, the whole graph from a worker thread
-            self._build.show_neighbourhood(set())
-        else:
-            self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
-            self.relayout()
-        self._unsubscribe = session.subscribe(self._updates.post)
-        self.resetTransform()
-        self._follower.resume()
-        self.center_on_leaf()
+        self._updates.show(session)
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self._updates.close()
         self._layouter.close()
-        self._build.cancel()
 
     # ================================================================================ whole graph
 
@@ -230,7 +200,7 @@ class GraphView(QGraphicsView):
         """The whole graph's items are on screen: adopt its model (see :meth:`GraphUpdates.swap_in`)."""
         self._updates.swap_in(model, entry, anchor)
 
-    def set_model(self, model: ViewGraphModel) -> None:
+    def set_model(self, model: ViewGraphModel | None) -> None:
         self._model = model
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
@@ -519,17 +489,9 @@ class GraphView(QGraphicsView):
 
     def preview_text(self, node: Node) -> str:
         """The hover preview (rich text): kind, id, label and the start of the entry's text."""
-        if self._model is None or self._session is None or node not in self._model.graph:
+        if self._model is None or self._session is None:
             return ""
-        index = self._session.index
-        view = self._model.graph.nodes[node]
-        compaction = (
-            audit_compaction(index, view.entry_id, session_profile(self._session)) if view.kind == "compaction" else None
-        )
-        abandoned = (
-            branch_summary_info(index, view.entry_id).abandoned_text if view.kind == "branch_summary" else None
-        )
-        return preview_html(self._model.graph, node, index, compaction=compaction, abandoned_text=abandoned)
+        return node_preview(self._model.graph, node, self._session)
 
     # ================================================================================ labels
 
