@@ -17,7 +17,6 @@ LIMIT = 500
 
 #: Classes still over the limit (``path::Class`` → their size in lines now); may only shrink.
 KNOWN_OVER: dict[str, int] = {
-    "ui/graph/view.py::GraphView": 515,
     "ui/graph/scene.py::GraphScene": 624,
     "ui/chat/delegate.py::MessageDelegate": 593,
 }

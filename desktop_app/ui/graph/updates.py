@@ -21,18 +21,17 @@ from typing import Protocol
 
 from PySide6.QtCore import QObject, QPoint, Signal, SignalInstance
 
-from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
-from desktop_app.present.search import GraphSearch
-from desktop_app.present.selection import Selection
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
+from .canvas_find import CanvasFind
 from .follow import LeafFollower
 from .layout import Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene
+from .selecting import CanvasSelection
 from .style import GraphStyle
 from .viewport import ViewportController
 from .whole_graph import WholeGraphBuild
@@ -53,8 +52,6 @@ class UpdateCanvas(Protocol):
     def model(self) -> ViewGraphModel | None: ...
     @property
     def session(self) -> SessionView | None: ...
-    @property
-    def search_state(self) -> GraphSearch: ...
     def set_model(self, model: ViewGraphModel | None) -> None: ...
     def filter_mode(self) -> str: ...
     def folding(self) -> bool: ...
@@ -62,8 +59,6 @@ class UpdateCanvas(Protocol):
     def graph(self) -> ViewGraph: ...
     def selected_entry(self) -> str | None: ...
     def forget_order(self) -> None: ...
-    def rematch(self) -> list[Node]: ...
-    def restore_selection(self) -> None: ...
     def center_on_leaf(self) -> None: ...
 
 
@@ -81,7 +76,8 @@ class GraphUpdates(QObject):
         scene: GraphScene,
         style: GraphStyle,
         layouter: Layouter,
-        selection: Selection[CompactionAudit],
+        picked: CanvasSelection,
+        find: CanvasFind,
         overlay: CanvasOverlay,
         camera: ViewportController,
         minimap: MinimapBinding,
@@ -94,7 +90,9 @@ class GraphUpdates(QObject):
         self._scene = scene
         self._style = style
         self.layouter = layouter
-        self._selection = selection
+        self._picked = picked
+        self._selection = picked.state
+        self._find = find
         self._overlay = overlay
         self._camera = camera
         self._minimap = minimap
@@ -170,7 +168,7 @@ class GraphUpdates(QObject):
             return
         delta = model.apply(event, session.index)
         if delta.texts_changed:
-            self._canvas.search_state.forget_texts()
+            self._find.state.forget_texts()
         if delta.rebuilt:
             self.after_rebuild(delta)
         elif delta.added or delta.removed:
@@ -195,7 +193,7 @@ class GraphUpdates(QObject):
         # the removed too: update_marks then knows every node that went (its quick way for appends)
         self._overlay.note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
         self._canvas.forget_order()
-        self._canvas.rematch()
+        self._find.rematch()
         if delta.removed:  # a dot cannot be taken off the picture: draw it again
             self._minimap.redraw(graph)
         else:
@@ -211,7 +209,7 @@ class GraphUpdates(QObject):
         model = self._canvas.model
         assert model is not None
         self._scene.rebind(model.graph)
-        self._canvas.restore_selection()
+        self._picked.restore()
         self._canvas.forget_order()
         self._minimap.redraw(model.graph)
 
@@ -276,8 +274,8 @@ class GraphUpdates(QObject):
         self._scene.show_graph(graph, positions)
         self.kind = "tidy"
         self._canvas.forget_order()
-        self._canvas.restore_selection()
-        self._canvas.rematch()
+        self._picked.restore()
+        self._find.rematch()
         self._camera.restore_anchor(anchor)
         self._minimap.redraw_now(self._canvas.graph())
         self._follower.follow()
@@ -298,8 +296,8 @@ class GraphUpdates(QObject):
         self.kind = "tidy"
         self._canvas.forget_order()
         self._selection.follow(model, entry)
-        self._canvas.restore_selection()
-        self._canvas.rematch()
+        self._picked.restore()
+        self._find.rematch()
         if anchor is not None:
             self._camera.restore_anchor(anchor)
         else:

@@ -42,7 +42,6 @@ from desktop_app.present.lod import (
 from desktop_app.present.navigation import visible_order
 from desktop_app.present.neighbourhood import NeighbourhoodLimits
 from desktop_app.present.node_preview import node_preview
-from desktop_app.present.search import GraphSearch
 from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
 
@@ -129,7 +128,7 @@ class GraphView(QGraphicsView):
             self,
             self._scene,
             lambda: self._selection.node,
-            self._leaf_node,
+            lambda: self.graph().leaf_node,
             lambda: self._overlay.labels.placed,
             lambda: self._minimap.follow_viewport(),
         )
@@ -150,7 +149,7 @@ class GraphView(QGraphicsView):
         )
         self._heat = self._overlay.heat  #: context lens tokens per entry, while it shows
         self._updates = GraphUpdates(
-            self, self, scene=self._scene, style=self._style, layouter=self._layouter, selection=self._selection,
+            self, self, scene=self._scene, style=self._style, layouter=self._layouter, picked=self._picked, find=self._find,
             overlay=self._overlay, camera=camera, minimap=self._minimap, follower=self._follower,
             build=self._build, use_dot=use_dot,
         )  # fmt: skip
@@ -257,10 +256,7 @@ class GraphView(QGraphicsView):
 
     def minimap_rect(self) -> QRect:
         """Where the minimap is, in viewport coordinates; empty when it is hidden (DESIGN.md §7.1)."""
-        widget = self._minimap.widget
-        if not widget.isVisible():
-            return QRect()
-        return widget.geometry().translated(-self.viewport().pos())
+        return self._minimap.rect()
 
     # ================================================================================ selection
 
@@ -283,10 +279,6 @@ class GraphView(QGraphicsView):
 
     def select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
         self._picked.select_node(node, center=center, notify=notify)
-
-    def restore_selection(self) -> None:
-        """Mark the selection on the new items (dropped when its node is gone)."""
-        self._picked.restore()
 
     def audit_bands(self) -> tuple[list[Node], list[Node]]:
         """The nodes in the summarized and kept bands now on screen (empty when no audit)."""
@@ -351,9 +343,6 @@ class GraphView(QGraphicsView):
     def center_on_leaf(self) -> None:
         self._camera.center_on_leaf()
 
-    def _leaf_node(self) -> Node | None:
-        return self._model.graph.leaf_node if self._model is not None else None
-
     # ================================================================================ automation
 
     def reveal(self, entry_id: str) -> bool:
@@ -377,7 +366,7 @@ class GraphView(QGraphicsView):
 
     def pin_center(self) -> QPoint | None:
         """Viewport coordinates of the active-leaf pin (the node standing for the leaf)."""
-        return self._camera.viewport_point(self._leaf_node())
+        return self._camera.viewport_point(self.graph().leaf_node)
 
     # ================================================================================ search
 
@@ -385,10 +374,6 @@ class GraphView(QGraphicsView):
         """Highlight nodes holding entries whose text has every word of ``text`` (all of their
         text: :func:`~desktop_app.present.search.find_text`); returns the number of entries."""
         return self._find.search(text)
-
-    def rematch(self) -> list[Node]:
-        """Find again in the graph shown (it changed); returns the matching nodes."""
-        return self._find.rematch()
 
     def matches(self) -> list[Node]:
         """The nodes holding hits, in list order (a folded run once, however many hits it holds)."""
@@ -413,10 +398,6 @@ class GraphView(QGraphicsView):
         self._find.clear()
 
     # ================================================================================ input
-
-    @property
-    def search_state(self) -> GraphSearch:
-        return self._find.state
 
     def forget_order(self) -> None:
         """The graph changed: the visible order is made again when next asked for."""
