@@ -18,7 +18,6 @@ LIMIT = 500
 #: Classes still over the limit (``path::Class`` → their size in lines now); may only shrink.
 KNOWN_OVER: dict[str, int] = {
     "ui/graph/scene.py::GraphScene": 624,
-    "ui/chat/delegate.py::MessageDelegate": 593,
 }
 
 UI = Path(desktop_app.__file__).parent / "ui"
