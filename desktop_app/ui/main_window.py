@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QListView,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QSplitter,
     QToolBar,
@@ -50,7 +49,6 @@ from desktop_app.present.chat_feed import (
     agent_status,
 )
 from desktop_app.present.context_meter import ContextMeterState
-from desktop_app.present.node_menu import MenuAction, menu_item
 from desktop_app.present.reader import refreshed_page
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
@@ -59,6 +57,7 @@ from desktop_app.settings import Settings
 from .chat import ChatPanel
 from .chat.actions import bind_card_actions
 from .folder_banner import FolderBanner, place_above_composer
+from .fork_actions import ForkActions
 from .forking import Forker
 from .graph.audit_panel import CompactionAuditPanel
 from .graph.find_bar import FindBar
@@ -77,10 +76,6 @@ OFFLINE_BANNER = (
     "Offline model: replies describe what the model would receive. "
     "Add an API key (or set ANTHROPIC_API_KEY) to chat with Claude."
 )
-
-
-def _global_rect(widget: QWidget) -> QRect:
-    return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
 
 
 #: The chat's least height (px): a side panel under it (reader, audit) never squeezes it below this.
@@ -148,7 +143,8 @@ class MainWindow(QMainWindow):
         self.panes = PaneKeys(self, self._panes())  # Tab's order and F6 / Shift+F6 between the panes
         self.sessions = self.shell.panel  #: the sessions list (DESIGN.md §7.1: ``listed_paths()``)
         self.forker = Forker(self)  # fork and clone: here or in a new window, said in the status line
-        self._add_fork_menus()
+        self.forks = ForkActions(self, self.fork_action, self.clone_action)
+        self.forks.add_menus(self._fork_selected)
 
         self.chat.send_requested.connect(self._on_send)
         self.chat.stop_requested.connect(self.agent.abort)
@@ -483,44 +479,12 @@ class MainWindow(QMainWindow):
         window (``None``: when Ctrl or Shift is held)."""
         return self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
 
-    def _add_fork_menus(self) -> None:
-        """Fork and Clone each get a menu: here, or in a new window (as with Ctrl or Shift held)."""
-        for action, position, name in ((self.fork_action, "before", "Fork"), (self.clone_action, "at", "Clone")):
-            button = self._toolbar_button(action)
-            if button is None:
-                continue
-            menu = QMenu(button)
-            here = menu.addAction(f"{name} here")
-            here.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, False))
-            away = menu.addAction(f"{name} in a new window (Ctrl+click)")
-            away.triggered.connect(lambda _c=False, p=position: self._fork_selected(p, True))
-            button.setMenu(menu)
-            button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
-
     def _toolbar_button(self, action: QAction) -> QToolButton | None:
-        for bar in self.findChildren(QToolBar):
-            widget = bar.widgetForAction(action)
-            if isinstance(widget, QToolButton):
-                return widget
-        return None
+        return self.forks.toolbar_button(action)
 
     def _sync_fork_actions(self) -> None:
         """Fork and Clone say whether they apply to the selection, and why not (issue 9, item 2)."""
-        view = self.agent.view
-        entry_id = self.graph.selected_entry()
-        entry = view.get_entry(entry_id) if entry_id else None
-        for action, kind, idle in (
-            (self.fork_action, MenuAction.FORK, "Fork: select a user message"),
-            (self.clone_action, MenuAction.CLONE, "Clone: select an entry"),
-        ):
-            if entry is None:
-                action.setEnabled(False)
-                action.setToolTip(plain_text(idle))
-                continue
-            item = menu_item(view, entry, kind, busy=self.agent.busy)
-            action.setEnabled(item.enabled)
-            elsewhere = " (Ctrl+click: in a new window)" if item.enabled else ""
-            action.setToolTip(plain_text(f"{action.text()}: {item.reason}{elsewhere}"))
+        self.forks.sync(self.agent.view, self.graph.selected_entry(), busy=self.agent.busy)
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
@@ -529,11 +493,7 @@ class MainWindow(QMainWindow):
     def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
         """Where a node carried out of the graph would be forked (a user message) or cloned: the
         toolbar's Fork, or the sessions list when it is on screen; ``None`` elsewhere."""
-        panel = self.shell.panel if self.shell.panel_shown() else None
-        for target in (self.fork_button(), panel):
-            if target is not None and target.isVisible() and _global_rect(target).contains(global_pos):
-                return target
-        return None
+        return self.forks.drop_target(global_pos, self.shell.panel if self.shell.panel_shown() else None)
 
     def light_fork_drop_target(self, target: QWidget | None) -> None:
         """Light up the drop target under a carried node (``None``: none is)."""

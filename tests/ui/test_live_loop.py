@@ -137,7 +137,7 @@ def test_a_stopped_reply_with_partial_text_offers_retry_and_a_click_on_it_asks_a
     index = chat.model.index(row)
     chat.view.scrollTo(index)
     pump(30)
-    [(action, where)] = [p for p in chat.delegate.action_rects(chat.model, row, chat.view.visualRect(index)) if p[0].value == "Retry"]
+    [(action, where)] = [p for p in chat.delegate.hits.action_rects(chat.model, row, chat.view.visualRect(index)) if p[0].value == "Retry"]
     QTest.mouseClick(chat.view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, where.center())
     finish_turn(window)
     texts = sorted(reply_text_of(r) for r in replies_under(window, user["id"]))

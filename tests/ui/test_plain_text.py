@@ -197,7 +197,7 @@ def test_the_status_bar_shows_model_and_file_as_typed(app: QApplication) -> None
 #: Calls that show a string on a surface guessing its format: the string's argument position.
 _GUESSING_CALLS = {"setToolTip": -1, "showText": 1, "warning": 2, "information": 2, "question": 2, "critical": 2, "getText": 2}
 #: Rich on purpose, escaped where built (present/preview.py): the graph's hover preview.
-_RICH_ON_PURPOSE = {"self.preview_text(node)"}
+_RICH_ON_PURPOSE = {"self._target.preview_text(node)"}
 
 
 def _violations() -> list[str]:

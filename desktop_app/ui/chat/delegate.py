@@ -43,6 +43,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
+    QFont,
     QFontMetrics,
     QMouseEvent,
     QPainter,
@@ -52,7 +53,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
-from desktop_app.present.card_actions import CardAction, card_actions, has_action_line
+from desktop_app.present.card_actions import has_action_line
 from desktop_app.present.pi16_words import EDIT_OMITTED
 
 from .messages import (
@@ -67,7 +68,8 @@ from .messages import (
     message_text,
 )
 from .model import ChatModel, RowState
-from .render import parse_toggle, render_parts
+from .render import render_parts
+from .row_hits import PAD_Y, RowHits
 from .sliced import SLICE_CHARS, RenderJob, SliceScheduler, StackedDocument, preview_document
 from .theme import ChatTheme, theme_for_palette
 
@@ -78,7 +80,6 @@ _Index = QModelIndex | QPersistentModelIndex
 MARGIN_X = 10  # row edge → bubble
 MARGIN_Y = 4
 PAD_X = 12  # bubble edge → text
-PAD_Y = 8
 ACCENT_W = 4  # left bar of cards and failed replies
 USER_INDENT = 44  # user bubbles sit to the right, replies to the left
 TOOL_INDENT = 22  # tool results nest under the call that asked for them
@@ -87,7 +88,6 @@ HEIGHT_CACHE_LIMIT = 50_000
 STREAM_RELAYOUT_MS = 80
 STREAM_HEADROOM_LINES = 4
 STREAM_RENDER_MS = 50
-ACTION_GAP = 16  # between two actions of a card's action line
 ACTION_PAD = 6  # above the action line (below the text)
 STREAM_SLOT = "live row"  # the scheduler slot of the live row's render (other rows: their cache key)
 
@@ -144,6 +144,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._line = 16
         self._char = 7
         self.stats = {"documents_built": 0, "estimates": 0}
+        self.hits = RowHits(self)  #: what a point on a row is: an action, a section header, a link
         self.refresh_metrics()
         view.viewport().installEventFilter(self)
         view.installEventFilter(self)
@@ -239,12 +240,19 @@ class MessageDelegate(QStyledItemDelegate):
             left, rect.top() + MARGIN_Y, rect.right() - MARGIN_X - left + 1, rect.height() - 2 * MARGIN_Y
         )
 
-    def _text_left(self, kind: str, status: str) -> int:
+    def line_height(self) -> int:
+        return self._line
+
+    def font(self) -> QFont:
+        """The chat's font (the action line is set in it)."""
+        return self._view.font()
+
+    def text_left(self, kind: str, status: str) -> int:
         return PAD_X + (ACCENT_W if _has_accent(kind, status) else 0)
 
     def text_width(self, row_width: int, kind: str, status: str) -> int:
         bubble = row_width - 2 * MARGIN_X - _indent(kind)
-        return max(40, bubble - self._text_left(kind, status) - PAD_X)
+        return max(40, bubble - self.text_left(kind, status) - PAD_X)
 
     @staticmethod
     def _chrome() -> int:
@@ -253,56 +261,6 @@ class MessageDelegate(QStyledItemDelegate):
     def action_line_height(self, message: Any, streaming: bool = False) -> int:
         """Height the card's action line adds (0 for cards without one)."""
         return self._line + ACTION_PAD if has_action_line(message, streaming=streaming) else 0
-
-    # ================================================================================ actions
-
-    def row_actions(self, model: ChatModel, row: int) -> tuple[CardAction, ...]:
-        """The actions ``row``'s card offers (``present.card_actions``, given the row after it)."""
-        if not 0 <= row < model.rowCount():
-            return ()
-        nxt = row + 1
-        streaming_next = model.is_stream_row(nxt)
-        following = model.message(nxt) if nxt < model.rowCount() and not streaming_next else None
-        return card_actions(
-            model.message(row), following, streaming=model.is_stream_row(row), reply_streaming=streaming_next
-        )
-
-    def action_rects(self, model: ChatModel, row: int, rect: QRect) -> list[tuple[CardAction, QRect]]:
-        """Where each of ``row``'s actions is drawn (viewport coordinates; ``rect``: the row's)."""
-        actions = self.row_actions(model, row)
-        if not actions:
-            return []
-        message = model.message(row)
-        kind = message_kind(message)
-        box = self.bubble_rect(rect, kind)
-        metrics = QFontMetrics(self._view.font())
-        top = box.bottom() - PAD_Y - self._line + 1
-        left = box.left() + self._text_left(kind, message_status(message))
-        placed = []
-        for action in actions:
-            width = metrics.horizontalAdvance(action.value)
-            placed.append((action, QRect(left, top, width, self._line)))
-            left += width + ACTION_GAP
-        return placed
-
-    def hit_action(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> CardAction | None:
-        """The action under ``pos`` (viewport coordinates), if any (a little slack around the words)."""
-        point = QPoint(int(pos.x()), int(pos.y()))
-        for action, where in self.action_rects(model, row, rect):
-            if where.adjusted(-4, -3, 4, 3).contains(point):
-                return action
-        return None
-
-    def _paint_actions(self, painter: QPainter, model: ChatModel, row: int, rect: QRect, theme: ChatTheme) -> None:
-        placed = self.action_rects(model, row, rect)
-        if not placed:
-            return
-        painter.save()
-        painter.setClipping(False)
-        painter.setPen(QColor(theme.dim))
-        for action, where in placed:
-            painter.drawText(where, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), action.value)
-        painter.restore()
 
     # ================================================================================ documents
 
@@ -561,8 +519,8 @@ class MessageDelegate(QStyledItemDelegate):
 
         actions_h = self.action_line_height(message, streaming)
         if actions_h:
-            self._paint_actions(painter, model, row, rect, theme)
-        text_left = box.left() + self._text_left(kind, status)
+            self.hits.paint_actions(painter, model, row, rect, theme)
+        text_left = box.left() + self.text_left(kind, status)
         painter.translate(text_left, box.top() + PAD_Y)
         clip = QRectF(0, 0, doc.textWidth(), max(0, box.height() - 2 * PAD_Y - actions_h))
         painter.setClipRect(clip)
@@ -602,66 +560,11 @@ class MessageDelegate(QStyledItemDelegate):
 
     def hit_section(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> int | None:
         """The collapsible section whose header line is under ``pos`` (viewport coordinates)."""
-        doc, point = self._doc_point(model, row, rect, pos)
-        found = doc.locate(point) if point is not None else None
-        if found is None:
-            return None
-        segment, point = found
-        layout = segment.documentLayout()
-        position = layout.hitTest(point, Qt.HitTestAccuracy.FuzzyHit)
-        if position < 0:
-            return None
-        block = segment.findBlock(position)
-        bounds = layout.blockBoundingRect(block)
-        if not bounds.top() <= point.y() <= bounds.bottom():
-            return None
-        it = block.begin()
-        while not it.atEnd():
-            section = parse_toggle(it.fragment().charFormat().anchorHref())
-            if section is not None:
-                return section
-            it += 1
-        return None
+        return self.hits.hit_section(model, row, rect, pos)
 
     def section_rect(self, model: ChatModel, row: int, rect: QRect, section: int) -> QRect | None:
-        """Where the header line of ``section`` is drawn (viewport coordinates), or ``None``.
-
-        For keyboard/accessibility helpers and tests that click a particular toggle.
-        """
-        message = model.message(row)
-        kind = message_kind(message)
-        status = "streaming" if model.is_stream_row(row) else message_status(message)
-        doc, _ = self.laid_out_document(model, row, rect.width())
-        box = self.bubble_rect(rect, kind)
-        for segment, top in doc.placed():
-            layout = segment.documentLayout()
-            block = segment.begin()
-            while block.isValid():
-                it = block.begin()
-                while not it.atEnd():
-                    if parse_toggle(it.fragment().charFormat().anchorHref()) == section:
-                        bounds = layout.blockBoundingRect(block).translated(0, top).toAlignedRect()
-                        return bounds.translated(box.left() + self._text_left(kind, status), box.top() + PAD_Y)
-                    it += 1
-                block = block.next()
-        return None
-
-    def link_at(self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF) -> str:
-        doc, point = self._doc_point(model, row, rect, pos)
-        found = doc.locate(point) if point is not None else None
-        return found[0].documentLayout().anchorAt(found[1]) if found is not None else ""
-
-    def _doc_point(
-        self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF
-    ) -> tuple[StackedDocument, QPointF | None]:
-        message = model.message(row)
-        kind = message_kind(message)
-        status = "streaming" if model.is_stream_row(row) else message_status(message)
-        doc, _ = self.laid_out_document(model, row, rect.width())
-        box = self.bubble_rect(rect, kind)
-        if not box.contains(QPoint(int(pos.x()), int(pos.y()))):
-            return doc, None
-        return doc, QPointF(pos.x() - box.left() - self._text_left(kind, status), pos.y() - box.top() - PAD_Y)
+        """Where the header line of ``section`` is drawn (viewport coordinates), or ``None``."""
+        return self.hits.section_rect(model, row, rect, section)
 
     def editorEvent(  # noqa: N802 - Qt's name
         self, event: QEvent, model: Any, option: QStyleOptionViewItem, index: _Index
@@ -683,7 +586,7 @@ class MessageDelegate(QStyledItemDelegate):
             return True
         row = index.row()
         pos = event.position()
-        action = self.hit_action(model, row, option.rect, pos)
+        action = self.hits.hit_action(model, row, option.rect, pos)
         if action is not None:
             self.action_clicked.emit(row, action.value)
             return True
@@ -697,7 +600,7 @@ class MessageDelegate(QStyledItemDelegate):
             model.toggle(row, section)
             self.invalidate(row)
             return True
-        link = self.link_at(model, row, option.rect, pos)
+        link = self.hits.link_at(model, row, option.rect, pos)
         if link:
             self.link_activated.emit(link)
             return True

@@ -131,7 +131,7 @@ class ChatView(QListView):
         if index.isValid() and isinstance(delegate, MessageDelegate) and isinstance(model, ChatModel):
             rect = self.visualRect(index)
             clickable = (
-                delegate.hit_action(model, index.row(), rect, event.position()) is not None
+                delegate.hits.hit_action(model, index.row(), rect, event.position()) is not None
                 or delegate.hit_section(model, index.row(), rect, event.position()) is not None
             )
         self.viewport().setCursor(
@@ -462,14 +462,14 @@ class ChatPanel(QWidget):
         """The names of the actions shown on ``entry_id``'s card ("Retry", "Regenerate", "Copy",
         "Edit & branch"), in the order shown; empty when the entry has no card in the chat."""
         row = self.row_of(entry_id)
-        return [a.value for a in self._delegate.row_actions(self._model, row)] if row is not None else []
+        return [a.value for a in self._delegate.hits.row_actions(self._model, row)] if row is not None else []
 
     def trigger(self, entry_id: str, name: str) -> None:
         """Choose the action ``name`` on ``entry_id``'s card, through the path a click takes."""
         row = self.row_of(entry_id)
         if row is None:
             raise LookupError(f"entry {entry_id} has no card in the chat")
-        offered = [a.value for a in self._delegate.row_actions(self._model, row)]
+        offered = [a.value for a in self._delegate.hits.row_actions(self._model, row)]
         if name not in offered:
             raise ValueError(f"{name!r} is not on the card of {entry_id} (it offers {offered})")
         self._delegate.action_clicked.emit(row, name)

@@ -1,6 +1,6 @@
 """The audit's words over the canvas, in screen pixels and pinned inside the viewport.
 
-The scene keeps what each caption labels (:class:`~.scene.BandCaption`, a scene rectangle); the
+The scene keeps what each caption labels (:class:`~.audit_bands.BandCaption`, a scene rectangle); the
 view calls :meth:`AuditCaptionPainter.layout` then :meth:`AuditCaptionPainter.paint` from
 ``drawForeground`` with the painter reset to viewport pixels. Where a caption goes is decided in
 :func:`desktop_app.present.captions.pin_caption` (no Qt); this class measures, maps and draws.
@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QTransform
 from desktop_app.present.captions import ARROWS, off_screen, pin_caption
 from desktop_app.present.lod import Rect
 
-from .scene import BandCaption
+from .audit_bands import BandCaption
 from .style import GraphStyle
 
 __all__ = ["AuditCaptionPainter"]

@@ -378,6 +378,12 @@ class MinimapBinding:
         view.horizontalScrollBar().valueChanged.connect(self.follow_viewport)
         view.verticalScrollBar().valueChanged.connect(self.follow_viewport)
 
+    def rect(self) -> QRect:
+        """Where the minimap is, in viewport coordinates; empty when it is hidden."""
+        if not self.widget.isVisible():
+            return QRect()
+        return self.widget.geometry().translated(-self._view.viewport().pos())
+
     def set_wanted(self, wanted: bool) -> None:
         """The user's choice (M toggles it); it still hides when small or in the way."""
         self.wanted = wanted

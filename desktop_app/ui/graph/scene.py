@@ -10,27 +10,24 @@ scene whose items move in bulk).
 from __future__ import annotations
 
 from collections.abc import Generator, Iterable, Mapping
-from dataclasses import dataclass
-from math import cos, radians, sin
 from typing import Any
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPainterPathStroker, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QPainter, QPen
 from PySide6.QtWidgets import (
     QGraphicsItem,
-    QGraphicsLineItem,
     QGraphicsPathItem,
     QGraphicsRectItem,
     QGraphicsScene,
 )
 
 from desktop_app.compaction.audit import CompactionAudit
-from desktop_app.present.audit_words import audit_words
-from desktop_app.present.captions import CaptionSpot
 from desktop_app.present.viewgraph import Node, ViewGraph
 
-from .items import Edge, EdgeLayer, NodeItem, OverviewLayer, edit_link_path, edit_link_pen
+from .audit_bands import AuditBands, build_audit_bands
+from .items import Edge, EdgeLayer, NodeItem, OverviewLayer
 from .layout import RowIndex
+from .links import link_items
 from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
@@ -45,33 +42,6 @@ _DISCARD_DELAY_MS = 50
 _GROW_ROWS = 8
 
 Positions = Mapping[Any, tuple[float, float]]
-
-
-@dataclass(frozen=True)
-class BandCaption:
-    """Screen-size words of the audit (a band's, the cut line's, the split turn's): what they label
-    as a scene rectangle, and where on it they go; the view pins them inside the viewport
-    (:mod:`desktop_app.present.captions`, painted by :mod:`.audit_captions`)."""
-
-    text: str
-    color: QColor
-    target: QRectF
-    spot: CaptionSpot
-
-
-class AuditBands:
-    """The overlay for one compaction: which nodes are in which band, the items drawing it and the
-    captions the view paints over it."""
-
-    def __init__(
-        self, audit: CompactionAudit, summarized: list[Node], kept: list[Node], split_entry: str | None = None
-    ) -> None:
-        self.audit = audit
-        self.summarized_nodes = summarized
-        self.kept_nodes = kept
-        self.split_entry = split_entry  #: where the split turn starts (marked), or ``None``
-        self.items: list[QGraphicsItem] = []
-        self.captions: list[BandCaption] = []
 
 
 class StretchLayer(QGraphicsItem):
@@ -497,45 +467,16 @@ class GraphScene(QGraphicsScene):
         return any(node in link for link in (*self.graph.summary_links, *self.graph.edit_links))
 
     def _rebuild_links(self) -> None:
-        """Dashed edges from Arbor-made branch summaries to the leaf they abandoned."""
+        """Dashed edges from Arbor-made branch summaries to the leaf they abandoned, and pi 1.6.0's
+        context edits to the entries they edit (:func:`.links.link_items`)."""
         self._links_key = self._links_key_now()
         for item in self.links:
             self.removeItem(item)
-        self.links.clear()
-        spec = self.graph_style.spec
-        pen = QPen(self.graph_style.summary_link, 2.0, Qt.PenStyle.DashLine)
-        for source, target in self.graph.summary_links:
-            if source not in self.positions or target not in self.positions or source == target:
-                continue
-            sx, sy = self.positions[source]
-            tx, ty = self.positions[target]
-            start = QPointF(sx + (spec.node_width / 2 if tx >= sx else -spec.node_width / 2), sy)
-            end = QPointF(tx + (-spec.node_width / 2 - 4 if tx >= sx else spec.node_width / 2 + 4), ty)
-            path = QPainterPath(start)
-            bend = max(abs(end.x() - start.x()) * 0.5, 60.0)
-            sign = 1 if end.x() >= start.x() else -1
-            path.cubicTo(
-                QPointF(start.x() + sign * bend, start.y()), QPointF(end.x() - sign * bend, end.y()), end
-            )
-            head = _arrow_head(path, 9.0)
-            path.addPolygon(head)
-            item = QGraphicsPathItem(path)
-            item.setPen(pen)
-            item.setZValue(0.5)
-            item.setToolTip("branch summary → the branch it abandoned")
-            self.addItem(item)
-            self.links.append(item)
         extent = self._measured_extent()
         middle = (extent[0] + extent[2]) / 2 if extent is not None else 0.0
-        for source, target in self.graph.edit_links:  # pi 1.6.0: a context edit → the entry it edits
-            if source in self.positions and target in self.positions and source != target:
-                ends = self.positions[source], self.positions[target]
-                link = QGraphicsPathItem(edit_link_path(*ends, spec.node_width / 2, outward=ends[0][0] < middle))
-                link.setPen(edit_link_pen(self.graph_style))
-                link.setZValue(0.5)
-                link.setToolTip("context edit → the entry it omits or replaces in the context")
-                self.addItem(link)
-                self.links.append(link)
+        self.links[:] = link_items(self.graph, self.positions, self.graph_style, middle)
+        for item in self.links:
+            self.addItem(item)
 
     def _forget_positions(self) -> None:
         """New positions: what was measured of the old ones goes; the row index is made again on
@@ -615,114 +556,11 @@ class GraphScene(QGraphicsScene):
         """Dim the summarized entries, outline the kept tail, draw the cut line; mark where a split
         turn starts (``split_entry``). Lines and words keep their screen size at any zoom."""
         self.clear_audit()
-        node_of: Mapping[str, Node] = self.graph.node_of
-        summarized = _unique(node_of[i] for i in audit.summarized_ids if i in node_of)
-        kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
-        bands = AuditBands(audit, summarized, kept, split_entry)
-        style = self.graph_style
-        words = audit_words(
-            len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
-            keeps_nothing=audit.keeps_nothing,
-        )
-        placed_summarized = [n for n in summarized if n in self.positions]
-        placed_kept = [n for n in kept if n in self.positions]
-        if placed_summarized:
-            path = self._band_path(placed_summarized)
-            item = QGraphicsPathItem(path)
-            item.setPen(QPen(Qt.PenStyle.NoPen))
-            item.setBrush(style.dim)
-            item.setZValue(2.0)
-            bands.items.append(item)
-            bands.captions.append(BandCaption(words.summarized_band, style.muted, path.boundingRect(), "band"))
-        elif not audit.summarized_ids:  # nothing new: the previous compaction's summary was updated
-            previous = node_of.get(audit.previous_compaction_id) if audit.previous_compaction_id else None
-            anchor = previous if previous is not None and previous in self.positions else node_of.get(audit.compaction_id)
-            if anchor is not None and anchor in self.positions:  # the summary updated, else the compaction itself
-                bands.captions.append(BandCaption(words.summarized_band, style.muted, self.node_rect(anchor), "band"))
-        if placed_kept:
-            path = self._band_path(placed_kept)
-            item = QGraphicsPathItem(path)
-            pen = QPen(style.kept, 3.0, Qt.PenStyle.DashLine)
-            pen.setCosmetic(True)
-            item.setPen(pen)
-            fill = QColor(style.kept)
-            fill.setAlpha(22)
-            item.setBrush(fill)
-            item.setZValue(2.0)
-            bands.items.append(item)
-            bands.captions.append(BandCaption(words.kept_band, style.kept, path.boundingRect(), "band"))
-        cut = self._cut_line(audit, placed_summarized, placed_kept)
-        if cut is not None:
-            bands.items.append(cut)
-            bands.captions.append(BandCaption(words.cut, style.cut, QRectF(cut.line().p1(), cut.line().p2()), "line"))
-        split_node = node_of.get(split_entry) if split_entry and audit.is_split_turn else None
-        if split_node is not None and split_node in self.positions:
-            bands.captions.append(BandCaption(words.split, style.cut, self.node_rect(split_node), "left"))
+        bands = build_audit_bands(audit, split_entry, self.graph, self.positions, self.graph_style)
         for band_item in bands.items:
             self.addItem(band_item)
         self.bands = bands
         return bands
-
-    def _band_path(self, nodes: list[Node]) -> QPainterPath:
-        """One rounded box per straight run of the path, joined where the path changes column."""
-        spec = self.graph_style.spec
-        pad_x, pad_y = 12.0, 10.0
-        path = QPainterPath()
-        path.setFillRule(Qt.FillRule.WindingFill)
-        joints = QPainterPath()
-        runs: list[list[tuple[float, float]]] = []
-        for node in nodes:
-            x, y = self.positions[node]
-            if runs and runs[-1][-1][0] == x and abs(runs[-1][-1][1] - y) <= spec.row * 1.01:
-                runs[-1].append((x, y))
-            else:
-                if runs:
-                    joints.moveTo(*runs[-1][-1])
-                    joints.lineTo(x, y)
-                runs.append([(x, y)])
-        for run in runs:
-            x = run[0][0]
-            top = min(y for _, y in run) - spec.node_height / 2 - pad_y
-            bottom = max(y for _, y in run) + spec.node_height / 2 + pad_y
-            path.addRoundedRect(
-                QRectF(x - spec.node_width / 2 - pad_x, top, spec.node_width + 2 * pad_x, bottom - top),
-                12,
-                12,
-            )
-        if not joints.isEmpty():
-            stroker = QPainterPathStroker()
-            stroker.setWidth(spec.node_height)
-            path.addPath(stroker.createStroke(joints))
-        return path.simplified() if len(runs) > 1 else path
-
-    def _cut_line(self, audit: CompactionAudit, summarized: list[Node], kept: list[Node]) -> QGraphicsLineItem | None:
-        """The dashed cut line between the last summarized and the first kept entry (its words are a
-        caption the view pins on screen)."""
-        spec = self.graph_style.spec
-        node_of: Mapping[str, Node] = self.graph.node_of
-        after = node_of.get(audit.cut_after_id) if audit.cut_after_id else None
-        before = node_of.get(audit.cut_before_id) if audit.cut_before_id else None
-        if before is None or before not in self.positions:
-            return None
-        by = self.positions[before][1]
-        if (
-            after is not None
-            and after in self.positions
-            and after != before
-            and self.positions[after][1] < by
-        ):
-            y = (self.positions[after][1] + by) / 2
-        else:
-            y = by - spec.row / 2
-        xs = [self.positions[n][0] for n in summarized + kept + [before] if n in self.positions]
-        left = min(xs) - spec.node_width / 2 - 30
-        right = max(xs) + spec.node_width / 2 + 30
-        line = QGraphicsLineItem(left, y, right, y)
-        pen = QPen(self.graph_style.cut, 2.4, Qt.PenStyle.DashLine)
-        pen.setCosmetic(True)  # as thick far out as near
-        line.setPen(pen)
-        line.setZValue(3.0)
-        return line
 
     # ------------------------------------------------------------------------------- queries
 
@@ -740,21 +578,3 @@ class GraphScene(QGraphicsScene):
         x, y = self.positions[node]
         spec = self.graph_style.spec
         return QRectF(x - spec.node_width / 2, y - spec.node_height / 2, spec.node_width, spec.node_height)
-
-
-def _unique(nodes: Iterable[Node]) -> list[Node]:
-    seen: set[Node] = set()
-    out: list[Node] = []
-    for node in nodes:
-        if node not in seen:
-            seen.add(node)
-            out.append(node)
-    return out
-
-
-def _arrow_head(path: QPainterPath, size: float) -> QPolygonF:
-    end = path.pointAtPercent(1.0)
-    a = radians(path.angleAtPercent(0.98))
-    back = QPointF(end.x() - size * cos(a), end.y() + size * sin(a))
-    normal = QPointF(size * 0.5 * sin(a), size * 0.5 * cos(a))
-    return QPolygonF([end, back + normal, back - normal, end])

@@ -3,148 +3,67 @@
 What the canvas shows and what an input means are decided in ``present/`` (no Qt): the view
 graph and its folds (:class:`ViewGraphModel`), the selection and the folds a compaction's audit
 opens (:class:`Selection`), find (:class:`GraphSearch`), what a click, double-click, key or drag
-means (:class:`GraphController`) and the hover text (:func:`preview_html`). This class renders
-their state in a :class:`GraphScene`, forwards Qt input to them, executes the commands it gets
-back, and keeps the viewport (zoom, scroll, minimap) in step.
+means (:class:`GraphController`, :mod:`~desktop_app.present.canvas_gestures`) and the hover text
+(:func:`preview_html`). This class owns the scene and the session, keeps the automation surface
+(DESIGN.md §7.1), and hands each job to a small piece beside it:
+
+- :mod:`.updates` — session events → the scene; the tidy tree now, ``dot`` from a child process;
+- :mod:`.whole_graph` — a big session's neighbourhood first, its whole graph from a worker thread;
+- :mod:`.canvas_input` — Qt keys, mouse, wheel, pinch and tooltips → the commands they mean, carried out;
+- :mod:`.viewport` — zoom, fit, centre, reveal, and where nodes are in viewport pixels;
+- :mod:`.selecting` and :mod:`.canvas_find` — the selection and find shown on the scene;
+- :mod:`.overlay` — labels, the audit's captions and the heat strip, painted in screen pixels;
+- :mod:`.minimap` and :mod:`.follow` — the minimap and following the leaf.
 
 Data flows one way: session events → ``ViewGraphModel.apply`` → a :class:`GraphDelta` → the
 scene. The view never changes the session: it *asks* through ``node_activated`` ("make this the
 leaf"), and the window decides (through the agent).
-
-Layout never runs on the UI thread beyond the O(n) tidy tree: the ``dot`` layout runs in a child
-process (:class:`Layouter`) and its result comes back through a queued Qt signal, tagged with a
-generation number so a stale result is dropped instead of applied.
-
-A big session (``neighbourhood_min_entries`` entries or more) opens on the active leaf's
-neighbourhood (:mod:`desktop_app.present.neighbourhood`): a small view graph built and laid out in
-milliseconds at any size. The whole view graph and its tidy tree are built on a worker thread (pure
-Python over the session's dicts, ~1–2 s at 100,000 entries) once the first picture has been
-painted, and swapped in with the leaf (or the selection) kept where it was on screen. Session
-events that arrive meanwhile restart that build, so the swapped-in graph is never stale.
 """
 
 from __future__ import annotations
 
-import gc
 import logging
-import threading
-import time
-from collections.abc import Callable, Generator, Iterable
-from concurrent.futures import Future
+from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, QSizeF, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPainter, QResizeEvent, QWheelEvent
-from PySide6.QtWidgets import QGestureEvent, QGraphicsView, QPinchGesture, QToolTip, QWidget
+from PySide6.QtWidgets import QGraphicsView, QWidget
 
-from desktop_app.compaction.audit import CompactionAudit, audit_compaction, branch_summary_info
-from desktop_app.present.audit_words import turn_start
-from desktop_app.present.chat_feed import session_profile
-from desktop_app.present.filters import check_mode, is_visible, next_mode
-from desktop_app.present.graph_controller import (
-    Activate,
-    ClearSearch,
-    Collapse,
-    Expand,
-    GraphCommand,
-    GraphController,
-    Key,
-    MoveLeaf,
-    Select,
-    Zoom,
-)
-from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.filters import check_mode, next_mode
+from desktop_app.present.graph_model import ViewGraphModel
 from desktop_app.present.lod import (
-    GROUPS_SCALE,
     Detail,
     Marks,
     Placed,
     Rect,
     detail_for,
-    node_marks,
-    update_marks,
 )
 from desktop_app.present.navigation import visible_order
-from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
-from desktop_app.present.preview import preview_html
-from desktop_app.present.search import GraphSearch
-from desktop_app.present.selection import Selection
-from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
-from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
+from desktop_app.present.neighbourhood import NeighbourhoodLimits
+from desktop_app.present.node_preview import node_preview
+from desktop_app.present.viewgraph import Node, ViewGraph
+from desktop_app.session import SessionView
 
-from .audit_captions import AuditCaptionPainter
+from .canvas_find import CanvasFind
+from .canvas_input import CanvasInput
 from .follow import LeafFollower
-from .heat import HeatStrip
-from .labels import LabelPainter
-from .layout import DOT_NODE_LIMIT, Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
+from .layout import DOT_NODE_LIMIT, Layouter
 from .minimap import MinimapBinding
+from .overlay import CanvasOverlay
 from .scene import GraphScene
+from .selecting import CanvasSelection
 from .style import GraphStyle, default_style
+from .updates import GraphUpdates
+from .viewport import ViewportController
+from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
 
-__all__ = ["GraphView"]
+__all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "GraphView"]
 
 log = logging.getLogger(__name__)
 
 
-def _release_elsewhere(holder: list[object], delay: float = 1.0) -> None:
-    """Empty ``holder`` on a worker thread after ``delay`` seconds: when it holds the last
-    reference to a replaced graph model, deallocating its nodes, anchors and texts (~20 ms at
-    100,000 entries) happens there, not in the branch switch that replaced it. The delay lets the
-    canvas, labels and minimap let go of the old graph first. Plain Python data only: a view
-    graph model holds no Qt object."""
-
-    def drop() -> None:
-        time.sleep(delay)
-        holder.clear()
-
-    threading.Thread(target=drop, name="arbor-release", daemon=True).start()
-
-_MIN_ZOOM = 0.005  # the overview layer keeps even a 100,000-entry fit cheap
-_MAX_ZOOM = 3.0
-_OVERVIEW_ZOOM = GROUPS_SCALE  # far out the overview layer draws the graph in bulk, landmarks on top
-
-_KEYS = {
-    Qt.Key.Key_Up: Key.UP,
-    Qt.Key.Key_Down: Key.DOWN,
-    Qt.Key.Key_PageUp: Key.PAGE_UP,
-    Qt.Key.Key_PageDown: Key.PAGE_DOWN,
-    Qt.Key.Key_Home: Key.HOME,
-    Qt.Key.Key_End: Key.END,
-    Qt.Key.Key_Left: Key.LEFT,
-    Qt.Key.Key_Right: Key.RIGHT,
-    Qt.Key.Key_Return: Key.ENTER,
-    Qt.Key.Key_Enter: Key.ENTER,
-    Qt.Key.Key_Escape: Key.ESCAPE,
-    Qt.Key.Key_Plus: Key.ZOOM_IN,
-    Qt.Key.Key_Equal: Key.ZOOM_IN,
-    Qt.Key.Key_Minus: Key.ZOOM_OUT,
-}
-
 _EMPTY = ViewGraph(nodes={}, parent={}, children={}, roots=[])
-#: What the graph-build worker leaves: the whole graph's model, its tidy positions, or an error.
-_Built = tuple[ViewGraphModel | None, Positions | None, str | None]
-
-#: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
-#: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
-NEIGHBOURHOOD_MIN_ENTRIES = 6_000
-#: Builds restarted because the session changed under them before the whole graph is built on the
-#: UI thread instead (a session streaming from the first second on must still get its graph).
-_MAX_BUILD_RESTARTS = 2
-#: If the canvas is hidden (never painted), the whole graph's build starts this long after opening.
-_BUILD_START_MS = 250
-#: A shown canvas waits this much longer for its first paint before the build starts anyway.
-_PICTURE_WAIT_MS = 2_000
-#: How often a whole-graph build waiting for a replaced picture's deletion looks again.
-_BUILD_AFTER_DISCARD_MS = 20
-#: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
-_SWAP_STEP = 600
-
-
-class _Bridge(QObject):
-    """Queued hops onto the UI thread: session events (any thread) and dot results (a worker)."""
-
-    session_event = Signal(object)
-    dot_done = Signal(int, object, object)
 
 
 class GraphView(QGraphicsView):
@@ -182,6 +101,7 @@ class GraphView(QGraphicsView):
         neighbourhood_limits: NeighbourhoodLimits | None = None,
     ) -> None:
         super().__init__(parent)
+        self._input = CanvasInput(self, self)  #: what a key, click, wheel or gesture means (first: Qt sends events at once)
         self._style = style or default_style()
         self._scene = GraphScene(self._style)
         self.setScene(self._scene)
@@ -196,481 +116,101 @@ class GraphView(QGraphicsView):
         self.viewport().grabGesture(Qt.GestureType.PinchGesture)
 
         self._layouter = Layouter(self._style.spec, dot_node_limit)
-        self._use_dot = use_dot
         self._filter = check_mode(filter_mode)
         self._folding = folding
         self._session: SessionView | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
-        self._generation = 0
-        self._layout_kind = "none"
-        self._selection: Selection[CompactionAudit] = Selection(self._audit_of)
-        self._search = GraphSearch()
-        self._controller = GraphController()
         self._order: list[Node] | None = None
-        self._neighbourhood_min = neighbourhood_min_entries
-        self._neighbourhood_limits = neighbourhood_limits or NeighbourhoodLimits()
-        #: the model holds only the leaf's neighbourhood; the whole graph is on its way
-        self._partial = False
-        self._build_generation = 0
-        self._build_state = "idle"  #: idle, waiting (for the first paint), running, swapping
-        self._build_restarts = 0
-        self._events_during_build = False
-        self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
-        self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
-        #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
-        #: (:meth:`after_picture`), and so does the whole graph's build.
-        self._picture_pending = False
-        self._after_picture: list[Callable[[], None]] = []
-        self._picture_timer = QTimer(self)  #: a hidden canvas is never painted: go on without it
-        self._picture_timer.setSingleShot(True)
-        self._picture_timer.timeout.connect(self._picture_overdue)
-        self._picture_waited = False
+        self._build = WholeGraphBuild(self, self, neighbourhood_min_entries, neighbourhood_limits)
 
-        self._bridge = _Bridge(self)
-        self._bridge.session_event.connect(self._on_session_event)
-        self._bridge.dot_done.connect(self._on_dot_done)
-        self._build_result: tuple[int, Future[_Built]] | None = None
-        self._build_poll = QTimer(self)  #: polls the worker's result (see :meth:`_start_full_build`)
-        self._build_poll.setInterval(15)
-        self._build_poll.timeout.connect(self._poll_build)
-
-        self._minimap = MinimapBinding(self, self._style, self._scene, self._minimap_avoid, self._leaf_at)
-        self._minimap.widget.navigated.connect(self._user_moved)
-        self._follower = LeafFollower(self, self._leaf_box, lambda: [self.minimap_rect()])
+        self._camera = ViewportController(
+            self,
+            self._scene,
+            lambda: self._selection.node,
+            lambda: self.graph().leaf_node,
+            lambda: self._overlay.labels.placed,
+            lambda: self._minimap.follow_viewport(),
+        )
+        camera = self._camera
+        self._minimap = MinimapBinding(self, self._style, self._scene, camera.minimap_avoid, camera.leaf_at)
+        self._minimap.widget.navigated.connect(self.user_moved)
+        self._picked = CanvasSelection(self, self._scene, camera, self._minimap)
+        self._selection = self._picked.state
+        self._find = CanvasFind(self, self._scene, self._picked)
+        self._follower = LeafFollower(self, camera.leaf_box, lambda: [self.minimap_rect()])
         self._follower.jump_requested.connect(self.jump_to_leaf)
-        self._press_scroll: tuple[int, int] | None = None  #: scroll values when the left button went down
-        self._labels = LabelPainter(self._style)
-        self._captions = AuditCaptionPainter(self._style)  #: the audit's words, pinned on screen
-        self._labels_version = -1
-        self._marks = Marks()
-        self._marks_version = -1
-        self._marks_leaf: Node | None = None  #: the graph's leaf node when the marks were made
-        self._marks_name: str | None = None
-        #: appends since the marks were made: (scene version before, after, nodes whose mark may differ)
-        self._marks_pending: tuple[int, int, set[Node]] | None = None
-        self._last_seen = QRectF()
-        self._heat = HeatStrip()  #: context lens tokens per entry, while it shows
+        self._overlay = CanvasOverlay(
+            self,
+            self._scene,
+            self._style,
+            lambda: self._session.get_session_name() if self._session is not None else None,
+            self.minimap_rect,
+        )
+        self._heat = self._overlay.heat  #: context lens tokens per entry, while it shows
+        self._updates = GraphUpdates(
+            self, self, scene=self._scene, style=self._style, layouter=self._layouter, picked=self._picked, find=self._find,
+            overlay=self._overlay, camera=camera, minimap=self._minimap, follower=self._follower,
+            build=self._build, use_dot=use_dot,
+        )  # fmt: skip
         self._scene.show_graph(_EMPTY, {})
 
     # ================================================================================ session
 
     def set_session(self, session: SessionView | None) -> None:
         """Show ``session``'s tree and follow its changes (``None`` empties the canvas)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
-        self._layouter.cancel()
-        self._cancel_build()
-        if self._picture_pending:  # the old session's picture will never come: its work goes on
-            self._picture_painted()
         self._session = session
-        self._selection.reset()
-        self._search = GraphSearch()
-        if session is None:
-            self._model = None
-            self._generation += 1
-            self._scene.show_graph(_EMPTY, {})
-            self._minimap.redraw_now(self.graph())
-            return
-        # The loaded session (millions of objects at 100,000 entries) out of the cyclic GC's sight
-        # now: SessionManager.open freezes it only when automatic collection is on, and the app's
-        # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
-        gc.freeze()
-        if self._big():  # the leaf's neighbourhood now, the whole graph from a worker thread
-            self._show_neighbourhood(set())
-        else:
-            self._model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
-            self._relayout()
-        self._unsubscribe = session.subscribe(self._bridge.session_event.emit)
-        self.resetTransform()
-        self._follower.resume()
-        self.center_on_leaf()
-
-    def _big(self) -> bool:
-        """The session is big enough to show the leaf's neighbourhood first (module docstring)."""
-        session = self._session
-        limit = self._neighbourhood_min
-        return session is not None and limit is not None and len(session.index.by_id) >= limit
-
-    def _show_neighbourhood(self, expanded: set[str]) -> None:
-        """The session leaf's neighbourhood now (folds ``expanded`` kept), the whole graph after
-        the next paint. The selection follows its entry, or comes back with the whole graph."""
-        assert self._session is not None
-        session = self._session
-        entry = self.selected_entry() if self._model is not None else None
-        self._cancel_build()
-        ids = leaf_neighbourhood(session.index, session.leaf_id, self._neighbourhood_limits)
-        part = sub_index(session.index, ids)
-        # Freeing a whole 100,000-entry graph, its marks and labels took ~30 ms of a far switch.
-        retired: list[object] = [self._model, self._marks, *self._labels.take_graph()]
-        self._model, self._marks = None, Marks()
-        self._marks_pending, self._marks_version, self._labels_version = None, -1, -1
-        _release_elsewhere(retired)
-        self._model = ViewGraphModel(part, session.leaf_id, self._filter, self._folding, expanded)
-        self._selection.follow(self._model, entry)
-        self._reselect = entry if self._selection.node is None else None
-        self._partial = True
-        self._relayout()
-        self._build_restarts = 0
-        self._build_state = "waiting"  # starts after the first paint: the picture comes first
-        self._picture_pending, self._picture_waited = True, False
-        self._picture_timer.start(_BUILD_START_MS)
-
-    def after_picture(self, work: Callable[[], None]) -> None:
-        """Run ``work`` on a later event-loop turn, after the leaf's neighbourhood is painted if it
-        is waiting to be (a big session just opened or switched far). What the window does besides
-        the graph (the context meter, the chat's sibling arrows: each a walk of the whole path,
-        ~0.1-0.2 s at 100,000 entries) would otherwise run before the picture's paint."""
-        if self._picture_pending:
-            self._after_picture.append(work)
-        else:
-            QTimer.singleShot(0, self, work)
-
-    def _picture_painted(self) -> None:
-        """The first picture is on screen (or never will be): the waiting work, then the build."""
-        self._picture_pending = False
-        self._picture_timer.stop()
-        waiting, self._after_picture = self._after_picture, []
-        for work in waiting:
-            QTimer.singleShot(0, self, work)
-        if self._build_state == "waiting":
-            QTimer.singleShot(0, self, self._start_full_build)
-
-    def _picture_overdue(self) -> None:
-        if self._picture_pending and self.isVisible() and not self._picture_waited:
-            self._picture_waited = True  # shown: its paint is on the way, unless the loop is busy
-            self._picture_timer.start(_PICTURE_WAIT_MS)
-            return
-        self._picture_painted()
-
-    def _leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
-        """Whether the model can move the leaf without rebuilding (a restyle of two paths).
-
-        A hint only, mirroring ``ViewGraphModel.set_leaf``'s fast path: a wrong "cheap" costs a
-        rebuild on this thread, a wrong "not cheap" a neighbourhood and a build on the worker."""
-        assert self._model is not None and self._session is not None
-        graph = self._model.graph
-        if leaf_id is not None:
-            rep = graph.anchor.get(leaf_id)
-            if leaf_id not in graph.anchor or (rep is not None and not isinstance(graph.node_of.get(rep), str)):
-                return False
-        index, old = self._session.index, self._model.leaf_id
-        for entry_id in (old, leaf_id):
-            entry = index.by_id.get(entry_id) if entry_id is not None else None
-            if entry is not None and is_visible(entry, self._filter, old, index.labels) != is_visible(
-                entry, self._filter, leaf_id, index.labels
-            ):
-                return False
-        return True
+        self._find.reset()
+        self._updates.show(session)
 
     def shutdown(self) -> None:
         """Stop following the session and kill any layout child (call when the window closes)."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-            self._unsubscribe = None
+        self._updates.close()
         self._layouter.close()
-        self._cancel_build()
 
     # ================================================================================ whole graph
 
     @property
     def partial(self) -> bool:
         """Only the leaf's neighbourhood is shown; the whole graph is being built."""
-        return self._partial
+        return self._build.partial
 
-    def _cancel_build(self) -> None:
-        self._build_generation += 1  # a running build's result is dropped when it arrives
-        self._build_state = "idle"
-        self._partial = False
-        self._build_result = None
-        self._build_poll.stop()
-        if self._swap is not None:
-            self._swap[1].close()  # the half-made items go; the picture on screen stays
-            self._swap = None
+    @property
+    def _build_state(self) -> str:
+        return self._build.state
 
-    def _start_full_build(self) -> None:
-        """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
-        if self._build_state != "waiting" or self._session is None or self._model is None:
-            return
-        if self._scene.discarding:
-            # Not while a replaced picture is being deleted: the build holds the GIL, and each of
-            # the deletion's Qt calls waits for it again (500 deletions took 0.4-0.7 s that way,
-            # the window frozen, after a far switch at 100k). The deleting is done in ~0.1 s.
-            QTimer.singleShot(_BUILD_AFTER_DISCARD_MS, self, self._start_full_build)
-            return
-        self._build_state = "running"
-        self._build_generation += 1
-        generation = self._build_generation
-        self._events_during_build = False
-        index, leaf = self._session.index, self._session.leaf_id
-        mode, folding, expanded = self._filter, self._folding, set(self._model.expanded)
-        spec = self._style.spec
-        # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
-        # thread): it leaves its result in a plain Future the UI thread polls.
-        result: Future[_Built] = Future()
+    def after_picture(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on a later event-loop turn, after the leaf's neighbourhood is painted if it
+        is waiting to be (see :meth:`WholeGraphBuild.after_picture`)."""
+        self._build.after_picture(work)
 
-        def build() -> None:
-            try:
-                model = ViewGraphModel(index, leaf, mode, folding, expanded)
-                positions = tidy_tree_layout(model.graph, spec)
-            except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
-                result.set_result((None, None, f"{type(exc).__name__}: {exc}"))
-                return
-            result.set_result((model, positions, None))
+    def forget_graph(self) -> list[object]:
+        """Let go of the graph model and what is made from it (a far switch replaces them); returns
+        them, for :class:`WholeGraphBuild` to free off the UI thread."""
+        self._model = None
+        return self._overlay.forget_graph()
 
-        self._build_result = (generation, result)
-        threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
-        self._build_poll.start()
-
-    def _poll_build(self) -> None:
-        pending = self._build_result
-        if pending is None:
-            self._build_poll.stop()
-            return
-        generation, result = pending
-        if not result.done():
-            return
-        self._build_poll.stop()
-        self._build_result = None
-        model, positions, error = result.result()
-        self._on_full_done(generation, model, positions, error)
-
-    def _on_full_done(
-        self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
-    ) -> None:
-        if generation != self._build_generation or self._session is None or self._model is None:
-            return  # superseded (another session, or a restarted build)
-        if model is None or positions is None or self._events_during_build:
-            self._rebuild_whole(error)
-            return
-        self._build_state = "swapping"
-        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, _SWAP_STEP))
-        self._swap_step()
-
-    def _rebuild_whole(self, error: str | None) -> None:
-        """The build failed or went stale: again on the worker, or (after a few tries) right here."""
-        if self._swap is not None:
-            self._swap[1].close()
-            self._swap = None
-        if self._build_restarts < _MAX_BUILD_RESTARTS:
-            self._build_restarts += 1
-            self._build_state = "waiting"
-            self._start_full_build()
-            return
-        assert self._session is not None
-        log.info("graph build: %s; building on the UI thread", error or "the session kept changing")
-        session = self._session
-        model = ViewGraphModel(session.index, session.leaf_id, self._filter, self._folding)
-        self._build_state = "swapping"
-        positions = tidy_tree_layout(model.graph, self._style.spec)
-        self._swap = (model, self._scene.show_graph_in_steps(model.graph, positions, 0))
-        self._events_during_build = False
-        self._swap_step()
-
-    def _swap_step(self) -> None:
-        """Make the next slice of the whole graph's items; the last one swaps them in."""
-        if self._swap is None or self._model is None:
-            return
-        if self._events_during_build:  # the session moved on: what is being made is stale
-            self._rebuild_whole(None)
-            return
-        model, steps = self._swap
-        entry = self.selected_entry()
-        anchor: tuple[Node, QPoint] | None = None
-        for old in (self._selection.node, self._leaf_node()):
-            if old is not None and old in self._scene.positions:
-                view = self.graph().nodes.get(old)
-                new = model.node_for_entry(view.entry_id) if view is not None else None
-                if new is not None:
-                    anchor = (new, self.mapFromScene(QPointF(*self._scene.positions[old])))
-                    break
-        try:
-            next(steps)
-        except StopIteration:
-            pass
-        else:
-            QTimer.singleShot(0, self, self._swap_step)
-            return
-        self._swap = None
-        self._build_state = "idle"
-        self._partial = False
-        self._swap_in(model, entry, anchor)
-
-    def _swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
-        """The whole graph's items are on screen: adopt its model; the selection (else the leaf)
-        keeps its place on screen."""
-        folds = self._model.expanded if self._model is not None else set()
+    def adopt_model(self, model: ViewGraphModel, entry: str | None) -> None:
+        """Show ``model`` (laid out by the caller); the selection follows ``entry``."""
         self._model = model
-        self._generation += 1
-        generation = self._generation
-        if model.expanded != folds:  # runs were unfolded while the build ran
-            model.set_expanded(folds)
-            self._scene.show_graph(model.graph, tidy_tree_layout(model.graph, self._style.spec))
-        self._layout_kind = "tidy"
-        self._order = None
-        self._selection.follow(model, entry or self._reselect)
-        self._reselect = None
-        self._restore_selection()
-        self._rematch()
-        if anchor is not None:
-            self._restore_anchor(anchor)
-        else:
-            self.center_on_leaf()
-        self._follower.follow()
-        self._minimap.redraw(model.graph)
-        # The whole graph, its items and marks are ~360,000 objects the cyclic GC would walk in
-        # each full collection (85 ms at 100,000 entries, the first one while a reply streams):
-        # out of its sight they go, as the loaded session's did (SessionManager.open); still freed
-        # by reference counting when replaced. A garbage cycle already among them stays.
-        gc.freeze()
-        self.layout_applied.emit("tidy")
+        self._selection.follow(model, entry)
 
-        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
-            self._bridge.dot_done.emit(generation, result, error)
+    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+        """The whole graph's items are on screen: adopt its model (see :meth:`GraphUpdates.swap_in`)."""
+        self._updates.swap_in(model, entry, anchor)
 
-        self._layouter.start_dot(model.graph, done, self._use_dot)
+    def set_model(self, model: ViewGraphModel | None) -> None:
+        self._model = model
 
     def paintEvent(self, event: Any) -> None:  # noqa: N802 (Qt API)
         super().paintEvent(event)
-        if self._picture_pending or self._build_state == "waiting":  # the first picture is on screen
-            self._picture_painted()
-
-    def _on_session_event(self, event: SessionEvent) -> None:
-        if self._model is None or self._session is None:
-            return
-        if isinstance(event, LeafMoved | Reloaded) or (
-            isinstance(event, EntryAppended) and event.entry.get("parentId") != self._model.leaf_id
-        ):  # arrows, undo, the menu, the API, a regenerated reply, a branch summary: the new leaf comes into view
-            self._follower.resume()
-        self._apply_event(event)
-        self._follower.follow()
-
-    def _apply_event(self, event: SessionEvent) -> None:
-        assert self._model is not None and self._session is not None
-        if isinstance(event, LeafMoved) and (self._partial or self._big()):
-            if self._partial or not self._leaf_move_is_cheap(event.leaf_id):  # a branch switch far away
-                self._show_neighbourhood(set(self._model.expanded))
-                return
-        if self._partial:  # the whole graph being built may not have it: build again when done
-            self._events_during_build = True
-            return
-        delta = self._model.apply(event, self._session.index)
-        if delta.texts_changed:
-            self._search.forget_texts()
-        if delta.rebuilt:
-            self._after_rebuild(delta)
-        elif delta.added or delta.removed:
-            self._apply_append(delta)
-        elif delta.changed:
-            before = self._scene.version
-            self._scene.refresh(self._model.graph, delta.changed)
-            self._note_marks(before, delta.changed)
-            self._order = None
-            self._minimap.touch(self._model.graph, delta.changed)
-
-    def _apply_append(self, delta: GraphDelta) -> None:
-        assert self._model is not None
-        graph = self._model.graph
-        scene = self._scene
-        before = scene.version
-        for node in delta.removed:
-            scene.remove_node(node)
-        self._selection.drop_if_gone(self._model)
-        for node in delta.added:
-            scene.add_node(graph, node, place_new_node(scene.positions, graph, node, self._style.spec, scene.rows))
-        scene.refresh(graph, delta.changed)
-        # the removed too: update_marks then knows every node that went (its quick way for appends)
-        self._note_marks(before, [*delta.added, *delta.changed, *delta.removed, *(graph.parent_of(n) for n in delta.added)])
-        self._order = None
-        self._rematch()
-        if delta.removed:  # a dot cannot be taken off the picture: draw it again
-            self._minimap.redraw(self._model.graph)
-        else:
-            self._minimap.touch(self._model.graph, [*delta.changed, *delta.added])  # in the graph's order
-        self.layout_applied.emit("incremental")
-
-    def _after_rebuild(self, delta: GraphDelta) -> None:
-        if delta.structure_changed:
-            self._relayout()
-        else:
-            assert self._model is not None
-            self._scene.rebind(self._model.graph)
-            self._restore_selection()
-            self._order = None
-            self._minimap.redraw(self._model.graph)
+        self._build.painted()
 
     # ================================================================================ layout
 
-    def _relayout(self) -> None:
+    def relayout(self) -> None:
         """Tidy tree now, ``dot`` in a child process; the canvas keeps its focus point."""
-        assert self._model is not None
-        graph = self._model.graph
-        self._generation += 1
-        generation = self._generation
-        anchor = self._focus_anchor()
-        positions = self._layouter.tidy(graph)
-        self._scene.show_graph(graph, positions)
-        self._layout_kind = "tidy"
-        self._order = None
-        self._restore_selection()
-        self._rematch()
-        self._restore_anchor(anchor)
-        self._minimap.redraw_now(self.graph())
-        self._follower.follow()
-        self.layout_applied.emit("tidy")
-
-        def done(result: Positions | None, error: str | None, generation: int = generation) -> None:
-            self._bridge.dot_done.emit(generation, result, error)
-
-        self._layouter.start_dot(graph, done, self._use_dot and not self._partial)
-
-    def _on_dot_done(self, generation: int, positions: Positions | None, error: str | None) -> None:
-        if generation != self._generation or self._model is None:
-            return  # superseded: a newer graph is on screen
-        if positions is None:
-            log.warning("graph layout: %s; keeping the tidy tree", error)
-            return
-        graph = self._model.graph
-        placed = dict(positions)
-        rows = RowIndex(placed, self._style.spec)
-        for node in graph:  # appended while dot was running
-            if node not in placed:
-                placed[node] = place_new_node(placed, graph, node, self._style.spec, rows)
-                rows.add(node, placed[node])
-        anchor = self._focus_anchor()
-        self._scene.move_to(placed)
-        self._layout_kind = "dot"
-        self._restore_anchor(anchor)
-        self._minimap.redraw(self._model.graph)  # its own event-loop turn: no single long stall
-        self._follower.follow()
-        self.layout_applied.emit("dot")
-
-    def _focus_anchor(self) -> tuple[Node, QPoint] | None:
-        """The node the user is looking at (selection, else leaf) and where it is on screen."""
-        for node in (self._selection.node, self._leaf_node()):
-            if node is not None and node in self._scene.positions:
-                x, y = self._scene.positions[node]
-                return node, self.mapFromScene(QPointF(x, y))
-        return None
-
-    def _restore_anchor(self, anchor: tuple[Node, QPoint] | None) -> None:
-        if anchor is None:
-            return
-        node: Node | None
-        node, screen = anchor
-        if node not in self._scene.positions:
-            node = self._selection.node or self._leaf_node()
-            if node is None or node not in self._scene.positions:
-                return
-            x, y = self._scene.positions[node]
-            self.centerOn(x, y)
-            return
-        x, y = self._scene.positions[node]
-        now = self.mapFromScene(QPointF(x, y))
-        delta = now - screen
-        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + delta.x())
-        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + delta.y())
+        self._updates.relayout()
 
     # ================================================================================ options
 
@@ -680,12 +220,7 @@ class GraphView(QGraphicsView):
     def set_filter(self, mode: str) -> None:
         """One of pi's ``/tree`` modes; folds reset and the selection stays on its entry (pi)."""
         self._filter = check_mode(mode)
-        self._events_during_build |= self._partial  # a whole graph being built has the old mode
-        if self._model is not None:
-            entry = self.selected_entry()
-            delta = self._model.set_filter(mode)
-            self._selection.follow(self._model, entry)
-            self._after_rebuild(delta)
+        self._updates.rebuild(lambda model: model.set_filter(mode))
 
     def cycle_filter(self, step: int = 1) -> str:
         """pi's Ctrl+O / Shift+Ctrl+O; returns the new mode (the window binds the keys)."""
@@ -699,15 +234,14 @@ class GraphView(QGraphicsView):
     def set_folding(self, folding: bool) -> None:
         """Fold linear runs into segment nodes (``True``) or show every visible entry."""
         self._folding = folding
-        self._events_during_build |= self._partial
-        if self._model is not None:
-            entry = self.selected_entry()
-            delta = self._model.set_folding(folding)
-            self._selection.follow(self._model, entry)
-            self._after_rebuild(delta)
+        self._updates.rebuild(lambda model: model.set_folding(folding))
 
     def set_use_dot(self, use_dot: bool) -> None:
-        self._use_dot = use_dot
+        self._updates.use_dot = use_dot
+
+    @property
+    def _use_dot(self) -> bool:
+        return self._updates.use_dot
 
     def set_minimap_visible(self, visible: bool) -> None:
         """The user's choice (the M key toggles it); it still hides when the pane is small or
@@ -720,39 +254,9 @@ class GraphView(QGraphicsView):
     def minimap_widget(self) -> QWidget:
         return self._minimap.widget
 
-    def _minimap_avoid(self) -> list[QRect]:
-        """Viewport rectangles the minimap must not cover: the leaf (its pin, flag and label) and
-        the selected node."""
-        boxes = [self._node_box(node) for node in (self._leaf_node(), self._selection.node)]
-        return [box.toAlignedRect() for box in boxes if box is not None]
-
     def minimap_rect(self) -> QRect:
         """Where the minimap is, in viewport coordinates; empty when it is hidden (DESIGN.md §7.1)."""
-        widget = self._minimap.widget
-        if not widget.isVisible():
-            return QRect()
-        return widget.geometry().translated(-self.viewport().pos())
-
-    def _node_box(self, node: Node | None) -> QRectF | None:
-        """``node``'s box in viewport pixels with its pin and flag, at least 36 px round its centre
-        (far out a box is a dot), and its screen label when it has one."""
-        if node is None or node not in self._scene.positions:
-            return None
-        box = self.mapFromScene(self._scene.node_rect(node).adjusted(-16, -18, 16, 8)).boundingRect()
-        rect = QRectF(box).united(QRectF(QPointF(box.center()) - QPointF(18, 18), QSizeF(36, 36)))
-        for placed in self._labels.placed:
-            if placed.mark.node == node:
-                r = placed.rect
-                rect = rect.united(QRectF(r.x, r.y, r.w, r.h))
-        return rect
-
-    def _leaf_at(self) -> QPointF | None:
-        node = self._leaf_node()
-        at = self._scene.positions.get(node) if node is not None else None
-        return QPointF(*at) if at is not None else None
-
-    def _leaf_box(self) -> QRectF | None:
-        return self._node_box(self._leaf_node())
+        return self._minimap.rect()
 
     # ================================================================================ selection
 
@@ -770,158 +274,52 @@ class GraphView(QGraphicsView):
         ``compaction_selected`` since the audit panel follows what the canvas shows.
         """
         node = self._model.node_for_entry(entry_id) if self._model is not None else None
-        self._select_node(node, center=center, notify=notify)
+        self.select_node(node, center=center, notify=notify)
         return node
 
-    def _select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
-        scene = self._scene
-        previous = self._selection.node
-        if previous is not None and previous in scene.nodes:
-            scene.nodes[previous].set_state(selected=False)
-        if self._model is None:
-            return
-        change = self._selection.select(self._model, node if node in scene.nodes else None)
-        if change.nodes_changed:
-            self._relayout()
-        elif change.graph_changed:
-            self._scene.rebind(self._model.graph)
-        if change.audit_changed or change.audit is not None:
-            if change.audit is None:
-                scene.clear_audit()
-            else:
-                scene.show_audit(change.audit, self._split_turn_start(change.audit))
-            self.compaction_selected.emit(change.audit)
-        selected = self._selection.node
-        if selected is None or selected not in scene.nodes:
-            scene.update_marks()
-            return
-        scene.nodes[selected].set_state(selected=True)
-        scene.update_marks()
-        if center:
-            self._bring_into_view(selected)
-            if notify and not self._leaf_visible():  # keys or a search jump took the view away
-                self._user_moved()
-        self._minimap.place()
-        assert change.entry_id is not None
-        if change.kind == "branch_summary" and self._session is not None:
-            self.branch_summary_selected.emit(branch_summary_info(self._session.index, change.entry_id))
-        if notify and change.kind != "segment":
-            self.node_selected.emit(change.entry_id)
-
-    def _split_turn_start(self, audit: CompactionAudit) -> str | None:
-        """The entry that starts the turn a split compaction cut through (marked on the canvas)."""
-        if not audit.is_split_turn or self._session is None:
-            return None
-        return turn_start(self._session.get_branch(audit.compaction_id), audit.first_kept_entry_id)
-
-    def _audit_of(self, compaction_id: str) -> CompactionAudit:
-        assert self._session is not None
-        return audit_compaction(self._session.index, compaction_id, session_profile(self._session))
-
-    def _restore_selection(self) -> None:
-        node = self._selection.node
-        if node is not None and node in self._scene.nodes:
-            self._scene.nodes[node].set_state(selected=True)
-        elif node is not None:
-            self._selection.node = None
+    def select_node(self, node: Node | None, *, center: bool = False, notify: bool = True) -> None:
+        self._picked.select_node(node, center=center, notify=notify)
 
     def audit_bands(self) -> tuple[list[Node], list[Node]]:
         """The nodes in the summarized and kept bands now on screen (empty when no audit)."""
-        bands = self._scene.bands
-        return (list(bands.summarized_nodes), list(bands.kept_nodes)) if bands is not None else ([], [])
+        return self._picked.audit_bands()
 
     def activate(self, node: Node | None = None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""
-        if self._model is not None:
-            self._execute(self._controller.activate(self._model.graph, node or self._selection.node))
+        self._input.activate(node)
 
     def expand(self, node: Node) -> None:
         """Unfold a segment and select its first entry."""
-        if self._model is None:
-            return
-        first = node.first_id if isinstance(node, SegmentKey) else node
-        delta = self._model.expand(node)
-        self._selection.follow(self._model, first)
-        self._after_rebuild(delta)
+        self._updates.expand(node)
 
     def collapse(self, entry_id: str) -> bool:
         """Fold back the expanded run ``entry_id`` is in; ``False`` if it is in none."""
-        if self._model is None:
-            return False
-        delta = self._model.collapse(entry_id)
-        if not delta.rebuilt:
-            return False
-        self._selection.follow(self._model, entry_id)
-        self._after_rebuild(delta)
-        return True
-
-    def _execute(self, command: GraphCommand | None) -> None:
-        """Carry out what the controller decided an input means."""
-        match command:
-            case None:
-                pass
-            case Select(node=node, center=center):
-                self._select_node(node, center=center, notify=True)
-            case Expand(node=segment):
-                self.expand(segment)
-            case Collapse(entry_id=entry_id):
-                self.collapse(entry_id)
-            case Activate(entry_id=entry_id) | MoveLeaf(entry_id=entry_id):
-                self.node_activated.emit(entry_id)
-            case Zoom(factor=factor):
-                self.zoom_by(factor)
-                self._user_moved()
-            case ClearSearch():
-                self.clear_search()
+        return self._updates.collapse(entry_id)
 
     # ================================================================================ viewing
 
     def zoom(self) -> float:
-        return float(self.transform().m11())
-
-    def _apply_lod(self) -> None:
-        self._scene.set_overview(self.zoom() < _OVERVIEW_ZOOM)
+        return self._camera.zoom()
 
     def scale(self, sx: float, sy: float) -> None:
         super().scale(sx, sy)
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def resetTransform(self) -> None:  # noqa: N802 (Qt API)
         super().resetTransform()
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def setTransform(self, matrix: Any, combine: bool = False) -> None:  # noqa: N802 (Qt API)
         super().setTransform(matrix, combine)
-        self._apply_lod()
+        self._camera.apply_lod()
 
     def zoom_by(self, factor: float) -> None:
-        current = self.zoom()
-        target = min(max(current * factor, _MIN_ZOOM), _MAX_ZOOM)
-        if current > 0 and target != current:
-            self.scale(target / current, target / current)
-            self._minimap.follow_viewport()
+        self._camera.zoom_by(factor)
 
     def fit_all(self) -> None:
         """Everything in view (never magnified beyond 100 %). Following goes on: the leaf is in the
         picture, and kept there if the tree outgrows it."""
-        rect = self._scene.tighten_rect()  # the graph plus its margin: fits without scroll bars
-        if not self._scene.positions or rect.isEmpty():
-            return
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        viewport = self.viewport().rect()
-        if viewport.height() > 120 and viewport.width() > 120:
-            # far out the scene's margin is a pixel or two: keep ~20 px of screen round the graph
-            # so the markers at its edges (the root, the leaf) have room for their labels
-            shrink = min((viewport.height() - 40) / viewport.height(), (viewport.width() - 40) / viewport.width())
-            super().scale(shrink, shrink)
-            self.centerOn(rect.center())
-        self._apply_lod()
-        if self.zoom() > 1.0:
-            self.resetTransform()
-            self.centerOn(rect.center())
-        elif self.zoom() < _MIN_ZOOM:
-            self.zoom_by(_MIN_ZOOM / self.zoom())
-        self._minimap.follow_viewport()
+        self._camera.fit_all()
 
     @property
     def following(self) -> bool:
@@ -938,24 +336,12 @@ class GraphView(QGraphicsView):
         self.center_on_leaf()
         self._follower.follow()  # clear of the minimap, which may sit over the centre
 
-    def _user_moved(self) -> None:
+    def user_moved(self) -> None:
+        """The user panned or zoomed: the canvas stops following the leaf."""
         self._follower.user_moved()
 
     def center_on_leaf(self) -> None:
-        node = self._leaf_node()
-        if node is not None and node in self._scene.positions:
-            self.centerOn(*self._scene.positions[node])
-            self._minimap.follow_viewport()
-
-    def _leaf_node(self) -> Node | None:
-        return self._model.graph.leaf_node if self._model is not None else None
-
-    def _leaf_visible(self) -> bool:
-        node = self._leaf_node()
-        if node is None or node not in self._scene.positions:
-            return False
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        return visible.intersects(self._scene.node_rect(node))
+        self._camera.center_on_leaf()
 
     # ================================================================================ automation
 
@@ -964,17 +350,10 @@ class GraphView(QGraphicsView):
 
         ``False`` when the entry is filtered out (no node of its own in this filter mode).
         """
-        if self._model is None:
+        node = self._updates.unfold_for(entry_id)
+        if node is None or node != entry_id or node not in self._scene.positions:
             return False
-        node = self._model.node_for_entry(entry_id)
-        if isinstance(node, SegmentKey):
-            self._model.expand(node)
-            self._selection.follow(self._model, self.selected_entry())
-            self._relayout()
-            node = self._model.node_for_entry(entry_id)
-        if node != entry_id or node not in self._scene.positions:
-            return False
-        self._bring_into_view(node)
+        self._camera.bring_into_view(node)
         return True
 
     def node_center(self, entry_id: str) -> QPoint | None:
@@ -983,85 +362,49 @@ class GraphView(QGraphicsView):
         if self._model is None or self._model.graph.anchor.get(entry_id) != entry_id:
             return None
         node = self._model.graph.node_of.get(entry_id)
-        return self._viewport_point(node)
+        return self._camera.viewport_point(node)
 
     def pin_center(self) -> QPoint | None:
         """Viewport coordinates of the active-leaf pin (the node standing for the leaf)."""
-        return self._viewport_point(self._leaf_node())
-
-    def _viewport_point(self, node: Node | None) -> QPoint | None:
-        if node is None or node not in self._scene.positions:
-            return None
-        return self.mapFromScene(QPointF(*self._scene.positions[node]))
+        return self._camera.viewport_point(self.graph().leaf_node)
 
     # ================================================================================ search
 
     def search(self, text: str) -> int:
         """Highlight nodes holding entries whose text has every word of ``text`` (all of their
         text: :func:`~desktop_app.present.search.find_text`); returns the number of entries."""
-        self._search.query = text
-        self._search.current = -1
-        self._rematch()
-        return len(self._search.hits)
-
-    def _rematch(self) -> list[Node]:
-        old = list(self._search.matches)
-        if self._model is None or self._session is None:
-            self._scene.show_matches(old, (), None)
-            return []
-        # the visible order only when there is a query: it walks the whole graph (~15 ms at 10,000 nodes)
-        order = self._visible_order() if self._search.query.strip() else []
-        matches = self._search.rematch(self._model.graph, order, self._session.index)
-        self._scene.show_matches(old, matches, self._search.current_node)
-        self.search_changed.emit(self._search.status())
-        return matches
+        return self._find.search(text)
 
     def matches(self) -> list[Node]:
         """The nodes holding hits, in list order (a folded run once, however many hits it holds)."""
-        return list(self._search.matches)
+        return list(self._find.state.matches)
 
     def search_hits(self) -> list[str]:
         """The matching entries, in list order (entries inside a folded run each count)."""
-        return [entry for _, entry in self._search.hits]
+        return [entry for _, entry in self._find.state.hits]
 
     def search_status(self) -> str:
         """What the find bar says: ``"2 of 4"``, ``"4 matches"``, ``"No matches"`` or nothing."""
-        return self._search.status()
+        return self._find.state.status()
 
     def next_match(self) -> str | None:
         """Jump to the next hit (wrapping): unfold its run, select it and bring it into view."""
-        return self._jump(1)
+        return self._find.jump(1)
 
     def previous_match(self) -> str | None:
-        return self._jump(-1)
-
-    def _jump(self, step: int) -> str | None:
-        if self._model is None:
-            return None
-        node = self._search.step(step)
-        entry = self._search.current_entry
-        if node is None or entry is None:
-            return None
-        if isinstance(node, SegmentKey) and node in self._model.graph:  # a hit inside a fold: open it
-            selected = self.selected_entry()
-            self._model.expand(node)
-            self._selection.follow(self._model, selected)
-            self._relayout()  # rematches; the current hit follows its entry
-            node = self._search.current_node
-            if node is None:
-                return None
-        self._scene.show_matches((), self._search.matches, node)
-        self._select_node(node, center=True, notify=True)
-        self.search_changed.emit(self._search.status())
-        return entry
+        return self._find.jump(-1)
 
     def clear_search(self) -> None:
-        self._search.query = ""
-        self._rematch()
+        self._find.clear()
 
     # ================================================================================ input
 
-    def _visible_order(self) -> list[Node]:
+    def forget_order(self) -> None:
+        """The graph changed: the visible order is made again when next asked for."""
+        self._order = None
+
+    def visible_order(self) -> list[Node]:
+        """The visible nodes in pi's list order (cached until the graph changes)."""
         if self._order is None:
             self._order = visible_order(self._model.graph) if self._model is not None else []
         return self._order
@@ -1088,218 +431,78 @@ class GraphView(QGraphicsView):
         return True
 
     def event(self, event: QEvent) -> bool:
-        """Esc belongs to the canvas while a search is shown: the window's Esc (Stop) must not take
-        it (issue 9.8). Qt asks the focused widget first through ``ShortcutOverride``."""
-        if (
-            event.type() == QEvent.Type.ShortcutOverride
-            and isinstance(event, QKeyEvent)
-            and event.key() == Qt.Key.Key_Escape
-            and self._search.active
-        ):
+        if self._input.takes_shortcut(event):
             event.accept()
             return True
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
-        if event.key() == Qt.Key.Key_M and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
-            self.set_minimap_visible(not self._minimap.wanted)
-            event.accept()
-            return
-        key = _KEYS.get(Qt.Key(event.key()))
-        command = None
-        if key is not None and self._model is not None and len(self._model.graph) > 0:
-            order = self._visible_order()
-            command = self._controller.key(
-                self._model.graph, order, self._selection.node, key, self._search.active
-            )
-        if command is None:
-            super().keyPressEvent(event)
-            return
-        self._execute(command)
-        event.accept()
-
-    def _node_under(self, event: QMouseEvent) -> Node | None:
-        return self._scene.node_at(self.mapToScene(event.position().toPoint()))
-
-    def _scroll_values(self) -> tuple[int, int]:
-        return self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+        self._input.key_press(event, lambda: QGraphicsView.keyPressEvent(self, event))
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        self.setFocus(Qt.FocusReason.MouseFocusReason)
-        self._press_scroll = self._scroll_values() if event.button() == Qt.MouseButton.LeftButton else None
-        if event.button() == Qt.MouseButton.LeftButton and self._model is not None:
-            self._execute(self._controller.press(self._model.graph, self._node_under(event)))
-            if self._controller.dragging_pin:  # carry the pin: no panning under it
-                self.setDragMode(QGraphicsView.DragMode.NoDrag)
-                self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
-                event.accept()
-                return
-        super().mousePressEvent(event)
+        self._input.mouse_press(event, lambda: QGraphicsView.mousePressEvent(self, event))
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        super().mouseMoveEvent(event)
-        if self._press_scroll is not None and self._press_scroll != self._scroll_values():
-            self._press_scroll = None
-            self._user_moved()  # the hand dragged the canvas
+        self._input.mouse_move(event, lambda: QGraphicsView.mouseMoveEvent(self, event))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        self._press_scroll = None
-        if event.button() == Qt.MouseButton.LeftButton and self._controller.dragging_pin:
-            self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
-            self.viewport().unsetCursor()
-            if self._model is not None:
-                self._execute(self._controller.release(self._model.graph, self._node_under(event)))
-            event.accept()
-            return
-        super().mouseReleaseEvent(event)
+        self._input.mouse_release(event, lambda: QGraphicsView.mouseReleaseEvent(self, event))
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
-        node = self._node_under(event)
-        if node is not None and self._model is not None:
-            self._execute(self._controller.double_click(self._model.graph, node))
-            event.accept()
-            return
-        super().mouseDoubleClickEvent(event)
+        self._input.double_click(event, lambda: QGraphicsView.mouseDoubleClickEvent(self, event))
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
-        """The desktop convention: the wheel scrolls (Shift: sideways), Ctrl+wheel zooms about the
-        pointer; pinch gestures zoom too (:meth:`viewportEvent`)."""
-        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
-            delta = event.angleDelta().y() or event.pixelDelta().y()
-            if delta:
-                self.zoom_by(1.0015**delta)
-                self._user_moved()
-            event.accept()
-            return
-        before = self._scroll_values()
-        super().wheelEvent(event)
-        if self._scroll_values() != before:
-            self._user_moved()
+        self._input.wheel(event, lambda: QGraphicsView.wheelEvent(self, event))
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
-        kind = event.type()
-        if kind == QEvent.Type.ToolTip:
-            pos = event.pos()  # type: ignore[attr-defined]
-            node = self._scene.node_at(self.mapToScene(pos))
-            if node is None:
-                QToolTip.hideText()
-            else:
-                QToolTip.showText(event.globalPos(), self.preview_text(node), self.viewport())  # type: ignore[attr-defined]
-            return True
-        if kind == QEvent.Type.Gesture:
-            pinch = event.gesture(Qt.GestureType.PinchGesture)  # type: ignore[attr-defined]
-            if isinstance(pinch, QPinchGesture) and isinstance(event, QGestureEvent):
-                self.zoom_by(pinch.scaleFactor())
-                self._user_moved()
-                return True
-        if kind == QEvent.Type.NativeGesture:
-            if event.gestureType() == Qt.NativeGestureType.ZoomNativeGesture:  # type: ignore[attr-defined]
-                self.zoom_by(1.0 + event.value())  # type: ignore[attr-defined]
-                self._user_moved()
-                return True
-        return super().viewportEvent(event)
+        return self._input.viewport_event(event) or super().viewportEvent(event)
+
+    @property
+    def search_active(self) -> bool:
+        return self._find.state.active
+
+    def node_at(self, point: QPoint) -> Node | None:
+        """The node under viewport ``point``."""
+        return self._scene.node_at(self.mapToScene(point))
+
+    def toggle_minimap(self) -> None:
+        self.set_minimap_visible(not self._minimap.wanted)
 
     def preview_text(self, node: Node) -> str:
         """The hover preview (rich text): kind, id, label and the start of the entry's text."""
-        if self._model is None or self._session is None or node not in self._model.graph:
+        if self._model is None or self._session is None:
             return ""
-        index = self._session.index
-        view = self._model.graph.nodes[node]
-        compaction = (
-            audit_compaction(index, view.entry_id, session_profile(self._session)) if view.kind == "compaction" else None
-        )
-        abandoned = (
-            branch_summary_info(index, view.entry_id).abandoned_text if view.kind == "branch_summary" else None
-        )
-        return preview_html(self._model.graph, node, index, compaction=compaction, abandoned_text=abandoned)
+        return node_preview(self._model.graph, node, self._session)
 
     # ================================================================================ labels
 
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:  # noqa: N802 (Qt API)
-        """Semantic zoom: labels in screen pixels over the scene (see :mod:`.labels`)."""
+        """Semantic zoom: labels in screen pixels over the scene (see :mod:`.overlay`)."""
         super().drawForeground(painter, rect)
-        self._last_seen = self.visible_scene_rect()  # what the user saw last (kept across a resize)
-        self._layout_labels()
-        painter.save()
-        painter.resetTransform()
-        self._heat.paint(painter, self._scene, self.viewportTransform(), QRectF(self.viewport().rect()))
-        self._labels.paint(painter)
-        self._captions.paint(painter)  # over the labels' markers: the audit's words are read first
-        painter.restore()
+        self._camera.note_seen()  # what the user saw last (kept across a resize)
+        self._overlay.paint(painter)
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
         self._heat.set(tokens_by_entry)
         self.viewport().update()
 
-    def _layout_labels(self) -> None:
-        scene = self._scene
-        if self._labels_version != scene.version:
-            self._labels_version = scene.version
-            self._labels.set_graph(scene.graph, self.node_marks())
-        obstacles = self._caption_rects()
-        minimap = self._minimap.widget
-        if minimap.isVisible():
-            g = minimap.geometry().translated(-self.viewport().pos())
-            obstacles.append(Rect(g.x(), g.y(), g.width(), g.height()))
-        spec = self._style.spec
-        self._labels.layout(
-            scene.positions,
-            self.viewportTransform(),
-            QRectF(self.viewport().rect()),
-            (spec.node_width / 2, spec.node_height / 2),
-            obstacles,
-        )
-
-    def _note_marks(self, before: int, nodes: Iterable[Node | None]) -> None:
-        """An append took the scene from version ``before`` to now, touching only ``nodes``' marks."""
-        pending = self._marks_pending
-        start, dirty = (pending[0], pending[2]) if pending is not None and pending[1] == before else (before, set())
-        dirty.update(n for n in nodes if n is not None)
-        leaf = self._scene.graph.leaf_node
-        if leaf is not None:
-            dirty.add(leaf)
-        self._marks_pending = (start, self._scene.version, dirty)
-
     def node_marks(self) -> Marks:
         """What every node says when labelled, most important first (cached until the picture
-        changes; the screen labels and the outline share it). After appends only the marks they
-        touched are made again (:func:`update_marks`); anything else makes them all afresh."""
-        version = self._scene.version
-        if self._marks_version != version:
-            name = self._session.get_session_name() if self._session is not None else None
-            graph = self._scene.graph
-            pending = self._marks_pending
-            if (
-                pending is not None
-                and pending[0] == self._marks_version
-                and pending[1] == version
-                and name == self._marks_name
-                and self._marks
-            ):
-                dirty = pending[2] | ({self._marks_leaf} if self._marks_leaf is not None else set())
-                self._marks = update_marks(graph, self._marks, dirty, name, in_place=True)
-            else:
-                self._marks = node_marks(graph, name)
-            self._marks_version, self._marks_leaf, self._marks_name = version, graph.leaf_node, name
-            self._marks_pending = None
-        return self._marks
+        changes; the screen labels and the outline share it)."""
+        return self._overlay.node_marks()
 
     def _caption_rects(self) -> list[Rect]:
         """Viewport rectangles of the audit's captions, placed for this view (labels keep clear of them)."""
-        bands = self._scene.bands
-        captions = bands.captions if bands is not None else []
-        return self._captions.layout(captions, self.viewportTransform(), QRectF(self.viewport().rect()))
+        return self._overlay.caption_rects()
 
     def audit_captions(self) -> list[tuple[str, Rect]]:
         """The audit's words on screen now and their viewport rectangles (tests, checks)."""
-        self._layout_labels()
-        return [(caption.text, rect) for caption, rect in self._captions.placed]
+        return self._overlay.audit_captions()
 
     def screen_labels(self) -> list[Placed]:
         """The labels drawn over the graph now (semantic zoom), in viewport pixels."""
-        self._layout_labels()
-        return list(self._labels.placed)
+        return self._overlay.screen_labels()
 
     def detail(self) -> Detail:
         """The level of detail the current zoom shows (see :mod:`desktop_app.present.lod`)."""
@@ -1310,24 +513,13 @@ class GraphView(QGraphicsView):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
         """Keep what the user looked at: the selection (else the leaf) stays on screen if it was
         (issue 9.7: after a resize to 900×600 the pane showed empty canvas)."""
-        focus = self._selection.node or self._leaf_node()
-        was_visible = (
-            focus is not None
-            and focus in self._scene.positions
-            and self._last_seen.intersects(self._scene.node_rect(focus))
-        )
+        focus = self._camera.focus_seen()
         super().resizeEvent(event)
-        if was_visible and focus is not None:
-            self._bring_into_view(focus)
+        if focus is not None:
+            self._camera.bring_into_view(focus)
         self._minimap.follow_viewport()
         self._follower.place()
         self._follower.follow()
-
-    def _bring_into_view(self, node: Node) -> None:
-        """Scroll as little as needed so ``node``'s whole box (and a margin) is on screen."""
-        rect = self._scene.node_rect(node).adjusted(-16, -18, 16, 8)  # the pin and the label flag
-        self.ensureVisible(rect, 40, 40)
-        self._minimap.follow_viewport()
 
     # ================================================================================ introspection
 
@@ -1354,12 +546,12 @@ class GraphView(QGraphicsView):
     @property
     def layout_kind(self) -> str:
         """``"tidy"`` until ``dot``'s positions arrive, then ``"dot"``."""
-        return self._layout_kind
+        return self._updates.kind
 
     @property
     def layout_busy(self) -> bool:
         """A layout is on its way: the whole graph (after the neighbourhood) or ``dot``'s."""
-        return self._partial or self._layouter.busy
+        return self._build.partial or self._layouter.busy
 
     @property
     def layout_worker_pid(self) -> int | None:
@@ -1370,4 +562,4 @@ class GraphView(QGraphicsView):
         return self._scene
 
     def visible_scene_rect(self) -> QRectF:
-        return self.mapToScene(self.viewport().rect()).boundingRect()
+        return self._camera.visible_scene_rect()

@@ -93,18 +93,18 @@ def test_a_selected_node_keeps_its_place_when_the_whole_graph_arrives(qtbot: Any
 def test_entries_appended_while_the_whole_graph_is_built_are_in_it(
     qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import desktop_app.ui.graph.view as view_module
+    import desktop_app.ui.graph.whole_graph as build_module
 
     manager = big_manager(tmp_path)
     release = threading.Event()
-    real_tidy = view_module.tidy_tree_layout
+    real_tidy = build_module.tidy_tree_layout
 
     def held_tidy(*args: Any, **kwargs: Any) -> Any:  # the worker's build waits for the append
         if threading.current_thread() is not threading.main_thread():
             release.wait(30)
         return real_tidy(*args, **kwargs)
 
-    monkeypatch.setattr(view_module, "tidy_tree_layout", held_tidy)
+    monkeypatch.setattr(build_module, "tidy_tree_layout", held_tidy)
     view = make_view(qtbot)
     view.set_session(manager)
     qtbot.waitUntil(lambda: view._build_state == "running", timeout=10_000)
@@ -168,7 +168,7 @@ def test_the_whole_graph_build_waits_until_the_replaced_picture_is_deleted(
     # (0.4-0.7 s of frozen window after a far switch at 100k). The build starts once they are gone.
     import types
 
-    from desktop_app.ui.graph import view as view_module
+    from desktop_app.ui.graph import whole_graph as build_module
 
     started: list[tuple[str, bool]] = []
     real_thread = threading.Thread
@@ -181,7 +181,7 @@ def test_the_whole_graph_build_waits_until_the_replaced_picture_is_deleted(
     view = make_view(qtbot)
     view.set_session(manager)
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
-    monkeypatch.setattr(view_module, "threading", types.SimpleNamespace(Thread=recording_thread))
+    monkeypatch.setattr(build_module, "threading", types.SimpleNamespace(Thread=recording_thread))
     manager.branch(far_folded_leaf(manager, view))
     assert view.partial and view.graph_scene().discarding  # thousands of items to delete
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)

@@ -325,7 +325,7 @@ def test_search_highlights_and_jumps(qtbot: Any, open_case: OpenCase) -> None:
     compactions = {n for n, a in graph.nodes.items() if a.kind == "compaction"}
     expected = [
         n
-        for n in view._visible_order()  # all of an entry's text, in pi's list order
+        for n in view.visible_order()  # all of an entry's text, in pi's list order
         if "compaction" in find_text(manager.index.by_id[n], manager.get_label(n)).lower()
     ]
     assert compactions <= set(expected) and count == len(expected) and view.matches() == expected
@@ -354,7 +354,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
     manager = open_case("gen-0006")
     view = make_view(qtbot, manager, filter_mode="default", folding=True)
     graph = view.graph()
-    order = view._visible_order()
+    order = view.visible_order()
     view.select(manager.leaf_id)
     start = view.selected_node()
     position = order.index(start)
@@ -363,7 +363,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
     key(view, Qt.Key.Key_Up)
     key(view, Qt.Key.Key_Up)
     assert view.selected_node() == order[(position - 1) % len(order)]
-    view._select_node(order[0])
+    view.select_node(order[0])
     key(view, Qt.Key.Key_Up)  # wraps
     assert view.selected_node() == order[-1]
 
@@ -375,7 +375,7 @@ def test_keys_mirror_pi_tree(qtbot: Any, open_case: OpenCase) -> None:
 
     segment = next(n for n in graph if isinstance(n, SegmentKey))
     ids = graph.nodes[segment].ids
-    view._select_node(segment)
+    view.select_node(segment)
     key(view, Qt.Key.Key_Right)  # unfold
     assert segment not in view.graph() and view.selected_node() == ids[0]
     key(view, Qt.Key.Key_Left)  # fold back
@@ -387,7 +387,7 @@ def test_right_and_left_jump_between_branch_segments(qtbot: Any, open_case: Open
     view = make_view(qtbot, manager, filter_mode="all", folding=False)
     graph = view.graph()
     root = graph.roots[0]
-    view._select_node(root)
+    view.select_node(root)
     key(view, Qt.Key.Key_Right)
     target = view.selected_node()
     parent = graph.parent_of(target)
