@@ -131,7 +131,9 @@ class MainWindow(QMainWindow):
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         right.insertWidget(1, self.steering.reader)
         # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
-        self.steering.reader.follow(lambda page: refreshed_page(self.agent.view, page, busy=self.agent.busy))
+        self.steering.reader.follow(
+            lambda page: refreshed_page(self.agent.view, page, busy=self.agent.busy), lambda: self.agent.busy
+        )
         right.setStretchFactor(1, 1)
         self.steering.reader.set_detail(self.audit_panel)
         self._right = right

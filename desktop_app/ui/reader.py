@@ -32,6 +32,7 @@ __all__ = ["ReaderPanel"]
 
 CRUMBS_SHOWN = 6  #: the root, an ellipsis, and the last crumbs of a long path
 REFRESH_MS = 50  #: a burst of appended entries (a turn's tool results) re-reads the page once
+BUSY_RECHECK_MS = 100  #: how often a re-read asked for while a reply runs checks whether it is over
 
 
 class ReaderPanel(QWidget):
@@ -50,6 +51,11 @@ class ReaderPanel(QWidget):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self.refresh)
+        self._busy: Callable[[], bool] | None = None
+        self._waiting = QTimer(self)  #: re-checks the busy flag until the reply is over, then re-reads
+        self._waiting.setSingleShot(True)
+        self._waiting.setInterval(BUSY_RECHECK_MS)
+        self._waiting.timeout.connect(self.refresh)
         self._title = QLabel(self)
         self._title.setObjectName("readerTitle")
         self._title.setTextFormat(Qt.TextFormat.PlainText)
@@ -148,9 +154,17 @@ class ReaderPanel(QWidget):
     def detail_shown(self) -> bool:
         return self._detail is not None and self._stack.currentWidget() is self._detail and self.isVisible()
 
-    def follow(self, refresher: Callable[[ReaderPage], ReaderPage | None]) -> None:
-        """How to re-read the page shown when the session changes under it (``None``: the entry is gone)."""
+    def follow(
+        self, refresher: Callable[[ReaderPage], ReaderPage | None], busy: Callable[[], bool] | None = None
+    ) -> None:
+        """How to re-read the page shown when the session changes under it (``None``: the entry is gone).
+
+        ``busy``: a reply is running. A re-read asked for at its end waits until it is really over (the
+        turn's last event comes before its task ends, and an automatic compaction may follow), so
+        "Continue from here" is not left disabled; while it waits only this flag is read, every
+        :data:`BUSY_RECHECK_MS`."""
         self._refresher = refresher
+        self._busy = busy
 
     def refresh_later(self) -> None:
         """The leaf moved, entries arrived, a reply started or ended: re-read the page a moment later
@@ -161,6 +175,9 @@ class ReaderPanel(QWidget):
     def refresh(self) -> None:
         """Re-read the page now: where the entry stands and whether "Continue from here" applies."""
         if self._page is None or self._refresher is None:
+            return
+        if self._busy is not None and self._busy():
+            self._waiting.start()
             return
         page = self._refresher(self._page)
         if page is None:

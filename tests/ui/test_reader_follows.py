@@ -5,7 +5,9 @@ those of the leaf now, not of the leaf when the node was clicked."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +65,30 @@ def test_a_reply_below_the_read_leaf_moves_it_onto_the_path(window: MainWindow) 
     assert wait_until(lambda: not window.agent.busy and len(window.session.get_entries()) >= entries + 2)
     assert wait_until(lambda: status(window) == "On the active path", 2000)
     assert window.steering.reader.continue_button.isEnabled()
+
+
+def test_a_reread_asked_for_at_a_turns_end_waits_until_the_reply_is_over(qtbot: Any) -> None:
+    """The turn's last event comes before its task ends (and an automatic compaction may follow): a
+    re-read then would leave "Continue from here" disabled. It waits, reading only the busy flag."""
+    from desktop_app.present.reader import ReaderPage
+    from desktop_app.ui.reader import ReaderPanel
+
+    panel = ReaderPanel()
+    qtbot.addWidget(panel)
+    busy = [True]
+    reads: list[bool] = []
+    page = ReaderPage(entry_id="e1", title="t", status="On the active path", body="b", crumbs=(),
+                      can_continue=False, continue_reason="wait for the reply")
+
+    def reread(old: ReaderPage) -> ReaderPage:
+        reads.append(busy[0])
+        return replace(old, can_continue=not busy[0])
+
+    panel.follow(reread, lambda: busy[0])
+    panel.show_page(page)
+    panel.refresh_later()
+    qtbot.wait(250)
+    assert reads == []  # nothing re-read while the reply runs
+    busy[0] = False
+    qtbot.waitUntil(lambda: reads == [False], timeout=2000)
+    assert panel.continue_button.isEnabled()
