@@ -56,6 +56,9 @@ def _workers_joined_and_garbage_collected_on_the_main_thread() -> Iterator[None]
     try:
         yield
     finally:
+        whole_graph = sys.modules.get("desktop_app.ui.graph.whole_graph")
+        if whole_graph is not None:
+            whole_graph.release_waiting_now()  # no need to sleep through the canvas's 1 s delay
         for thread in threading.enumerate():
             if thread.name in ("arbor-graph-build", "arbor-release"):
                 thread.join(30)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
+from threading import Event, Lock  # bound here: tests stand in for this module's `threading`
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QPoint, QPointF, QTimer
@@ -64,11 +64,30 @@ def _release_elsewhere(holder: list[object], delay: float = 1.0) -> None:
     canvas, labels and minimap let go of the old graph first. Plain Python data only: a view
     graph model holds no Qt object."""
 
-    def drop() -> None:
-        time.sleep(delay)
-        holder.clear()
+    wake = Event()
 
+    def drop() -> None:
+        wake.wait(delay)
+        holder.clear()
+        with _RELEASES_LOCK:
+            _RELEASES.discard(wake)
+
+    with _RELEASES_LOCK:
+        _RELEASES.add(wake)
     threading.Thread(target=drop, name="arbor-release", daemon=True).start()
+
+
+_RELEASES: set[Event] = set()  #: the wake-ups of releases still waiting for their delay
+_RELEASES_LOCK = Lock()
+
+
+def release_waiting_now() -> None:
+    """Let every release still waiting for its delay go at once (a test's teardown joins these
+    threads; it need not sleep through the delay the canvas needed)."""
+    with _RELEASES_LOCK:
+        waiting = list(_RELEASES)
+    for wake in waiting:
+        wake.set()
 
 
 class Canvas(Protocol):
