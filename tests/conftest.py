@@ -13,9 +13,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.pop("ANTHROPIC_API_KEY", None)
 
 
+@pytest.fixture(scope="session")
+def _homes_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("homes", numbered=False)
+
+
 @pytest.fixture(autouse=True)
-def _isolated_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    home = tmp_path_factory.mktemp("arbor-home")
+def _isolated_homes(_homes_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # mkdtemp, not tmp_path_factory.mktemp: a numbered mktemp lists the whole base folder to pick its
+    # number, ~4 ms a call once a worker has made 2,700 of them (7 s of a run), and every tmp_path after
+    # them listed those too.
+    home = Path(tempfile.mkdtemp(prefix="arbor-home-", dir=_homes_root))
     monkeypatch.setenv("ARBOR_HOME", str(home))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
