@@ -10,6 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.fakes import anthropic_server as fa
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from tests.present.conftest import open_case  # noqa: E402, F401  (the shared conformance-case fixture)
@@ -65,3 +67,11 @@ def _workers_joined_and_garbage_collected_on_the_main_thread() -> Iterator[None]
         gc.collect()
         if was_enabled:
             gc.enable()
+
+
+@pytest.fixture
+def server() -> Iterator[fa.FakeAnthropicServer]:
+    """The fake Anthropic server on 127.0.0.1 (tests/fakes/anthropic_server.py)."""
+    fake = fa.FakeAnthropicServer().start()
+    yield fake
+    fake.stop()

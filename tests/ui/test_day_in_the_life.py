@@ -9,7 +9,6 @@ view and clear of the minimap, the cards and their actions, the list, the texts.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from collections.abc import Iterator
@@ -22,7 +21,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from desktop_app.agent.tools.approval import ApprovalDecision
-from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.dialogs import LabelDialog
 from desktop_app.ui.main_window import MainWindow
@@ -30,24 +28,15 @@ from desktop_app.ui.testing import open_window, pump
 from desktop_app.ui.theme import apply_theme
 from tests.fakes import anthropic_server as fa
 
-from .driving import finish_turn, pump_until, send
+from .driving import finish_turn, pump_until, sample_at, send, talk_to
 
 REPLY = "\n".join(f"Line {i}: the quick brown fox jumps over the lazy dog." for i in range(40))
 SUMMARY = "## Goal\nPlan a trip to Lisbon.\n\n## Progress\n### Done\n- [x] Days one and two."
 
 
 @pytest.fixture
-def server() -> Iterator[fa.FakeAnthropicServer]:
-    fake = fa.FakeAnthropicServer().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
 def window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: fa.FakeAnthropicServer) -> Iterator[MainWindow]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy-key")
-    settings = Settings.load()
-    settings.save_value(("baseUrl",), server.base_url)
+    settings = talk_to(server, monkeypatch)
     settings.save_value(("compaction", "enabled"), False)  # compactions only when the person asks
     settings.save_value(("compaction", "keepRecentTokens"), 300)  # a small session has something to compact
     settings.save_value(("branchSummary", "skipPrompt"), False)  # pi's question on a pin drag
@@ -55,11 +44,7 @@ def window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: fa.FakeAnthr
     work.mkdir()
     outside = tmp_path / "Downloads"
     outside.mkdir()
-    path = outside / SAMPLE_SESSION.name  # opened from a file outside the sessions folder
-    lines = SAMPLE_SESSION.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    header["cwd"] = str(work)
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    path = sample_at(outside / SAMPLE_SESSION.name, work)  # opened from a file outside the sessions folder
     opened = open_window(path, size=(1600, 1000))
     opened.graph.set_use_dot(False)
     yield opened

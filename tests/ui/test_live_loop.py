@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,13 +11,12 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from tests.fakes import anthropic_server as fa
 
-from .driving import finish_turn, pump_until, send
+from .driving import finish_turn, pump_until, sample_at, send, talk_to
 
 LINES = 40
 
@@ -28,24 +26,11 @@ def reply_text(turn: int) -> str:
 
 
 @pytest.fixture
-def server() -> Iterator[fa.FakeAnthropicServer]:
-    fake = fa.FakeAnthropicServer().start()
-    yield fake
-    fake.stop()
-
-
-@pytest.fixture
 def window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: fa.FakeAnthropicServer) -> Iterator[MainWindow]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-dummy-key")
-    settings = Settings.load()
-    settings.save_value(("baseUrl",), server.base_url)
+    settings = talk_to(server, monkeypatch)
     settings.save_value(("compaction", "enabled"), False)
     settings.save_value(("branchSummary", "skipPrompt"), True)  # no summary question on Edit & branch
-    path = tmp_path / SAMPLE_SESSION.name
-    lines = SAMPLE_SESSION.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    header["cwd"] = str(tmp_path)  # a folder that exists: no "choose a folder" dialog
-    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n", encoding="utf-8")
+    path = sample_at(tmp_path / SAMPLE_SESSION.name, tmp_path)  # a folder that exists: no folder banner
     opened = open_window(path, size=(1200, 800))
     opened.graph.set_use_dot(False)
     yield opened

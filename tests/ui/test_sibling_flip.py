@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,16 +21,10 @@ from desktop_app.ui.chat.panel import SiblingArrows
 from desktop_app.ui.dialogs import SummaryQuestion
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
+from tests.ui.test_steering import wait_until
 
 CASCAIS_A = "s0000016"  # the newest leaf of the sibling branch
 LEAF = "s000001d"
-
-
-def wait_until(condition: Callable[[], Any], timeout_ms: int = 5000) -> bool:
-    deadline = time.monotonic() + timeout_ms / 1000
-    while not condition() and time.monotonic() < deadline:
-        pump(20)
-    return bool(condition())
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:

@@ -126,12 +126,7 @@ class RowHits:
 
         For keyboard/accessibility helpers and tests that click a particular toggle.
         """
-        geometry = self._geometry
-        message = model.message(row)
-        kind = message_kind(message)
-        status = "streaming" if model.is_stream_row(row) else message_status(message)
-        doc, _ = geometry.laid_out_document(model, row, rect.width())
-        box = geometry.bubble_rect(rect, kind)
+        doc, box, left = self._placed(model, row, rect)
         for segment, top in doc.placed():
             layout = segment.documentLayout()
             block = segment.begin()
@@ -140,7 +135,7 @@ class RowHits:
                 while not it.atEnd():
                     if parse_toggle(it.fragment().charFormat().anchorHref()) == section:
                         bounds = layout.blockBoundingRect(block).translated(0, top).toAlignedRect()
-                        return bounds.translated(box.left() + geometry.text_left(kind, status), box.top() + PAD_Y)
+                        return bounds.translated(box.left() + left, box.top() + PAD_Y)
                     it += 1
                 block = block.next()
         return None
@@ -153,12 +148,16 @@ class RowHits:
     def _doc_point(
         self, model: ChatModel, row: int, rect: QRect, pos: QPoint | QPointF
     ) -> tuple[StackedDocument, QPointF | None]:
+        doc, box, left = self._placed(model, row, rect)
+        if not box.contains(QPoint(int(pos.x()), int(pos.y()))):
+            return doc, None
+        return doc, QPointF(pos.x() - box.left() - left, pos.y() - box.top() - PAD_Y)
+
+    def _placed(self, model: ChatModel, row: int, rect: QRect) -> tuple[StackedDocument, QRect, int]:
+        """The row's laid-out document, its bubble and the text's left offset inside the bubble."""
         geometry = self._geometry
         message = model.message(row)
         kind = message_kind(message)
         status = "streaming" if model.is_stream_row(row) else message_status(message)
         doc, _ = geometry.laid_out_document(model, row, rect.width())
-        box = geometry.bubble_rect(rect, kind)
-        if not box.contains(QPoint(int(pos.x()), int(pos.y()))):
-            return doc, None
-        return doc, QPointF(pos.x() - box.left() - geometry.text_left(kind, status), pos.y() - box.top() - PAD_Y)
+        return doc, geometry.bubble_rect(rect, kind), geometry.text_left(kind, status)
