@@ -54,6 +54,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_app.present.card_actions import has_action_line
+from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.pi16_words import EDIT_OMITTED
 
 from .messages import (
@@ -71,7 +72,7 @@ from .model import ChatModel, RowState
 from .render import render_parts
 from .row_hits import PAD_Y, RowHits
 from .sliced import SLICE_CHARS, RenderJob, SliceScheduler, StackedDocument, preview_document
-from .theme import ChatTheme, theme_for_palette
+from .theme import theme_for_palette
 
 __all__ = ["MessageDelegate"]
 

@@ -12,6 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
 
 from ..markdown import code_block_html, escape, markdown_parts
@@ -31,7 +32,6 @@ from .messages import (
     system_line,
     tool_call_summary,
 )
-from .theme import ChatTheme
 
 __all__ = ["TOGGLE_SCHEME", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 

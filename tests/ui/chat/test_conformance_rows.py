@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.chat_theme import DARK, LIGHT
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.ui.chat import ChatPanel, ChatRole
 from desktop_app.ui.chat.render import render_message
-from desktop_app.ui.chat.theme import DARK, LIGHT
 
 from .conftest import CASES
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from desktop_app.present.chat_theme import LIGHT
 from desktop_app.ui.chat.render import render_message
-from desktop_app.ui.chat.theme import LIGHT
 
 
 def _result(name: str, text: str, details: Any = None) -> dict[str, Any]:
