@@ -54,10 +54,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_app.present.card_actions import has_action_line
-from desktop_app.present.chat_theme import ChatTheme
-from desktop_app.present.pi16_words import EDIT_OMITTED
-
-from .messages import (
+from desktop_app.present.chat_messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
     as_text,
@@ -68,6 +65,9 @@ from .messages import (
     message_status,
     message_text,
 )
+from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.pi16_words import EDIT_OMITTED
+
 from .model import ChatModel, RowState
 from .render import render_parts
 from .row_hits import PAD_Y, RowHits

@@ -12,11 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from desktop_app.present.chat_theme import ChatTheme
-from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
-
-from ..markdown import code_block_html, escape, markdown_parts
-from .messages import (
+from desktop_app.present.chat_messages import (
     as_text,
     block_type,
     content_blocks,
@@ -32,6 +28,10 @@ from .messages import (
     system_line,
     tool_call_summary,
 )
+from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
+
+from ..markdown import code_block_html, escape, markdown_parts
 
 __all__ = ["TOGGLE_SCHEME", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 
