@@ -29,9 +29,10 @@ from desktop_app.present.chat_messages import (
     tool_call_summary,
 )
 from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.markdown_html import code_block_html, escape
 from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
 
-from ..markdown import code_block_html, escape, markdown_parts
+from ..markdown import markdown_parts
 
 __all__ = ["TOGGLE_SCHEME", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 
