@@ -34,7 +34,7 @@ def _launcher() -> ModuleType:
 def test_the_dot_worker_flag_lays_out_a_graph(tmp_path: Path) -> None:
     request = json.dumps({"nodes": 3, "edges": [[0, 1], [0, 2]], "width": 100, "height": 40,
                           "nodesep": 20, "ranksep": 30})
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)  # this tree's package
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)  # this tree
     done = subprocess.run([sys.executable, str(LAUNCHER), "--dot-worker"], input=request, capture_output=True,
                           text=True, cwd=tmp_path, timeout=60, env={**os.environ, "PYTHONPATH": path})
     assert done.returncode == 0, done.stdout + done.stderr

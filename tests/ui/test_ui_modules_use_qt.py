@@ -20,9 +20,13 @@ UI = Path(desktop_app.__file__).parent / "ui"
 def imports_qt(source: str, filename: str = "<module>") -> bool:
     """Whether the module imports PySide6 anywhere (at the top or inside a function)."""
     for node in ast.walk(ast.parse(source, filename=filename)):
-        if isinstance(node, ast.Import) and any(alias.name.split(".")[0] == "PySide6" for alias in node.names):
-            return True
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").split(".")[0] == "PySide6":
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        else:
+            continue
+        if any(name.split(".")[0] == "PySide6" for name in names):
             return True
     return False
 
