@@ -330,7 +330,7 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.llm.anthropic", "AnthropicProvider", "_client"),
     ("anthropic._base_client", "BaseClient", "_build_request"),
     ("desktop_app.ui.main_window", "MainWindow", "_refresh_chat"),
-    ("desktop_app.ui.state", "UiState", "_write"),
+    ("desktop_app.present.window_state", "UiState", "_write"),
     ("desktop_app.ui.chat.panel", "ChatPanel", "set_context"),
     ("desktop_app.ui.chat.panel", "ChatPanel", "begin_stream"),
     ("desktop_app.ui.chat.panel", "ChatPanel", "end_stream"),
@@ -346,8 +346,8 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.present.graph_model", "ViewGraphModel", "add_entry"),
     ("desktop_app.present.graph_model", "ViewGraphModel", "set_leaf"),
     ("desktop_app.present.graph_model", "ViewGraphModel", "rebuild"),
-    ("desktop_app.ui.graph.layout", "Layouter", "tidy"),
-    ("desktop_app.ui.graph.layout", "Layouter", "start_dot"),
+    ("desktop_app.present.layout", "Layouter", "tidy"),
+    ("desktop_app.present.layout", "Layouter", "start_dot"),
     ("desktop_app.ui.graph.scene", "GraphScene", "show_graph"),
     ("desktop_app.ui.graph.scene", "GraphScene", "move_to"),
     ("desktop_app.ui.graph.outline_panel", "OutlinePanel", "refresh"),
@@ -681,10 +681,10 @@ def _child_stream(params: dict[str, Any], started_wall: float, spawned_wall: flo
     from desktop_app.agent import AgentSession
     from desktop_app.llm.anthropic import AnthropicProvider, warm_up
     from desktop_app.llm.catalog import DEFAULT_MODEL_ID
+    from desktop_app.present.window_state import UiState
     from desktop_app.session import SessionManager
     from desktop_app.settings import Settings
     from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.state import UiState
 
     result: dict[str, Any] = {}
     profile = _Profile(params)
@@ -846,10 +846,10 @@ def _child_switch(params: dict[str, Any], started_wall: float, spawned_wall: flo
     app, loop = _gui_setup()
     from desktop_app.agent import AgentSession
     from desktop_app.llm.offline import OfflineProvider
+    from desktop_app.present.window_state import UiState
     from desktop_app.session import SessionManager
     from desktop_app.settings import Settings
     from desktop_app.ui.main_window import MainWindow
-    from desktop_app.ui.state import UiState
 
     result: dict[str, Any] = {"api": [], "ui": []}
     profile = _Profile(params)

@@ -68,8 +68,9 @@ def close_on_sigterm(window: QWidget) -> Callable[[], None]:
 def build_window(path: str | None, settings: Settings) -> MainWindow:
     """The main window on the session ``arbor [path]`` opens: the file, else the start-up choice
     (newest session, else the sample), with the configured model (offline without a key)."""
+    from desktop_app.present.window_state import UiState
+
     from .main_window import MainWindow
-    from .state import UiState
     from .theme import apply_theme
 
     apply_theme(settings.theme)  # before the widgets are built: the graph takes its colours at birth

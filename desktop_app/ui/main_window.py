@@ -50,6 +50,7 @@ from desktop_app.present.chat_feed import (
 )
 from desktop_app.present.context_meter import ContextMeterState
 from desktop_app.present.reader import refreshed_page
+from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
@@ -66,7 +67,6 @@ from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .panes import Pane, PaneKeys
 from .plain import plain_text
 from .shell import WindowShell
-from .state import UiState
 from .status_bar import ArborStatusBar
 from .steering import Steering
 

@@ -50,9 +50,9 @@ from PySide6.QtWidgets import (
 
 from desktop_app.agent import AgentSession, SessionOpenError
 from desktop_app.present.sessions import SessionGroup, SessionRow, SessionSources, build_groups
+from desktop_app.present.trash import TrashError, move_to_trash
 
 from .plain import plain_label, plain_text
-from .trash import TrashError, move_to_trash
 
 __all__ = ["SessionsPanel"]
 

@@ -34,6 +34,7 @@ from desktop_app.agent.providers import make_provider
 from desktop_app.present.keys_help import tooltip_with_shortcut
 from desktop_app.present.sessions import SessionSources, window_title
 from desktop_app.present.settings_form import SettingsForm, apply_form, changed_values, form_from_settings
+from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, ExternalAppend, Reloaded, SessionEvent
 from desktop_app.settings import Settings
 
@@ -42,7 +43,6 @@ from .model_picker import ModelPicker
 from .plain import plain_text
 from .sessions_panel import SessionsPanel
 from .settings_dialog import SettingsDialog
-from .state import UiState
 from .status_bar import ArborStatusBar
 from .theme import apply_theme
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from desktop_app.present.graph_model import build_view_graph
+from desktop_app.present.layout import LayoutSpec, tidy_tree_layout
 from desktop_app.present.lod import (
     FULL_SCALE,
     GROUPS_SCALE,
@@ -25,7 +26,6 @@ from desktop_app.present.lod import (
 )
 from desktop_app.present.viewgraph import Node, SegmentKey
 from desktop_app.session import SessionManager
-from desktop_app.ui.graph.layout import LayoutSpec, tidy_tree_layout
 from tests.ui.conformance_cases import CASES
 
 from .builders import index_of, msg, other

@@ -7,9 +7,9 @@ import json
 from itertools import pairwise
 
 from desktop_app.present.graph_model import build_view_graph
+from desktop_app.present.layout import LayoutSpec, _payload, tidy_tree_layout
 from desktop_app.present.lod import stretch_rows
 from desktop_app.present.viewgraph import SegmentKey
-from desktop_app.ui.graph.layout import LayoutSpec, _payload, tidy_tree_layout
 
 from .builders import index_of, msg, other, synthetic_session
 

@@ -161,7 +161,7 @@ def test_screenshot_writes_exact_size_png_with_content(tmp_path: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_last_leaf_is_remembered_per_session_outside_the_file(tmp_path: Path, qtbot: Any) -> None:
-    from desktop_app.ui.state import UiState
+    from desktop_app.present.window_state import UiState
 
     state = UiState(tmp_path / "state.json")
     window = make_window(tmp_path, OfflineProvider())

@@ -18,12 +18,13 @@ from PySide6.QtTest import QTest
 
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.compaction.prepare import prepare_compaction
+from desktop_app.present.chat_render import render_message
 from desktop_app.present.compaction_preview import planned_ids
 from desktop_app.present.node_menu import MenuAction
 from desktop_app.settings import Settings
-from desktop_app.ui.chat.render import render_message
 from desktop_app.ui.chat.theme import theme_for_palette
 from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.markdown import markdown_parts
 from desktop_app.ui.node_menu import MNEMONICS
 from desktop_app.ui.testing import open_window, pump
 
@@ -129,7 +130,7 @@ def test_a_draft_stays_with_its_session(window: MainWindow, sample: Path) -> Non
 def test_shift_enter_newlines_are_shown_in_the_user_bubble() -> None:
     message = {"role": "user", "content": [{"type": "text", "text": "first line\nsecond line"}], "timestamp": 0}
     document = QTextDocument()
-    document.setHtml(render_message(message, theme_for_palette(QGuiApplication.palette())))
+    document.setHtml(render_message(message, theme_for_palette(QGuiApplication.palette()), markdown=markdown_parts))
     text = document.toPlainText()
     assert "first line second line" not in text
     assert "first line\u2028second line" in text or "first line\nsecond line" in text

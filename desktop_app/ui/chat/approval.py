@@ -16,8 +16,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QTextBro
 
 from desktop_app.agent.tools import ApprovalDecision
 from desktop_app.present.approval_card import ApprovalCard
-
-from ..markdown import code_block_html
+from desktop_app.present.markdown_html import code_block_html
 
 __all__ = ["ApprovalCardWidget"]
 

@@ -54,9 +54,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
 
 from desktop_app.present.card_actions import has_action_line
-from desktop_app.present.pi16_words import EDIT_OMITTED
-
-from .messages import (
+from desktop_app.present.chat_messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
     as_text,
@@ -67,11 +65,15 @@ from .messages import (
     message_status,
     message_text,
 )
+from desktop_app.present.chat_render import render_parts
+from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.pi16_words import EDIT_OMITTED
+
+from ..markdown import markdown_parts
 from .model import ChatModel, RowState
-from .render import render_parts
 from .row_hits import PAD_Y, RowHits
 from .sliced import SLICE_CHARS, RenderJob, SliceScheduler, StackedDocument, preview_document
-from .theme import ChatTheme, theme_for_palette
+from .theme import theme_for_palette
 
 __all__ = ["MessageDelegate"]
 
@@ -310,7 +312,9 @@ class MessageDelegate(QStyledItemDelegate):
     ) -> RenderJob:
         kind = message_kind(state.message)
         status = "streaming" if state.streaming else message_status(state.message)
-        parts = render_parts(state.message, theme, state.expanded, streaming=state.streaming)
+        parts = render_parts(
+            state.message, theme, state.expanded, markdown=markdown_parts, streaming=state.streaming
+        )
         width = self.text_width(row_width, kind, status)
         job = RenderJob(slot, key, parts, self._view.font(), width, owner=state.message, row=row)
         self.stats["documents_built"] += 1

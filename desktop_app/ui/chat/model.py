@@ -21,8 +21,7 @@ from typing import Any, Literal, NamedTuple
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
-
-from .messages import (
+from desktop_app.present.chat_messages import (
     collapsible_sections,
     is_displayed,
     message_kind,
@@ -68,7 +67,7 @@ class ChatRole(IntEnum):
     """Item data roles of :class:`ChatModel` (``DisplayRole`` is the plain text too)."""
 
     Kind = Qt.ItemDataRole.UserRole + 1  #: message role (``user``, ``assistant``, ...) or ``unknown``
-    Text = Kind + 1  #: plain text of the row (see ``messages.message_text``)
+    Text = Kind + 1  #: plain text of the row (see ``present.chat_messages.message_text``)
     Collapsed = Kind + 2  #: bool: every collapsible section of the row is collapsed
     ExpandedSections = Kind + 3  #: frozenset of expanded section indices
     Message = Kind + 4  #: the message dict itself

@@ -58,6 +58,8 @@ from desktop_app.present.chat_feed import (
     StreamEnded,
     StreamStarted,
 )
+from desktop_app.present.chat_messages import collapsible_sections
+from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.siblings import SiblingSwitch
 
 from ..plain import plain_text
@@ -65,9 +67,8 @@ from .approval import ApprovalCardWidget
 from .banner import Banner
 from .composer import Composer
 from .delegate import MessageDelegate
-from .messages import collapsible_sections
 from .model import ChatModel, ChatRole, DeltaKind
-from .theme import ChatTheme, theme_for_palette
+from .theme import theme_for_palette
 
 __all__ = ["ChatPanel", "ChatView", "SiblingArrows"]
 

@@ -15,12 +15,12 @@ from PySide6.QtCore import QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 
 from desktop_app.present.card_actions import CardAction, card_actions
+from desktop_app.present.chat_messages import message_kind, message_status
+from desktop_app.present.chat_render import parse_toggle
+from desktop_app.present.chat_theme import ChatTheme
 
-from .messages import message_kind, message_status
 from .model import ChatModel
-from .render import parse_toggle
 from .sliced import StackedDocument
-from .theme import ChatTheme
 
 __all__ = ["ACTION_GAP", "PAD_Y", "RowGeometry", "RowHits"]
 

@@ -5,7 +5,7 @@ does, so moving a ``QTextDocument`` to a worker thread would still stall the UI 
 as the layout takes (measured: a 200,000-character reply holds the GIL ~80 ms in ``size()``).
 What bounds a stall is bounding each piece of work instead:
 
-* the row's HTML is produced one top-level part at a time (``render.render_parts``: a markdown
+* the row's HTML is produced one top-level part at a time (``present.chat_render.render_parts``: a markdown
   chunk, a highlighted code block), lazily;
 * consecutive parts are grouped into *segments* of about :data:`SEGMENT_CHARS` HTML characters,
   each its own :class:`~desktop_app.ui.markdown.SafeTextDocument`, laid out when it is built;

@@ -1,8 +1,8 @@
-"""The graph canvas: layouts and the Qt view over the view graph of ``desktop_app.present``.
+"""The graph canvas: the Qt view over the view graph of ``desktop_app.present``.
 
-``audit`` and ``layout`` import no Qt and load cheaply; the Qt classes are loaded on first use, so
-``from desktop_app.ui.graph import Layouter`` never starts Qt. The view graph, folding, filters,
-search, selection and what an input means live in ``desktop_app.present``.
+The view graph, its layout (``present.layout``), folding, filters, search, selection and what an
+input means live in ``desktop_app.present``; the compaction audit in ``desktop_app.compaction``. The
+Qt classes named here are loaded on first use, not whenever a module of this package is imported.
 """
 
 from __future__ import annotations
@@ -10,28 +10,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from desktop_app.compaction.audit import (
-    BranchSummaryInfo,
-    CompactionAudit,
-    audit_compaction,
-    branch_summary_info,
-)
-
-from .layout import DOT_NODE_LIMIT, Layouter, LayoutSpec, dot_layout_in_subprocess, tidy_tree_layout
-
-__all__ = [
-    "DOT_NODE_LIMIT",
-    "BranchSummaryInfo",
-    "CompactionAudit",
-    "CompactionAuditPanel",
-    "GraphView",
-    "LayoutSpec",
-    "Layouter",
-    "audit_compaction",
-    "branch_summary_info",
-    "dot_layout_in_subprocess",
-    "tidy_tree_layout",
-]
+__all__ = ["CompactionAuditPanel", "GraphView"]
 
 _QT = {"GraphView": ".view", "CompactionAuditPanel": ".audit_panel"}
 

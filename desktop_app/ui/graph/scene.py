@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import CompactionAudit
+from desktop_app.present.layout import RowIndex
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .audit_bands import AuditBands, build_audit_bands
 from .items import Edge, EdgeLayer, NodeItem, OverviewLayer
-from .layout import RowIndex
 from .links import link_items
 from .style import GraphStyle
 

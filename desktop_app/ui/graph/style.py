@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields
 
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
-from .layout import LayoutSpec
+from desktop_app.present.layout import LayoutSpec
 
 __all__ = ["GraphStyle", "KindStyle", "default_style"]
 

@@ -3,7 +3,7 @@
 Data flows one way: session events → ``ViewGraphModel.apply`` → a :class:`GraphDelta` → the
 scene. An append places its new nodes beside their parents (no layout of the whole graph); a
 change of structure lays the graph out again as a tidy tree (O(n), on this thread) and starts
-``dot`` in a child process (:class:`~desktop_app.ui.graph.layout.Layouter`), whose positions come
+``dot`` in a child process (:class:`~desktop_app.present.layout.Layouter`), whose positions come
 back through a queued Qt signal tagged with a generation number, so a stale result is dropped
 instead of applied. Session events (from any thread) hop onto the UI thread the same way.
 
@@ -22,12 +22,12 @@ from typing import Protocol
 from PySide6.QtCore import QObject, QPoint, Signal, SignalInstance
 
 from desktop_app.present.graph_model import GraphDelta, ViewGraphModel
+from desktop_app.present.layout import Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from desktop_app.present.viewgraph import Node, SegmentKey, ViewGraph
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 
 from .canvas_find import CanvasFind
 from .follow import LeafFollower
-from .layout import Layouter, Positions, RowIndex, place_new_node, tidy_tree_layout
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene

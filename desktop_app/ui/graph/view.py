@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from desktop_app.present.filters import check_mode, next_mode
 from desktop_app.present.graph_model import ViewGraphModel
+from desktop_app.present.layout import DOT_NODE_LIMIT, Layouter
 from desktop_app.present.lod import (
     Detail,
     Marks,
@@ -48,7 +49,6 @@ from desktop_app.session import SessionView
 from .canvas_find import CanvasFind
 from .canvas_input import CanvasInput
 from .follow import LeafFollower
-from .layout import DOT_NODE_LIMIT, Layouter
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
 from .scene import GraphScene

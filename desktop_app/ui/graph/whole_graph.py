@@ -26,11 +26,11 @@ from PySide6.QtCore import QObject, QPoint, QPointF, QTimer
 
 from desktop_app.present.filters import is_visible
 from desktop_app.present.graph_model import ViewGraphModel
+from desktop_app.present.layout import Positions, tidy_tree_layout
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
 
-from .layout import Positions, tidy_tree_layout
 from .scene import GraphScene
 from .style import GraphStyle
 

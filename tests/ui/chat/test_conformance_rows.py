@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.chat_render import render_message
+from desktop_app.present.chat_theme import DARK, LIGHT
 from desktop_app.session import SessionManager, build_session_context
 from desktop_app.ui.chat import ChatPanel, ChatRole
-from desktop_app.ui.chat.render import render_message
-from desktop_app.ui.chat.theme import DARK, LIGHT
+from desktop_app.ui.markdown import markdown_parts
 
 from .conftest import CASES
 
@@ -129,6 +130,6 @@ def test_every_message_renders_collapsed_and_expanded(
                 continue
             seen.add(id(message))
             for theme, expanded in ((LIGHT, frozenset()), (DARK, everything)):
-                html = render_message(message, theme, expanded)
+                html = render_message(message, theme, expanded, markdown=markdown_parts)
                 assert isinstance(html, str) and html
                 assert "<img" not in html.lower()

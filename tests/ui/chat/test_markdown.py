@@ -12,11 +12,8 @@ from PySide6.QtGui import QDesktopServices, QImage, QPainter, QTextDocument
 from desktop_app.ui.chat import ChatPanel
 from desktop_app.ui.markdown import (
     SafeTextDocument,
-    canonical_language,
-    highlight_code,
     markdown_to_html,
     markdown_to_html_streaming,
-    split_fences,
 )
 
 REMOTE = "http://tracker.invalid/pixel.png"
@@ -127,38 +124,6 @@ def test_code_blocks_are_highlighted_in_a_box() -> None:
     assert '<span style="color:#cf222e;">def</span>' in html  # keyword
     assert "font-style:italic" in html  # comment
     assert "Before" in html and "After" in html
-
-
-def test_unknown_language_is_escaped_monospace() -> None:
-    assert highlight_code("<b>&</b>", "brainfudge") == "&lt;b&gt;&amp;&lt;/b&gt;"
-    assert canonical_language("TS") == "javascript"
-    assert canonical_language("sh") == "bash"
-    assert canonical_language(None) is None
-
-
-@pytest.mark.parametrize(
-    ("language", "code", "token"),
-    [
-        ("json", '{"a": 1}', '<span style="color:#0550ae;">"a"</span>'),
-        ("bash", "echo $HOME", '<span style="color:#953800;">$HOME</span>'),
-        ("diff", "+added\n-removed", '<span style="color:#116329;">+added</span>'),
-        ("rust", "fn main() {}", '<span style="color:#cf222e;">fn</span>'),
-        ("go", "func main() {}", '<span style="color:#cf222e;">func</span>'),
-        ("sql", "SELECT 1", '<span style="color:#cf222e;">SELECT</span>'),
-    ],
-)
-def test_highlighter_languages(language: str, code: str, token: str) -> None:
-    assert token in highlight_code(code, language)
-
-
-def test_split_fences_follows_commonmark_basics() -> None:
-    text = "a\n```js\nx = 1\n```\nb\n~~~~\nunclosed ``` inside\n"
-    assert split_fences(text) == [
-        ("markdown", None, "a"),
-        ("code", "js", "x = 1"),
-        ("markdown", None, "b"),
-        ("code", None, "unclosed ``` inside\n"),
-    ]
 
 
 def test_streaming_render_matches_for_simple_text() -> None:

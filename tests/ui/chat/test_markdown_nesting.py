@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.markdown_html import MAX_NESTING, cap_nesting
 from desktop_app.ui.chat import ChatPanel
-from desktop_app.ui.markdown import MAX_NESTING, cap_nesting, markdown_to_html, markdown_to_html_streaming
+from desktop_app.ui.markdown import markdown_to_html, markdown_to_html_streaming
 
 HOSTILE = {
     "dashes": "- " * 10_000 + "x",
@@ -44,30 +45,11 @@ def test_hostile_nesting_is_capped(name: str) -> None:
         assert 1 <= _max_list_depth(html) <= MAX_NESTING + 1, name  # + 1: Qt opens a list per indent
 
 
-def test_one_line_cap_escapes_the_first_marker_past_the_limit() -> None:
-    capped = cap_nesting("- " * 20 + "x", limit=3)
-    assert capped == "- - - \\- " + "- " * 16 + "x"
-    assert cap_nesting("1. " * 5, limit=2) == "1. 1. 1\\. 1. 1. "
-    assert cap_nesting(">" * 6 + "q", limit=4) == ">>>>\\>>q"
-
-
 def test_a_line_of_dashes_stays_one_horizontal_rule() -> None:
     rule = "- " * 10_000
     assert cap_nesting(rule) is rule  # md4c reads it as a thematic break: nothing nests
     html = markdown_to_html(rule)
     assert _max_list_depth(html) == 0 and "<hr" in html
-
-
-def test_text_within_the_cap_is_unchanged() -> None:
-    ordinary = "# Title\n\n- a\n  - b\n    - c\n\n> quote\n> > inner\n\n1. one\n2. two\n\n    code\n"
-    assert cap_nesting(ordinary) is ordinary
-    assert cap_nesting("- " * MAX_NESTING + "x") == "- " * MAX_NESTING + "x"
-
-
-def test_indentation_is_cut_to_what_the_cap_needs() -> None:
-    assert cap_nesting(" " * 500 + "deep", limit=4) == " " * 8 + "deep"
-    assert cap_nesting(" " * 500 + "- deep", limit=4) == " " * 8 + "\\- deep"  # 4 levels by indent
-    assert cap_nesting("    " + "- " * 10 + "x", limit=4) == "    - - \\- " + "- " * 7 + "x"
 
 
 def test_fenced_code_is_never_touched() -> None:

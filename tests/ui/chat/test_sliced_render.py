@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt, QTimer
 
+from desktop_app.present.chat_render import render_message
 from desktop_app.ui.chat import ChatPanel
 from desktop_app.ui.chat.delegate import STREAM_SLOT
-from desktop_app.ui.chat.render import render_message
 from desktop_app.ui.chat.sliced import SLICE_CHARS, RenderJob
-from desktop_app.ui.markdown import SafeTextDocument
+from desktop_app.ui.markdown import SafeTextDocument, markdown_parts
 
 PARA = "Lorem ipsum dolor sit amet, **consectetur** adipiscing `elit`, [a link](https://example.invalid). " * 6
 UNIT = (
@@ -68,7 +68,7 @@ def test_the_sliced_render_is_the_synchronous_render(qtbot: Any, panel: ChatPane
     doc = panel.delegate.document(panel.model, 1)
     assert not doc.placeholder and len(doc.segments) > 3
     theme = panel.delegate.theme()
-    expected = render_message(message, theme, frozenset({0}))
+    expected = render_message(message, theme, frozenset({0}), markdown=markdown_parts)
     assert "\n".join(job.html) == expected
     whole = SafeTextDocument()
     whole.setHtml(expected)

@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present import layout as layout_module
 from desktop_app.present.graph_model import build_view_graph
-from desktop_app.present.viewgraph import ViewGraph
-from desktop_app.session import SessionManager
-from desktop_app.ui.graph import layout as layout_module
-from desktop_app.ui.graph.layout import (
+from desktop_app.present.layout import (
     DotJob,
     Layouter,
     LayoutSpec,
@@ -27,6 +25,8 @@ from desktop_app.ui.graph.layout import (
     place_new_node,
     tidy_tree_layout,
 )
+from desktop_app.present.viewgraph import ViewGraph
+from desktop_app.session import SessionManager
 from tests.present.builders import forest, index_of, path_forest, synthetic_session
 
 from .conftest import CASES
@@ -304,7 +304,7 @@ def test_place_new_node_with_a_kept_row_index_matches_a_fresh_scan() -> None:
 
 
 def test_row_index_nearest_reads_near_rows_and_scales_each_axis() -> None:
-    from desktop_app.ui.graph.layout import RowIndex
+    from desktop_app.present.layout import RowIndex
 
     positions = {"top": (0.0, 0.0), "far-right": (5000.0, 1000.0), "below": (0.0, 3000.0), "mid": (100.0, 1100.0)}
     rows = RowIndex(positions)
@@ -318,7 +318,7 @@ def test_row_index_nearest_reads_near_rows_and_scales_each_axis() -> None:
 
 
 def test_row_index_counts_nodes_in_a_rectangle_up_to_a_cap() -> None:
-    from desktop_app.ui.graph.layout import RowIndex
+    from desktop_app.present.layout import RowIndex
 
     rows = RowIndex({n: (float(n % 10) * 100, float(n // 10) * 100) for n in range(100)})
     assert rows.count_in(-1, -1, 250, 150, cap=99) == 3 * 2

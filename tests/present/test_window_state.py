@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from desktop_app.ui.state import UiState
+from desktop_app.present.window_state import UiState
 
 
 def _leaves(path: Path) -> dict[str, str]:

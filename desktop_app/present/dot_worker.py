@@ -1,6 +1,6 @@
 """Child-process entry point: Graphviz ``dot`` through pygraphviz, JSON in, JSON out.
 
-Run as a script (``python _dot_worker.py``), never imported by the app: pygraphviz holds the GIL
+Run as a script (``python dot_worker.py``), never imported by the app: pygraphviz holds the GIL
 for the whole layout (DESIGN.md §8), so it lives in a process the UI can kill when the request
 is superseded. Input on stdin::
 

@@ -50,10 +50,10 @@ log = logging.getLogger(__name__)
 DOT_NODE_LIMIT = 2500
 #: A dot child still running after this long is killed and the tidy tree stays.
 DOT_TIMEOUT = 60.0
-_WORKER = Path(__file__).with_name("_dot_worker.py")
-#: The child's command line. ``None``: this interpreter running ``_dot_worker.py``. A frozen build
+_WORKER = Path(__file__).with_name("dot_worker.py")
+#: The child's command line. ``None``: this interpreter running ``dot_worker.py``. A frozen build
 #: (PyInstaller) must set it, e.g. to ``[sys.executable, "--dot-worker"]`` with the CLI calling
-#: ``_dot_worker.main()``; until then dot is reported unavailable there rather than re-launching
+#: ``dot_worker.main()``; until then dot is reported unavailable there rather than re-launching
 #: the app itself as the "worker".
 WORKER_COMMAND: list[str] | None = None
 

@@ -2,7 +2,9 @@
 
 Kept apart from the delegate so what a row *says* is testable without painting. Collapsible
 sections are paragraphs holding an ``arbor:toggle/N`` link; the delegate turns a click anywhere on
-such a line into ``ChatModel.toggle(row, N)``. No ``<img>`` is ever produced (see ``ui/markdown``).
+such a line into ``ChatModel.toggle(row, N)``. Markdown becomes HTML through the function the caller
+passes (:class:`MarkdownParts`): the chat's is ``ui.markdown.markdown_parts``, where Qt parses the
+prose and no ``<img>`` is ever produced.
 """
 
 from __future__ import annotations
@@ -10,12 +12,9 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
-from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
-
-from ..markdown import code_block_html, escape, markdown_parts
-from .messages import (
+from desktop_app.present.chat_messages import (
     as_text,
     block_type,
     content_blocks,
@@ -31,9 +30,18 @@ from .messages import (
     system_line,
     tool_call_summary,
 )
-from .theme import ChatTheme
+from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.markdown_html import code_block_html, escape
+from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
 
-__all__ = ["TOGGLE_SCHEME", "render_message", "render_parts", "toggle_href", "parse_toggle"]
+__all__ = ["TOGGLE_SCHEME", "MarkdownParts", "render_message", "render_parts", "toggle_href", "parse_toggle"]
+
+
+class MarkdownParts(Protocol):
+    """Markdown text → its HTML one part at a time (a code block, a chunk of prose), lazily."""
+
+    def __call__(self, text: str, *, dark: bool) -> Iterable[str]: ...
+
 
 TOGGLE_SCHEME = "arbor:toggle/"
 MAX_LINES = 400
@@ -99,8 +107,9 @@ class _Html:
     time (:meth:`iter_parts`), spread over event-loop turns for a long message.
     """
 
-    def __init__(self, theme: ChatTheme) -> None:
+    def __init__(self, theme: ChatTheme, markdown_parts: MarkdownParts) -> None:
         self.theme = theme
+        self.markdown_parts = markdown_parts
         self.parts: list[str | Callable[[], Iterable[str]]] = []
 
     def add(self, html: str) -> None:
@@ -149,6 +158,7 @@ class _Html:
             return
         kept, note = clip(text, max_lines=4000, max_chars=200_000)
         dark = self.theme.dark
+        markdown_parts = self.markdown_parts
         self.parts.append(lambda: markdown_parts(kept, dark=dark))
         if note:
             self.note(note)
@@ -371,23 +381,35 @@ def _edit_banner(mark: dict[str, Any], out: _Html) -> None:
 
 
 def render_message(
-    message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
+    message: Any,
+    theme: ChatTheme,
+    expanded: frozenset[int] = frozenset(),
+    *,
+    markdown: MarkdownParts,
+    streaming: bool = False,
 ) -> str:
     """The HTML of a row: a small header, the content, collapsible sections as toggle lines."""
-    return "\n".join(render_parts(message, theme, expanded, streaming=streaming))
+    return "\n".join(render_parts(message, theme, expanded, markdown=markdown, streaming=streaming))
 
 
 def render_parts(
-    message: Any, theme: ChatTheme, expanded: frozenset[int] = frozenset(), *, streaming: bool = False
+    message: Any,
+    theme: ChatTheme,
+    expanded: frozenset[int] = frozenset(),
+    *,
+    markdown: MarkdownParts,
+    streaming: bool = False,
 ) -> Iterator[str]:
     """:func:`render_message` lazily, one top-level HTML piece at a time (joined with ``"\n"``
     they are exactly its result): the expensive pieces (a markdown chunk, a highlighted code
     block) are produced only when the iterator reaches them."""
-    return _outline(message, theme, expanded, streaming).iter_parts()
+    return _outline(message, theme, expanded, streaming, markdown).iter_parts()
 
 
-def _outline(message: Any, theme: ChatTheme, expanded: frozenset[int], streaming: bool) -> _Html:
-    out = _Html(theme)
+def _outline(
+    message: Any, theme: ChatTheme, expanded: frozenset[int], streaming: bool, markdown: MarkdownParts
+) -> _Html:
+    out = _Html(theme, markdown)
     kind = message_kind(message)
     mark = edit_mark(message)
     if mark is not None:

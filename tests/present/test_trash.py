@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.ui.trash import TrashError, home_trash, move_to_trash
+from desktop_app.present.trash import TrashError, home_trash, move_to_trash
 
 
 def test_moves_the_file_and_writes_the_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -53,7 +53,7 @@ def test_a_failed_move_keeps_the_file_and_drops_the_reservation(tmp_path: Path, 
     def refuse(*_args: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("desktop_app.ui.trash.os.rename", refuse)
+    monkeypatch.setattr("desktop_app.present.trash.os.rename", refuse)
     with pytest.raises(TrashError, match="Permission denied"):
         move_to_trash(source)
     assert source.read_text() == "keep me"
