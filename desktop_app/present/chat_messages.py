@@ -16,16 +16,21 @@ from typing import Any
 from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
 from desktop_app.present.pi16_words import system_summary, system_text
 from desktop_app.session.jsjson import js_truthy
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 
 Message = dict[str, Any]
 
 KNOWN_KINDS = frozenset(
-    {"user", "assistant", "toolResult", "bashExecution", "custom", "branchSummary", "compactionSummary", "system"}
+    {Role.USER, Role.ASSISTANT, Role.TOOL_RESULT, Role.BASH_EXECUTION, Role.CUSTOM, Role.BRANCH_SUMMARY,
+     Role.COMPACTION_SUMMARY, Role.SYSTEM}
 )
+"""The roles the chat draws a row of its own for (``hookMessage`` and unknown roles: "unrecognised")."""
 #: Kinds whose whole row is one collapsible section (section 0), collapsed by default.
-SINGLE_SECTION_KINDS = frozenset({"toolResult", "bashExecution", "branchSummary", "compactionSummary", "system"})
+SINGLE_SECTION_KINDS = frozenset(
+    {Role.TOOL_RESULT, Role.BASH_EXECUTION, Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY, Role.SYSTEM}
+)
 #: Kinds painted as summary cards (pi 1.6.0's system prompt records too).
-CARD_KINDS = frozenset({"branchSummary", "compactionSummary", "system"})
+CARD_KINDS = frozenset({Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY, Role.SYSTEM})
 
 
 def as_text(value: Any) -> str:
@@ -40,37 +45,30 @@ def as_text(value: Any) -> str:
         return str(value)
 
 
-def message_kind(message: Any) -> str:
-    """The row kind: the message role when it is one pi knows, else ``"unknown"``."""
-    if isinstance(message, dict):
-        role = message.get("role")
-        if isinstance(role, str) and role in KNOWN_KINDS:
-            return role
-    return "unknown"
+def message_kind(message: Any) -> Role:
+    """The row kind: the message role when the chat draws it, else :attr:`Role.UNKNOWN`."""
+    role = role_of(message)
+    return role if role in KNOWN_KINDS else Role.UNKNOWN
 
 
 def is_displayed(message: Any) -> bool:
     """Whether the chat shows a context message (pi-spec §4.5: custom only when ``display``)."""
-    return message_kind(message) != "custom" or js_truthy(message.get("display"))
+    return message_kind(message) is not Role.CUSTOM or js_truthy(message.get("display"))
 
 
 def content_blocks(message: Message) -> list[Any]:
     """``content`` as a list of blocks (a string becomes one text block)."""
     content = message.get("content")
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return [{"type": BlockKind.TEXT.value, "text": content}]
     if isinstance(content, list):
         return content
     return []
 
 
-def block_type(block: Any) -> str:
-    return block.get("type", "") if isinstance(block, dict) and isinstance(block.get("type"), str) else ""
-
-
 def joined_text(message: Message) -> str:
     """The ``text`` blocks of ``content`` joined with newlines (images and the rest left out)."""
-    return "\n".join(as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text")
+    return "\n".join(as_text(b.get("text")) for b in content_blocks(message) if block_kind(b) is BlockKind.TEXT)
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -106,12 +104,12 @@ def message_text(message: Any) -> str:
     are sections of their own); bashExecution: ``$ command`` and the output; summaries: the summary.
     """
     kind = message_kind(message)
-    if kind in ("user", "assistant", "toolResult", "custom"):
+    if kind in (Role.USER, Role.ASSISTANT, Role.TOOL_RESULT, Role.CUSTOM):
         return joined_text(message)
-    if kind == "bashExecution":
+    if kind is Role.BASH_EXECUTION:
         output = as_text(message.get("output"))
         return f"$ {as_text(message.get('command'))}" + (f"\n{output}" if output else "")
-    if kind == "system":
+    if kind is Role.SYSTEM:
         return system_text(message)
     if kind in CARD_KINDS:
         return as_text(message.get("summary"))
@@ -134,7 +132,7 @@ def system_line(message: Message) -> str:
 
 def message_status(message: Any) -> str:
     """``"error"``, ``"aborted"`` or ``"ok"`` (assistants only carry the first two)."""
-    if message_kind(message) == "assistant":
+    if message_kind(message) is Role.ASSISTANT:
         reason = message.get("stopReason")
         if reason in ("error", "aborted"):
             return str(reason)
@@ -146,9 +144,9 @@ def collapsible_sections(message: Any) -> tuple[int, ...]:
     kind = message_kind(message)
     if kind in SINGLE_SECTION_KINDS:
         return (0,)
-    if kind == "assistant":
+    if kind is Role.ASSISTANT:
         return tuple(
-            i for i, b in enumerate(content_blocks(message)) if block_type(b) in ("thinking", "toolCall")
+            i for i, b in enumerate(content_blocks(message)) if block_kind(b) in (BlockKind.THINKING, BlockKind.TOOL_CALL)
         )
     return ()
 

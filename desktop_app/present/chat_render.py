@@ -12,11 +12,10 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from desktop_app.present.chat_messages import (
     as_text,
-    block_type,
     content_blocks,
     edit_mark,
     first_line,
@@ -33,6 +32,7 @@ from desktop_app.present.chat_messages import (
 from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.markdown_html import code_block_html, escape
 from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
+from desktop_app.session.kinds import BlockKind, Role, block_kind
 
 __all__ = ["TOGGLE_SCHEME", "MarkdownParts", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 
@@ -193,7 +193,7 @@ def _time(message: dict[str, Any]) -> str:
 
 def _images(message: dict[str, Any], out: _Html) -> None:
     for block in content_blocks(message):
-        if block_type(block) == "image":
+        if block_kind(block) is BlockKind.IMAGE:
             out.note(f"[image: {as_text(block.get('mimeType')) or 'image'} — shown in the file, not here]")
 
 
@@ -230,37 +230,44 @@ def _tool_call_body(block: dict[str, Any], out: _Html) -> None:
         out.code(pretty_json(arguments), "json")
 
 
+def _thinking(block: dict[str, Any], is_open: bool, section: int, out: _Html) -> None:
+    """A thinking block: a note when the provider redacted it, else a section that opens on a click."""
+    if block.get("redacted"):
+        out.note("Thinking (redacted by the provider)")
+        return
+    thinking = as_text(block.get("thinking"))
+    out.toggle(section, is_open, "Thinking", plain_preview(thinking) or "…")
+    if is_open:
+        out.add(f'<div style="color:{out.theme.dim}; font-style:italic;">')
+        out.markdown(thinking)
+        out.add("</div>")
+
+
 def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: bool, out: _Html) -> None:
     theme = out.theme
     status = "streaming" if streaming else message_status(message)
-    bubble = theme.bubble("assistant", status)
+    bubble = theme.bubble(Role.ASSISTANT, status)
     model = as_text(message.get("model"))
     out.header("Assistant", bubble.accent, escape(" · ".join(x for x in (model, _time(message)) if x)))
     for i, block in enumerate(content_blocks(message)):
-        kind = block_type(block)
-        if kind == "text":
-            out.markdown(as_text(block.get("text")))
-        elif kind == "thinking":
-            thinking = as_text(block.get("thinking"))
-            if block.get("redacted"):
-                out.note("Thinking (redacted by the provider)")
-                continue
-            is_open = i in expanded
-            out.toggle(i, is_open, "Thinking", plain_preview(thinking) or "…")
-            if is_open:
-                out.add(f'<div style="color:{theme.dim}; font-style:italic;">')
-                out.markdown(thinking)
-                out.add("</div>")
-        elif kind == "redacted_thinking":
-            out.note("Thinking (redacted by the provider)")
-        elif kind == "toolCall":
-            name, summary = tool_call_summary(block)
-            is_open = i in expanded
-            out.toggle(i, is_open, name or "tool call", summary, color=theme.tool.accent)
-            if is_open:
-                _tool_call_body(block, out)
-        elif kind == "image":
-            out.note("[image]")
+        match block_kind(block):
+            case BlockKind.TEXT:
+                out.markdown(as_text(block.get("text")))
+            case BlockKind.THINKING:
+                _thinking(block, i in expanded, i, out)
+            case BlockKind.TOOL_CALL:
+                name, summary = tool_call_summary(block)
+                is_open = i in expanded
+                out.toggle(i, is_open, name or "tool call", summary, color=theme.tool.accent)
+                if is_open:
+                    _tool_call_body(block, out)
+            case BlockKind.IMAGE:
+                out.note("[image]")
+            case BlockKind.UNKNOWN:
+                if block.get("type") == "redacted_thinking":  # the Anthropic API's name, seen in hand-made files
+                    out.note("Thinking (redacted by the provider)")
+            case _ as unreachable:
+                assert_never(unreachable)
     error = as_text(message.get("errorMessage"))
     if status == "error":
         out.box("⚠ Error" + (f": {error}" if error else ""), theme.error.fill, theme.error.accent)
@@ -332,10 +339,10 @@ def _bash(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None
             out.note(f"Output truncated; full output: {as_text(message.get('fullOutputPath'))}")
 
 
-def _summary_card(message: dict[str, Any], kind: str, expanded: frozenset[int], out: _Html) -> None:
+def _summary_card(message: dict[str, Any], kind: Role, expanded: frozenset[int], out: _Html) -> None:
     theme = out.theme
     bubble = theme.bubble(kind)
-    if kind == "compactionSummary":
+    if kind is Role.COMPACTION_SUMMARY:
         title = f"◆ Compacted from {format_count(message.get('tokensBefore'))} tokens"
         hint = "click to read the summary"
     else:
@@ -414,29 +421,32 @@ def _outline(
     mark = edit_mark(message)
     if mark is not None:
         _edit_banner(mark, out)
-    if kind == "user":
-        out.header("You", theme.user.accent, escape(_time(message)))
-        out.markdown(hard_line_breaks(joined_text(message)))
-        _images(message, out)
-    elif kind == "assistant":
-        _assistant(message, expanded, streaming, out)
-    elif kind == "toolResult":
-        _tool_result(message, expanded, out)
-    elif kind == "bashExecution":
-        _bash(message, expanded, out)
-    elif kind in ("compactionSummary", "branchSummary"):
-        _summary_card(message, kind, expanded, out)
-    elif kind == "system":
-        _system_card(message, expanded, out)
-    elif kind == "custom":
-        out.header(
-            as_text(message.get("customType")) or "custom message",
-            theme.custom.accent,
-            escape(_time(message)),
-        )
-        out.markdown(joined_text(message))
-        _images(message, out)
-    else:
-        out.header("Unrecognised message", theme.unknown.accent)
-        out.code(pretty_json(message), "json")
+    match kind:
+        case Role.USER:
+            out.header("You", theme.user.accent, escape(_time(message)))
+            out.markdown(hard_line_breaks(joined_text(message)))
+            _images(message, out)
+        case Role.ASSISTANT:
+            _assistant(message, expanded, streaming, out)
+        case Role.TOOL_RESULT:
+            _tool_result(message, expanded, out)
+        case Role.BASH_EXECUTION:
+            _bash(message, expanded, out)
+        case Role.COMPACTION_SUMMARY | Role.BRANCH_SUMMARY:
+            _summary_card(message, kind, expanded, out)
+        case Role.SYSTEM:
+            _system_card(message, expanded, out)
+        case Role.CUSTOM:
+            out.header(
+                as_text(message.get("customType")) or "custom message",
+                theme.custom.accent,
+                escape(_time(message)),
+            )
+            out.markdown(joined_text(message))
+            _images(message, out)
+        case Role.HOOK_MESSAGE | Role.UNKNOWN:
+            out.header("Unrecognised message", theme.unknown.accent)
+            out.code(pretty_json(message), "json")
+        case _ as unreachable:
+            assert_never(unreachable)
     return out

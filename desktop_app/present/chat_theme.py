@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from desktop_app.session.kinds import Role
+
 __all__ = ["ChatTheme", "Bubble", "LIGHT", "DARK"]
 
 
@@ -40,20 +42,21 @@ class ChatTheme:
     aborted: Bubble
     unknown: Bubble
 
-    def bubble(self, kind: str, status: str = "ok", is_error_result: bool = False) -> Bubble:
+    def bubble(self, kind: Role | str, status: str = "ok", is_error_result: bool = False) -> Bubble:
         """The bubble for a row kind (an error/aborted assistant gets its status colours)."""
-        if kind == "assistant":
+        if kind == Role.ASSISTANT:
             return {"error": self.error, "aborted": self.aborted}.get(status, self.assistant)
-        if kind == "toolResult":
+        if kind == Role.TOOL_RESULT:
             return self.tool_error if is_error_result else self.tool
-        return {
-            "user": self.user,
-            "bashExecution": self.bash,
-            "custom": self.custom,
-            "compactionSummary": self.compaction,
-            "branchSummary": self.branch,
-            "system": self.system,
-        }.get(kind, self.unknown)
+        cards: dict[str, Bubble] = {
+            Role.USER: self.user,
+            Role.BASH_EXECUTION: self.bash,
+            Role.CUSTOM: self.custom,
+            Role.COMPACTION_SUMMARY: self.compaction,
+            Role.BRANCH_SUMMARY: self.branch,
+            Role.SYSTEM: self.system,
+        }
+        return cards.get(kind, self.unknown)
 
 
 LIGHT = ChatTheme(

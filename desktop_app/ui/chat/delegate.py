@@ -58,7 +58,6 @@ from desktop_app.present.chat_messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
     as_text,
-    block_type,
     content_blocks,
     edit_mark,
     message_kind,
@@ -68,6 +67,7 @@ from desktop_app.present.chat_messages import (
 from desktop_app.present.chat_render import render_parts
 from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.pi16_words import EDIT_OMITTED
+from desktop_app.session.kinds import BlockKind, block_kind
 
 from ..markdown import markdown_parts
 from .model import ChatModel, RowState
@@ -454,7 +454,7 @@ class MessageDelegate(QStyledItemDelegate):
         if role in SINGLE_SECTION_KINDS:
             if role == "toolResult":
                 text = "\n".join(
-                    as_text(b.get("text")) for b in content_blocks(message) if block_type(b) == "text"
+                    as_text(b.get("text")) for b in content_blocks(message) if block_kind(b) is BlockKind.TEXT
                 )
             else:
                 text = message_text(message) if role == "system" else as_text(message.get("summary" if role in CARD_KINDS else "output"))
