@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from desktop_app.agent.tools import (
+from desktop_app.tools import (
     ApprovalDecision,
     ApprovalRequest,
     BashApproval,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.tools.conftest import Runner
+from tests.tools.conftest import Runner
 
 
 @pytest.mark.asyncio

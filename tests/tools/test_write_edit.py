@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools import ToolContext, run_tool
-from desktop_app.agent.tools.diff import format_diff
-from tests.agent.tools.conftest import Runner, tool_call
+from desktop_app.tools import ToolContext, run_tool
+from desktop_app.tools.diff import format_diff
+from tests.tools.conftest import Runner, tool_call
 
 GREET = 'def greet(name):\n    return "Hello, " + name\n\nprint(greet("world"))\n'
 

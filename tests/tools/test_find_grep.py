@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools.find import fd_pattern
-from desktop_app.agent.tools.globs import GlobMatcher
-from tests.agent.tools.conftest import Runner
+from desktop_app.tools.find import fd_pattern
+from desktop_app.tools.globs import GlobMatcher
+from tests.tools.conftest import Runner
 
 
 def _tree(root: Path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools.collate import collation_key
-from tests.agent.tools.conftest import Runner
+from desktop_app.tools.collate import collation_key
+from tests.tools.conftest import Runner
 
 
 def test_icu_order_as_observed_in_pi() -> None:

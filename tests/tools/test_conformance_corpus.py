@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from desktop_app.agent.tools import ToolContext, precheck, run_tool
-from tests.agent.tools.conftest import tool_call
+from desktop_app.tools import ToolContext, precheck, run_tool
+from tests.tools.conftest import tool_call
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "conformance"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
 REAL = ("large-session.jsonl", "before-compaction.jsonl")
 BUILT_IN = {"read", "write", "edit", "bash", "grep", "find", "ls"}
 

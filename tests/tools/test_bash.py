@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools import ToolContext, ToolUpdate, run_tool
-from desktop_app.agent.tools.approval import BashApproval, describe_approval
-from desktop_app.agent.tools.output_pipe import draining_pipes, dropped_bytes
-from tests.agent.tools.conftest import Runner, tool_call
+from desktop_app.tools import ToolContext, ToolUpdate, run_tool
+from desktop_app.tools.approval import BashApproval, describe_approval
+from desktop_app.tools.output_pipe import draining_pipes, dropped_bytes
+from tests.tools.conftest import Runner, tool_call
 
 
 async def _wait_gone(pid: int) -> bool:

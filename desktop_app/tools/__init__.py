@@ -1,6 +1,6 @@
 """pi 0.73.1's built-in tools (read, write, edit, bash, grep, find, ls) for Arbor's agent.
 
-The turn loop's protocol is in :mod:`desktop_app.agent.tools.batch` (append the assistant message,
+The turn loop's protocol is in :mod:`desktop_app.tools.batch` (append the assistant message,
 ``await run_tool_calls(...)``, append each ``result.to_message()`` in call order). The pieces:
 
 * :func:`tool_definitions` — the ``tools`` of the LLM request (pi's names, texts and schemas);

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools import ToolContext, run_tool
-from desktop_app.agent.tools.walk import Entry
-from tests.agent.tools.conftest import tool_call
+from desktop_app.tools import ToolContext, run_tool
+from desktop_app.tools.walk import Entry
+from tests.tools.conftest import tool_call
 
 
 @pytest.mark.asyncio
@@ -41,7 +41,7 @@ async def test_grep_walk_stops_when_aborted(project: Path, monkeypatch: pytest.M
             if index % 1000 == 0:
                 threading.Event().wait(0.001)
 
-    monkeypatch.setattr("desktop_app.agent.tools.grep.walk", endless)
+    monkeypatch.setattr("desktop_app.tools.grep.walk", endless)
     task = asyncio.create_task(run_tool(tool_call("grep", pattern="x"), ctx))
     while not in_walk.is_set():
         await asyncio.sleep(0.01)  # the event loop keeps turning while grep walks

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from desktop_app.agent.tools import APPROVAL_TOOLS, SessionApprovals, ToolContext, run_tool_calls
 from desktop_app.inspection import build_report
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.manager import SessionManager
-from tests.agent.tools.conftest import tool_call
+from desktop_app.tools import APPROVAL_TOOLS, SessionApprovals, ToolContext, run_tool_calls
+from tests.tools.conftest import tool_call
 
 USAGE = {
     "input": 0,

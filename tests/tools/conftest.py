@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from desktop_app.agent.tools import ToolContext, ToolResult, run_tool
+from desktop_app.tools import ToolContext, ToolResult, run_tool
 
 _ids = itertools.count(1)
 

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.agent.tools import APPROVAL_TOOLS, ToolContext, ToolResult
-from desktop_app.agent.tools.approval import (
+from desktop_app.tools import APPROVAL_TOOLS, ToolContext, ToolResult
+from desktop_app.tools.approval import (
     ApprovalDecision,
     ApprovalRequest,
     EditApproval,
     SessionApprovals,
     WriteApproval,
 )
-from desktop_app.agent.tools.batch import ASK_DENIED_TEXT, run_tool_calls
-from tests.agent.tools.conftest import tool_call
+from desktop_app.tools.batch import ASK_DENIED_TEXT, run_tool_calls
+from tests.tools.conftest import tool_call
 
 
 class Card:

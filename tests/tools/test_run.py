@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from desktop_app.agent.tools import (
+from desktop_app.session.entries import serialize_line
+from desktop_app.tools import (
     ALL_TOOLS,
     APPROVAL_TOOLS,
     DEFAULT_TOOLS,
@@ -22,12 +23,11 @@ from desktop_app.agent.tools import (
     run_tool,
     tool_definitions,
 )
-from desktop_app.agent.tools.registry import TOOLS
-from desktop_app.agent.tools.results import ToolResult
-from desktop_app.session.entries import serialize_line
-from tests.agent.tools.conftest import Runner, tool_call
+from desktop_app.tools.registry import TOOLS
+from desktop_app.tools.results import ToolResult
+from tests.tools.conftest import Runner, tool_call
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "conformance"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
 TOOL_RESULT_KEYS = ["role", "toolCallId", "toolName", "content", "details", "isError", "timestamp"]
 
 

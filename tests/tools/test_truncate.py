@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_app.agent.tools.truncate import (
+from desktop_app.tools.truncate import (
     DEFAULT_MAX_BYTES,
     format_size,
     truncate_head,

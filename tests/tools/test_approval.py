@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_app.agent.tools import ToolContext
-from desktop_app.agent.tools.approval import (
+from desktop_app.tools import ToolContext
+from desktop_app.tools.approval import (
     ApprovalDecision,
     EditApproval,
     SessionApprovals,
@@ -13,7 +13,7 @@ from desktop_app.agent.tools.approval import (
     denied_result,
     describe_approval,
 )
-from tests.agent.tools.conftest import tool_call
+from tests.tools.conftest import tool_call
 
 
 def test_edit_card_shows_pis_diff_without_writing(project: Path) -> None:

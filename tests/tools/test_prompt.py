@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime
 
-from desktop_app.agent.tools import DEFAULT_TOOLS, READ_ONLY_TOOLS
-from desktop_app.agent.tools.prompt import environment_prompt, tools_prompt
+from desktop_app.tools import DEFAULT_TOOLS, READ_ONLY_TOOLS
+from desktop_app.tools.prompt import environment_prompt, tools_prompt
 
 
 def test_default_tools_section() -> None:

@@ -1,7 +1,7 @@
 """What a tool returns and how it becomes pi's ``toolResult`` message.
 
 A tool's ``execute`` returns :class:`ToolOutput` (pi's ``{content, details?}``) or raises
-:class:`ToolError`; :func:`desktop_app.agent.tools.run.run_tool` turns either into a
+:class:`ToolError`; :func:`desktop_app.tools.run.run_tool` turns either into a
 :class:`ToolResult`, whose :meth:`ToolResult.to_message` is the exact object pi writes to the session
 file (keys ``role, toolCallId, toolName, content, details?, isError, timestamp`` in that order; a
 failure always carries ``details: {}``, a success without details has no ``details`` key).
