@@ -1,5 +1,11 @@
 """pi 0.73.1's built-in tools (read, write, edit, bash, grep, find, ls) for Arbor's agent.
 
+One module per tool (``read.py``, ``bash.py``, ...) holds all of it as a :class:`~.spec.ToolSpec`:
+what the model is told, how it runs, its approval card, its chat and ``/tree`` texts, the file
+operation pi's compaction lists, the offline model's command form. :mod:`.registry` lists them in
+pi's order and answers by name for the other packages (compaction, llm, present, ui), which never
+compare tool names themselves.
+
 The turn loop's protocol is in :mod:`desktop_app.tools.batch` (append the assistant message,
 ``await run_tool_calls(...)``, append each ``result.to_message()`` in call order). The pieces:
 
@@ -14,15 +20,14 @@ The turn loop's protocol is in :mod:`desktop_app.tools.batch` (append the assist
 from .approval import (
     ApprovalDecision,
     ApprovalRequest,
-    BashApproval,
-    EditApproval,
     SessionApprovals,
-    WriteApproval,
     denied_result,
     describe_approval,
 )
+from .bash import BashApproval
 from .batch import ASK_DENIED_TEXT, Approver, aborted_result, run_tool_calls
 from .context import AbortSignal, MutationQueue, PathPolicy, ToolContext, ToolUpdate
+from .edit import EditApproval
 from .registry import (
     ALL_TOOLS,
     APPROVAL_TOOLS,
@@ -30,12 +35,19 @@ from .registry import (
     READ_ONLY_TOOLS,
     TOOLS,
     ToolSpec,
+    call_view,
+    command_arguments,
+    file_op,
+    format_tool_call,
     get_tool,
+    main_argument,
     needs_approval,
     tool_definitions,
 )
 from .results import ToolError, ToolOutput, ToolResult
 from .run import ABORTED_TEXT, error_result, precheck, run_tool
+from .spec import CallView, CardText, FileOp
+from .write import WriteApproval
 
 __all__ = [
     "ABORTED_TEXT",
@@ -50,7 +62,10 @@ __all__ = [
     "ApprovalRequest",
     "Approver",
     "BashApproval",
+    "CallView",
+    "CardText",
     "EditApproval",
+    "FileOp",
     "MutationQueue",
     "PathPolicy",
     "SessionApprovals",
@@ -62,10 +77,15 @@ __all__ = [
     "ToolUpdate",
     "WriteApproval",
     "aborted_result",
+    "call_view",
+    "command_arguments",
     "denied_result",
     "describe_approval",
     "error_result",
+    "file_op",
+    "format_tool_call",
     "get_tool",
+    "main_argument",
     "needs_approval",
     "precheck",
     "run_tool",

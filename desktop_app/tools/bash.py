@@ -26,18 +26,22 @@ import shutil
 import signal
 import tempfile
 import time
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 from desktop_app.session.jsjson import js_number
 
 from .context import ToolContext, ToolUpdate
+from .display import first_arg, one_line
 from .output_pipe import OutputPipe
 from .paths import missing_cwd_message
 from .results import ToolError, ToolOutput
+from .schema import object_schema, prop
+from .spec import CallView, CardText, ToolSpec
 from .truncate import DEFAULT_MAX_BYTES, Truncation, format_size, truncate_tail, utf8_len
 
-__all__ = ["execute_bash", "choose_shell", "BashOutput", "ABORTED_STATUS"]
+__all__ = ["BASH", "BashApproval", "execute_bash", "choose_shell", "BashOutput", "ABORTED_STATUS"]
 
 ABORTED_STATUS = "Command aborted"
 UPDATE_INTERVAL = 0.1
@@ -160,9 +164,9 @@ def _updater(ctx: ToolContext, call_id: str, output: BashOutput) -> Any:
     return emit
 
 
-async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+def _command_line(args: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
+    """The shell and what it runs (pi's ``shellCommandPrefix`` first), or pi's error before anything starts."""
     command = str(args["command"])
-    timeout = args.get("timeout")
     if not os.path.isdir(ctx.cwd):
         raise ToolError(missing_cwd_message(ctx.cwd, "bash"))
     shell = choose_shell(ctx.shell_path)
@@ -170,6 +174,12 @@ async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         command = ctx.shell_command_prefix + "\n" + command
     if ctx.signal.aborted:
         raise ToolError(ABORTED_STATUS)
+    return shell, command
+
+
+async def _spawn(shell: str, command: str, ctx: ToolContext) -> tuple[asyncio.subprocess.Process, int]:
+    """Start ``shell -c command`` in its own process group, stdout and stderr into one pipe; the
+    process and the pipe's read end."""
     env = dict(os.environ)
     if ctx.extra_path:
         env["PATH"] = os.pathsep.join([*ctx.extra_path, env.get("PATH", "")])
@@ -191,44 +201,42 @@ async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         raise
     finally:
         os.close(write_end)  # the shell has its copy; ours would keep the pipe open forever
-    output = BashOutput(ctx.temp_dir)
-    emit = _updater(ctx, ctx.tool_call_id, output)
+    return process, read_end
 
-    def on_data(chunk: bytes) -> None:
-        output.add(chunk)
-        emit()
 
-    pipe = OutputPipe(read_end, on_data)
-    # the shell's exit ends the call, not the pipe's EOF: a background job may hold the pipe for hours
+def _timeout_seconds(timeout: Any) -> float | None:
+    """pi's ``timeout``: a positive number of seconds, anything else none."""
+    return float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
+
+
+async def _wait_for_exit(process: asyncio.subprocess.Process, ctx: ToolContext, seconds: float | None) -> str | None:
+    """Wait for the shell's exit, the abort signal or the timeout; pi's status line for a failed run.
+
+    The shell's exit ends the call, not the pipe's EOF: a background job may hold the pipe for hours.
+    """
     exited = asyncio.ensure_future(process.wait())
     stop = asyncio.ensure_future(ctx.signal.wait())
     waiters: set[asyncio.Future[Any]] = {exited, stop}
-    seconds = float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
     timer = asyncio.ensure_future(asyncio.sleep(seconds)) if seconds is not None else None
     if timer is not None:
         waiters.add(timer)
     try:
         done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        status: str | None = None
         if exited not in done:
             _kill_group(process)
             await exited  # prompt: the shell was in the killed group and no pipe of asyncio's waits
-            status = (
-                ABORTED_STATUS if stop in done else f"Command timed out after {js_number(seconds or 0)} seconds"
-            )
-        elif process.returncode is not None and process.returncode > 0:
-            status = f"Command exited with code {process.returncode}"
-        pipe.read_available()
-    except asyncio.CancelledError:
-        _kill_group(process)
-        output.close(keep_file=False)
-        raise
+            return ABORTED_STATUS if stop in done else f"Command timed out after {js_number(seconds or 0)} seconds"
+        if process.returncode is not None and process.returncode > 0:
+            return f"Command exited with code {process.returncode}"
+        return None
     finally:
         for waiter in (stop, timer):
             if waiter is not None:
                 waiter.cancel()
-        pipe.detach()  # a job left running (``server &``, or setsid'd out of the group) keeps its pipe
-    output.finish()
+
+
+def _result(output: BashOutput, status: str | None) -> ToolOutput:
+    """The tail with pi's notice; a failed run is an error whose text ends with its status line."""
     text, cut, path = _text(output)
     if status is not None:
         raise ToolError(f"{text}\n\n{status}" if text else status)
@@ -237,3 +245,98 @@ async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if cut.truncated:
         return ToolOutput.text(text, {"truncation": cut.to_details(), "fullOutputPath": path})
     return ToolOutput.text(text)
+
+
+async def execute_bash(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
+    shell, command = _command_line(args, ctx)
+    process, read_end = await _spawn(shell, command, ctx)
+    output = BashOutput(ctx.temp_dir)
+    emit = _updater(ctx, ctx.tool_call_id, output)
+
+    def on_data(chunk: bytes) -> None:
+        output.add(chunk)
+        emit()
+
+    pipe = OutputPipe(read_end, on_data)
+    try:
+        status = await _wait_for_exit(process, ctx, _timeout_seconds(args.get("timeout")))
+        pipe.read_available()
+    except asyncio.CancelledError:
+        _kill_group(process)
+        output.close(keep_file=False)
+        raise
+    finally:
+        pipe.detach()  # a job left running (``server &``, or setsid'd out of the group) keeps its pipe
+    output.finish()
+    return _result(output, status)
+
+
+@dataclass(frozen=True)
+class BashApproval:
+    """A command waiting for the user: what runs, where, for how long at most."""
+
+    tool_call_id: str
+    command: str
+    cwd: str
+    timeout: float | None
+    tool_name: str = field(default="bash", init=False)
+
+    def card(self) -> CardText:
+        """The command (highlighted as shell), the folder and the timeout."""
+        facts = (f"in {self.cwd}",) + ((f"timeout {self.timeout:g} s",) if self.timeout else ())
+        return CardText("Run this command?", facts, self.command, "bash")
+
+
+def describe_bash(call_id: str, args: dict[str, Any], ctx: ToolContext) -> BashApproval:
+    """The card for a command (nothing runs)."""
+    timeout = args.get("timeout")
+    return BashApproval(
+        call_id,
+        str(args.get("command", "")),
+        ctx.cwd,
+        float(timeout) if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else None,
+    )
+
+
+def format_bash_call(args: Mapping[str, Any]) -> str:
+    """``[bash: <first 50 characters on one line>...]``."""
+    raw = first_arg(args, "command")
+    return f"[bash: {one_line(raw)[:50]}{'...' if len(raw) > 50 else ''}]"
+
+
+def _bash_view(args: dict[str, Any]) -> CallView | None:
+    """The command, highlighted as shell."""
+    command = args.get("command")
+    return CallView(command, "bash") if isinstance(command, str) else None
+
+
+def _bash_command(text: str) -> dict[str, Any] | None:
+    """``bash <command>``: everything after the name, on any number of lines."""
+    command = text.strip()
+    return {"command": command} if command else None
+
+
+BASH = ToolSpec(
+    name="bash",
+    description=(
+        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is "
+        "truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved "
+        "to a temp file. Optionally provide a timeout in seconds."
+    ),
+    parameters=object_schema(
+        ["command"],
+        {
+            "command": prop("string", "Bash command to execute"),
+            "timeout": prop("number", "Timeout in seconds (optional, no default timeout)"),
+        },
+    ),
+    execute=execute_bash,
+    snippet="Execute bash commands (ls, grep, find, etc.)",
+    main_argument="command",
+    format_call=format_bash_call,
+    describe=describe_bash,
+    handles_abort=True,
+    aborted_text=ABORTED_STATUS,
+    call_view=_bash_view,
+    parse_command=_bash_command,
+)

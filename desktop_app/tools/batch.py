@@ -28,9 +28,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .approval import ApprovalDecision, ApprovalRequest, SessionApprovals, denied_result, describe_approval
-from .bash import ABORTED_STATUS
 from .context import ToolContext, unless_aborted
-from .registry import TOOLS
+from .registry import TOOLS, get_tool
 from .results import ToolResult
 from .run import ABORTED_TEXT, error_result, precheck, run_tool
 
@@ -45,8 +44,9 @@ ASK_DENIED_TEXT = (
 
 
 def aborted_result(call: dict[str, Any]) -> ToolResult:
-    """What a call that was stopped before it ran reports (bash's wording for bash)."""
-    return error_result(call, ABORTED_STATUS if call.get("name") == "bash" else ABORTED_TEXT)
+    """What a call that was stopped before it ran reports (the tool's own wording if it has one: bash's)."""
+    spec = get_tool(call.get("name"))
+    return error_result(call, spec.aborted_text if spec is not None and spec.aborted_text else ABORTED_TEXT)
 
 
 async def _ask(approve: Approver, request: ApprovalRequest, context: ToolContext) -> ApprovalDecision | None:

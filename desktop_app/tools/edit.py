@@ -13,16 +13,22 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .context import ToolContext
 from .diff import format_diff
+from .display import first_arg, shorten_path, shown_text
 from .paths import check_allowed, resolve_path
 from .results import ToolError, ToolOutput, node_error_message
+from .schema import object_schema, prop
+from .spec import CallView, CardText, FileOp, ToolSpec
 from .write import encode_like_node
 
 __all__ = [
+    "EDIT",
+    "EditApproval",
     "EditPlan",
     "plan_edit",
     "execute_edit",
@@ -192,3 +198,118 @@ async def execute_edit(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     if plan.first_changed_line is not None:
         details["firstChangedLine"] = plan.first_changed_line
     return ToolOutput.text(f"Successfully replaced {plan.count} block(s) in {path}.", details)
+
+
+@dataclass(frozen=True)
+class EditApproval:
+    """An edit waiting for the user: the diff it would make, or the error it would give."""
+
+    tool_call_id: str
+    path: str
+    """As the model wrote it."""
+    abs_path: str
+    diff: str | None
+    """pi's diff of the change (``details.diff``), or ``None`` when the edit would fail."""
+    first_changed_line: int | None
+    error: str | None
+    """The error the edit would report (not found, not unique...), shown instead of a diff."""
+    tool_name: str = field(default="edit", init=False)
+
+    def card(self) -> CardText:
+        """The file and the diff, or a warning with the error the edit would give."""
+        title, facts = f"Edit {self.path}?", (self.abs_path,)
+        if self.diff is not None:
+            return CardText(title, facts, self.diff, "diff")
+        return CardText(title, facts, "", None, f"This edit would fail: {self.error or 'unknown error'}")
+
+
+def describe_edit(call_id: str, args: dict[str, Any], ctx: ToolContext) -> EditApproval:
+    """The card for an edit: its diff, computed without writing anything."""
+    args = prepare_edit_arguments(args)
+    path = str(args.get("path", ""))
+    abs_path = resolve_path(path, ctx.cwd)
+    edits = args.get("edits")
+    try:
+        if not isinstance(edits, list) or not all(isinstance(e, dict) for e in edits):
+            raise ToolError("The edits are not a list of {oldText, newText} objects.")
+        plan = plan_edit(read_for_edit(path, abs_path), edits, path)
+    except (ToolError, KeyError) as exc:
+        return EditApproval(call_id, path, abs_path, None, None, str(exc))
+    return EditApproval(call_id, path, abs_path, plan.diff, plan.first_changed_line, None)
+
+
+def format_edit_call(args: Mapping[str, Any]) -> str:
+    """``[edit: ~/src/app.py]``."""
+    return f"[edit: {shorten_path(first_arg(args, 'path', 'file_path'))}]"
+
+
+def _edit_view(args: dict[str, Any]) -> CallView | None:
+    """The path, then each edit as a ``@@`` hunk of ``-old`` and ``+new`` lines (also pi's older
+    single ``oldText``/``newText`` form)."""
+    raw_edits = args.get("edits")
+    if not isinstance(raw_edits, list) and "oldText" not in args:
+        return None
+    edits: list[Any] = raw_edits if isinstance(raw_edits, list) else [args]
+    lines: list[str] = []
+    for one in edits:
+        if not isinstance(one, dict):
+            continue
+        lines.append("@@")
+        lines += ["-" + line for line in shown_text(one.get("oldText")).split("\n")]
+        lines += ["+" + line for line in shown_text(one.get("newText")).split("\n")]
+    return CallView("\n".join(lines), "diff", shown_text(args.get("path")))
+
+
+EDIT = ToolSpec(
+    name="edit",
+    description=(
+        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, "
+        "non-overlapping region of the original file. If two changes affect the same block or nearby lines, "
+        "merge them into one edit instead of emitting overlapping edits. Do not include large unchanged "
+        "regions just to connect distant changes."
+    ),
+    parameters=object_schema(
+        ["path", "edits"],
+        {
+            "path": prop("string", "Path to the file to edit (relative or absolute)"),
+            "edits": {
+                "type": "array",
+                "description": (
+                    "One or more targeted replacements. Each edit is matched against the original file, not "
+                    "incrementally. Do not include overlapping or nested edits. If two changes touch the same "
+                    "block or nearby lines, merge them into one edit instead."
+                ),
+                "items": object_schema(
+                    ["oldText", "newText"],
+                    {
+                        "oldText": prop(
+                            "string",
+                            "Exact text for one targeted replacement. It must be unique in the original file "
+                            "and must not overlap with any other edits[].oldText in the same call.",
+                        ),
+                        "newText": prop("string", "Replacement text for this targeted edit."),
+                    },
+                    closed=True,
+                ),
+            },
+        },
+        closed=True,
+    ),
+    execute=execute_edit,
+    snippet="Make precise file edits with exact text replacement, including multiple disjoint edits in one call",
+    main_argument="path",
+    format_call=format_edit_call,
+    guidelines=(
+        "Use edit for precise changes (edits[].oldText must match exactly)",
+        "When changing multiple separate locations in one file, use one edit call with multiple entries in "
+        "edits[] instead of multiple edit calls",
+        "Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not "
+        "emit overlapping or nested edits. Merge nearby changes into one edit.",
+        "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large "
+        "unchanged regions.",
+    ),
+    prepare=prepare_edit_arguments,
+    describe=describe_edit,
+    file_op=FileOp.EDITED,
+    call_view=_edit_view,
+)

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from .context import ToolContext
+from .display import command_rest, first_arg, shorten_path
 from .globs import GlobMatcher
 from .limits import limit_notices
 from .paths import check_allowed, resolve_path
 from .results import ToolError, ToolOutput
+from .schema import object_schema, prop
+from .spec import ToolSpec
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, truncate_head
 from .walk import walk
 
-__all__ = ["execute_find", "FIND_DEFAULT_LIMIT", "fd_pattern"]
+__all__ = ["FIND", "execute_find", "FIND_DEFAULT_LIMIT", "fd_pattern"]
 
 FIND_DEFAULT_LIMIT = 1000
 
@@ -64,3 +68,38 @@ def _find(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         notices.append(f"{limit} results limit reached. Use limit={limit * 2} for more, or refine pattern")
         details["resultLimitReached"] = limit
     return limit_notices(cut, notices, details)
+
+
+def format_find_call(args: Mapping[str, Any]) -> str:
+    """``[find: *.py in ~/src]``."""
+    return f"[find: {first_arg(args, 'pattern')} in {shorten_path(first_arg(args, 'path', default='.'))}]"
+
+
+def _find_command(text: str) -> dict[str, Any] | None:
+    """``find <pattern>``."""
+    pattern = command_rest(text)
+    return {"pattern": pattern} if pattern else None
+
+
+FIND = ToolSpec(
+    name="find",
+    description=(
+        "Search for files by glob pattern. Returns matching file paths relative to the search directory. "
+        "Respects .gitignore. Output is truncated to 1000 results or 50KB (whichever is hit first)."
+    ),
+    parameters=object_schema(
+        ["pattern"],
+        {
+            "pattern": prop(
+                "string", "Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'"
+            ),
+            "path": prop("string", "Directory to search in (default: current directory)"),
+            "limit": prop("number", "Maximum number of results (default: 1000)"),
+        },
+    ),
+    execute=execute_find,
+    snippet="Find files by glob pattern (respects .gitignore)",
+    main_argument="pattern",
+    format_call=format_find_call,
+    parse_command=_find_command,
+)

@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
+from collections.abc import Mapping
 from typing import Any
 
 from .collate import collation_key
 from .context import ToolContext
+from .display import command_rest, first_arg, shorten_path
 from .limits import limit_notices
 from .paths import check_allowed, resolve_path
 from .results import ToolError, ToolOutput, node_error_message
+from .schema import object_schema, prop
+from .spec import ToolSpec
 from .truncate import DEFAULT_MAX_BYTES, UNLIMITED_LINES, truncate_head
 
-__all__ = ["execute_ls", "LS_DEFAULT_LIMIT"]
+__all__ = ["LS", "execute_ls", "LS_DEFAULT_LIMIT"]
 
 LS_DEFAULT_LIMIT = 500
 
@@ -57,3 +61,35 @@ def _ls(args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
         notices.append(f"{limit_reached} entries limit reached. Use limit={limit_reached * 2} for more")
         details["entryLimitReached"] = limit_reached
     return limit_notices(cut, notices, details)
+
+
+def format_ls_call(args: Mapping[str, Any]) -> str:
+    """``[ls: ~/src]``."""
+    return f"[ls: {shorten_path(first_arg(args, 'path', default='.'))}]"
+
+
+def _ls_command(text: str) -> dict[str, Any]:
+    """``ls [path]``: without a path, the working folder."""
+    path = command_rest(text)
+    return {"path": path} if path else {}
+
+
+LS = ToolSpec(
+    name="ls",
+    description=(
+        "List directory contents. Returns entries sorted alphabetically, with '/' suffix for directories. "
+        "Includes dotfiles. Output is truncated to 500 entries or 50KB (whichever is hit first)."
+    ),
+    parameters=object_schema(
+        [],
+        {
+            "path": prop("string", "Directory to list (default: current directory)"),
+            "limit": prop("number", "Maximum number of entries to return (default: 500)"),
+        },
+    ),
+    execute=execute_ls,
+    snippet="List directory contents",
+    main_argument="path",
+    format_call=format_ls_call,
+    parse_command=_ls_command,
+)

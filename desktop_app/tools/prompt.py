@@ -18,19 +18,6 @@ __all__ = ["tools_prompt", "environment_prompt"]
 _CUSTOM_TOOLS = (
     "In addition to the tools above, you may have access to other custom tools depending on the project."
 )
-_TOOL_GUIDELINES: dict[str, tuple[str, ...]] = {
-    "read": ("Use read to examine files instead of cat or sed.",),
-    "edit": (
-        "Use edit for precise changes (edits[].oldText must match exactly)",
-        "When changing multiple separate locations in one file, use one edit call with multiple entries in "
-        "edits[] instead of multiple edit calls",
-        "Each edits[].oldText is matched against the original file, not after earlier edits are applied. Do not "
-        "emit overlapping or nested edits. Merge nearby changes into one edit.",
-        "Keep edits[].oldText as small as possible while still being unique in the file. Do not pad with large "
-        "unchanged regions.",
-    ),
-    "write": ("Use write only for new files or complete rewrites.",),
-}
 _CLOSING = ("Be concise in your responses", "Show file paths clearly when working with files")
 
 
@@ -44,7 +31,7 @@ def _guidelines(names: Sequence[str]) -> list[str]:
                 "Prefer grep/find/ls tools over bash for file exploration (faster, respects .gitignore)"
             )
     for name in names:
-        lines.extend(_TOOL_GUIDELINES.get(name, ()))
+        lines.extend(TOOLS[name].guidelines)
     lines.extend(_CLOSING)
     return list(dict.fromkeys(lines))
 

@@ -6,15 +6,19 @@ import asyncio
 import base64
 import errno
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from .context import ToolContext
+from .display import command_rest, first_arg, js_text, shorten_path
 from .images import MAX_IMAGE_BASE64, MAX_IMAGE_SIDE, detect_image_mime, image_size
 from .paths import check_allowed, resolve_path
 from .results import ToolError, ToolOutput, node_error_message, text_block
+from .schema import object_schema, prop
+from .spec import FileOp, ToolSpec
 from .truncate import DEFAULT_MAX_BYTES, format_size, truncate_head, utf8_len
 
-__all__ = ["execute_read"]
+__all__ = ["READ", "execute_read"]
 
 NO_IMAGE_SUPPORT = "\n[Current model does not support images. The image will be omitted from this request.]"
 IMAGE_TOO_LARGE = "\n[Image omitted: could not be resized below the inline image size limit.]"
@@ -95,3 +99,48 @@ def _render(path: str, data: bytes, args: dict[str, Any], ctx: ToolContext) -> T
         text = f"{cut.content}\n\n[{rest} more lines in file. Use offset={start + len(selected) + 1} to continue.]"
         return ToolOutput.text(text)
     return ToolOutput.text(cut.content)
+
+
+def format_read_call(args: Mapping[str, Any]) -> str:
+    """``[read: ~/p/file.ts:10-29]``: the path, and the lines asked for when an offset or limit is given."""
+    display = shorten_path(first_arg(args, "path", "file_path"))
+    offset, limit = args.get("offset"), args.get("limit")
+    if offset is not None or limit is not None:
+        start = offset if offset is not None else 1
+        end = ""
+        if isinstance(limit, (int, float)) and isinstance(start, (int, float)):
+            end_value = start + limit - 1
+            end = str(int(end_value)) if float(end_value).is_integer() else str(end_value)
+        display += f":{js_text(start)}" + (f"-{end}" if end else "")
+    return f"[read: {display}]"
+
+
+def _read_command(text: str) -> dict[str, Any] | None:
+    """``read <path>``."""
+    path = command_rest(text)
+    return {"path": path} if path else None
+
+
+READ = ToolSpec(
+    name="read",
+    description=(
+        "Read the contents of a file. Supports text files and images (jpg, png, gif, webp). Images are sent "
+        "as attachments. For text files, output is truncated to 2000 lines or 50KB (whichever is hit first). "
+        "Use offset/limit for large files. When you need the full file, continue with offset until complete."
+    ),
+    parameters=object_schema(
+        ["path"],
+        {
+            "path": prop("string", "Path to the file to read (relative or absolute)"),
+            "offset": prop("number", "Line number to start reading from (1-indexed)"),
+            "limit": prop("number", "Maximum number of lines to read"),
+        },
+    ),
+    execute=execute_read,
+    snippet="Read file contents",
+    main_argument="path",
+    format_call=format_read_call,
+    guidelines=("Use read to examine files instead of cat or sed.",),
+    file_op=FileOp.READ,
+    parse_command=_read_command,
+)

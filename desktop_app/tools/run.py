@@ -61,10 +61,10 @@ def precheck(call: dict[str, Any], context: ToolContext) -> ToolResult | None:
 async def _run_until_abort(spec: ToolSpec, args: dict[str, Any], ctx: ToolContext) -> ToolOutput:
     """Run the tool; if the signal fires first, cancel it and report pi's aborted text.
 
-    bash handles the signal itself (it must kill its process group and keep the partial output),
-    so it is awaited directly.
+    A tool that handles the signal itself (bash: it must kill its process group and keep the
+    partial output) is awaited directly.
     """
-    if spec.name == "bash":
+    if spec.handles_abort:
         return await spec.execute(args, ctx)
     finished, output = await unless_aborted(spec.execute(args, ctx), ctx.signal)
     if not finished or output is None:

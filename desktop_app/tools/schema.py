@@ -19,9 +19,25 @@ from desktop_app.session.jsjson import js_number, js_stringify
 
 from .results import ToolError
 
-__all__ = ["validate_arguments", "js_stringify_pretty", "Schema"]
+__all__ = ["validate_arguments", "js_stringify_pretty", "Schema", "prop", "object_schema"]
 
 Schema = dict[str, Any]
+
+
+def prop(kind: str, description: str) -> Schema:
+    """A described property of JSON type ``kind`` (TypeBox ``Type.String({description})``...)."""
+    return {"type": kind, "description": description}
+
+
+def object_schema(required: list[str], properties: dict[str, Schema], closed: bool = False) -> Schema:
+    """An object with pi's key order (``type, required?, properties, additionalProperties?``)."""
+    schema: Schema = {"type": "object"}
+    if required:
+        schema["required"] = required
+    schema["properties"] = properties
+    if closed:
+        schema["additionalProperties"] = False
+    return schema
 
 _NUMERIC = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 

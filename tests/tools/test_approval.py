@@ -7,12 +7,12 @@ from pathlib import Path
 from desktop_app.tools import ToolContext
 from desktop_app.tools.approval import (
     ApprovalDecision,
-    EditApproval,
     SessionApprovals,
-    WriteApproval,
     denied_result,
     describe_approval,
 )
+from desktop_app.tools.edit import EditApproval
+from desktop_app.tools.write import WriteApproval
 from tests.tools.conftest import tool_call
 
 

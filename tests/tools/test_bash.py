@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from desktop_app.tools import ToolContext, ToolUpdate, run_tool
-from desktop_app.tools.approval import BashApproval, describe_approval
+from desktop_app.tools.approval import describe_approval
+from desktop_app.tools.bash import BashApproval
 from desktop_app.tools.output_pipe import draining_pipes, dropped_bytes
 from tests.tools.conftest import Runner, tool_call
 

@@ -11,11 +11,11 @@ from desktop_app.tools import APPROVAL_TOOLS, ToolContext, ToolResult
 from desktop_app.tools.approval import (
     ApprovalDecision,
     ApprovalRequest,
-    EditApproval,
     SessionApprovals,
-    WriteApproval,
 )
 from desktop_app.tools.batch import ASK_DENIED_TEXT, run_tool_calls
+from desktop_app.tools.edit import EditApproval
+from desktop_app.tools.write import WriteApproval
 from tests.tools.conftest import tool_call
 
 
