@@ -44,6 +44,7 @@ from .truncate import DEFAULT_MAX_BYTES, Truncation, format_size, truncate_tail,
 __all__ = ["BASH", "BashApproval", "execute_bash", "choose_shell", "BashOutput", "ABORTED_STATUS"]
 
 ABORTED_STATUS = "Command aborted"
+MISSING_CWD_LINE = "Cannot execute bash commands."
 UPDATE_INTERVAL = 0.1
 WINDOW_BYTES = 2 * DEFAULT_MAX_BYTES
 """Decoded output kept in memory; enough for the 50 KB tail cut, however long the command talks."""
@@ -168,7 +169,7 @@ def _command_line(args: dict[str, Any], ctx: ToolContext) -> tuple[str, str]:
     """The shell and what it runs (pi's ``shellCommandPrefix`` first), or pi's error before anything starts."""
     command = str(args["command"])
     if not os.path.isdir(ctx.cwd):
-        raise ToolError(missing_cwd_message(ctx.cwd, "bash"))
+        raise ToolError(missing_cwd_message(ctx.cwd, "bash", MISSING_CWD_LINE))
     shell = choose_shell(ctx.shell_path)
     if ctx.shell_command_prefix:
         command = ctx.shell_command_prefix + "\n" + command
@@ -337,6 +338,7 @@ BASH = ToolSpec(
     describe=describe_bash,
     handles_abort=True,
     aborted_text=ABORTED_STATUS,
+    missing_cwd_line=MISSING_CWD_LINE,
     call_view=_bash_view,
     parse_command=_bash_command,
 )

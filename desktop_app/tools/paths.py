@@ -65,8 +65,7 @@ def check_allowed(abs_path: str, cwd: str, policy: PathPolicy) -> None:
     raise ToolError(outside_message(abs_path, cwd))
 
 
-def missing_cwd_message(cwd: str, tool_name: str) -> str:
-    """The clear error for a session whose folder is gone; bash's wording is pi's own."""
-    if tool_name == "bash":
-        return f"Working directory does not exist: {cwd}\nCannot execute bash commands."
-    return f"Working directory does not exist: {cwd}\nCannot run the {tool_name} tool."
+def missing_cwd_message(cwd: str, tool_name: str, tool_line: str | None = None) -> str:
+    """The clear error for a session whose folder is gone; ``tool_line`` is a tool's own second line
+    (bash's is pi's wording)."""
+    return f"Working directory does not exist: {cwd}\n{tool_line or f'Cannot run the {tool_name} tool.'}"

@@ -80,7 +80,7 @@ async def run_tool(call: dict[str, Any], context: ToolContext) -> ToolResult:
     try:
         spec, args = _prepare(call, context)
         if not os.path.isdir(context.cwd):
-            raise ToolError(missing_cwd_message(context.cwd, spec.name))
+            raise ToolError(missing_cwd_message(context.cwd, spec.name, spec.missing_cwd_line))
         output = await _run_until_abort(spec, args, context.for_call(str(call.get("id", ""))))
     except ToolError as exc:
         return error_result(call, str(exc))

@@ -96,6 +96,8 @@ class ToolSpec:
     """The tool watches the abort signal itself (bash: it kills its process group, keeps its output)."""
     aborted_text: str | None = None
     """What a call stopped before it ran reports, when not pi's ``Operation aborted``."""
+    missing_cwd_line: str | None = None
+    """The second line of the error when the working folder is gone, when not ``Cannot run the <name> tool.``"""
     file_op: FileOp | None = None
     """What pi's compaction lists for a call with a string ``path`` (by name, whatever ran it)."""
     call_view: Callable[[dict[str, Any]], CallView | None] | None = None
