@@ -17,6 +17,7 @@ from .compaction.tokens import CompactionSettings
 from .session.entries import THINKING_LEVELS
 from .session.paths import arbor_config_dir
 from .session.profile import DEFAULT_PI_VERSION, PROFILES, PiProfile, profile_for
+from .tools.registry import ALL_TOOLS, DEFAULT_TOOLS
 
 
 @dataclass
@@ -48,12 +49,6 @@ class NetworkSettings:
     waiting_notice_ms: int = 3_000
 
 
-TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write", "grep", "find", "ls")
-"""pi's built-in tools, in pi's order (``agent.tools.ALL_TOOLS``; kept here so settings need no agent import)."""
-DEFAULT_TOOL_NAMES: tuple[str, ...] = ("read", "bash", "edit", "write")
-"""pi's default active set."""
-
-
 @dataclass
 class ToolSettings:
     """The agent's tools (Arbor's ``tools`` group; pi sets these on the command line).
@@ -66,7 +61,7 @@ class ToolSettings:
     ``shellCommandPrefix`` are pi's own top-level settings.
     """
 
-    enabled: tuple[str, ...] = DEFAULT_TOOL_NAMES
+    enabled: tuple[str, ...] = DEFAULT_TOOLS
     allow_outside_folder: bool = False
     allowed_roots: tuple[str, ...] = ()
     always_allow: tuple[str, ...] = ()
@@ -210,10 +205,10 @@ class Settings:
             self.warnings.append(f"Ignored setting {key!r}: expected a list of strings")
             return current
         if known:
-            unknown = [v for v in value if v not in TOOL_NAMES]
+            unknown = [v for v in value if v not in ALL_TOOLS]
             if unknown:
                 self.warnings.append(f"Ignored unknown tools in {key!r}: {', '.join(unknown)}")
-            value = [v for v in value if v in TOOL_NAMES]
+            value = [v for v in value if v in ALL_TOOLS]
         return tuple(dict.fromkeys(value))
 
     def _apply_tools(self, t: Any, pick: Callable[[Any, str, type, Any], Any]) -> None:

@@ -26,6 +26,7 @@ from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 from desktop_app.session.entries import message_text
 from desktop_app.settings import Settings
+from desktop_app.tools import ASK_DENIED_TEXT
 
 from .events import (
     AgentError,
@@ -43,7 +44,6 @@ from .events import (
 )
 from .providers import make_provider
 from .session import AgentSession
-from .tools import ASK_DENIED_TEXT
 
 
 def _describe_call(call: dict[str, Any]) -> str:

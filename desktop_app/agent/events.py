@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.llm.protocol import StreamEvent
-
-from .tools import ToolUpdate
+from desktop_app.tools import ToolUpdate
 
 __all__ = [
     "AgentError",

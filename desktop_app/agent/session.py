@@ -55,6 +55,20 @@ from desktop_app.session.paths import default_session_dir
 from desktop_app.session.store import SessionFileError
 from desktop_app.session.system_prompt import current_system_message, system_prompt_update
 from desktop_app.settings import Settings
+from desktop_app.tools import (
+    APPROVAL_TOOLS,
+    AbortSignal,
+    Approver,
+    MutationQueue,
+    PathPolicy,
+    SessionApprovals,
+    ToolContext,
+    ToolResult,
+    aborted_result,
+    run_tool_calls,
+    tool_definitions,
+)
+from desktop_app.tools.prompt import environment_prompt, tools_prompt
 
 from .events import (
     AgentError,
@@ -80,20 +94,6 @@ from .events import (
 )
 from .recovery import write_recovery_file
 from .silence import SilenceWatch
-from .tools import (
-    APPROVAL_TOOLS,
-    AbortSignal,
-    Approver,
-    MutationQueue,
-    PathPolicy,
-    SessionApprovals,
-    ToolContext,
-    ToolResult,
-    aborted_result,
-    run_tool_calls,
-    tool_definitions,
-)
-from .tools.prompt import environment_prompt, tools_prompt
 
 __all__ = [
     "AgentSession",

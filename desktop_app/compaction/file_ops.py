@@ -1,8 +1,9 @@
 """Files the agent read and changed, as pi tracks them across summaries (pi-spec §5.7 step 7, §5.8).
 
 Summaries end with ``<read-files>``/``<modified-files>`` lists so a model that only sees the summary
-still knows which files matter. Paths are kept exactly as the model wrote them; only ``read``, ``write``
-and ``edit`` tool calls with a string ``path`` argument count. Lists are sorted the way JavaScript's
+still knows which files matter. Paths are kept exactly as the model wrote them; only calls with a
+string ``path`` argument to the tools whose spec has a ``file_op`` (``read``, ``write``, ``edit``, by
+name, as pi does for any file) count. Lists are sorted the way JavaScript's
 default sort orders strings: by UTF-16 code units, which differs from Python's code-point order once
 astral characters meet U+E000–U+FFFF.
 """
@@ -11,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from desktop_app.session.entries import Message
 from desktop_app.session.jsjson import js_join, js_string
 from desktop_app.session.profile import PI_1_6_0, PiProfile
+from desktop_app.tools.registry import file_op
+from desktop_app.tools.spec import FileOp
 
 __all__ = [
     "FileOperations",
@@ -70,17 +73,23 @@ class FileOperations:
 
 
 def _add_call(ops: FileOperations, name: Any, arguments: Any) -> None:
+    """A call with a non-empty string ``path`` counts by its tool's name (pi's rule for any file)."""
     if not isinstance(arguments, dict):
         return
     path = arguments.get("path")
     if not isinstance(path, str) or not path:
         return
-    if name == "read":
-        ops.read[path] = None
-    elif name == "write":
-        ops.written[path] = None
-    elif name == "edit":
-        ops.edited[path] = None
+    match file_op(name):
+        case FileOp.READ:
+            ops.read[path] = None
+        case FileOp.WRITTEN:
+            ops.written[path] = None
+        case FileOp.EDITED:
+            ops.edited[path] = None
+        case None:
+            pass
+        case _ as unreachable:
+            assert_never(unreachable)
 
 
 def extract_file_ops(

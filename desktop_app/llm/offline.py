@@ -7,10 +7,10 @@ their prompt text) get the extractive summary of :mod:`offline_summary`. Output 
 deltas like a real model, so progress and cancellation behave the same.
 
 It also calls tools, deterministically, so the agent's tool loop can be seen (and tested) without a
-key: a user message whose first word names an offered tool (``read <path>``, ``ls [path]``,
-``grep <pattern>``, ``find <pattern>``, ``bash <command>``, ``write <path>`` with the content on the
-following lines) is answered with that ``toolCall`` (``stopReason: "toolUse"``); once the results
-come back, the reply describes them.
+key: a user message whose first word names an offered tool with a command form (``read <path>``,
+``ls [path]``, ``grep <pattern>``, ``find <pattern>``, ``bash <command>``, ``write <path>`` with the
+content on the following lines; each tool's module parses its own) is answered with that
+``toolCall`` (``stopReason: "toolUse"``); once the results come back, the reply describes them.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from typing import Any
 
 from desktop_app.session.entries import message_text as content_text
 from desktop_app.session.jsjson import utf16_len
+from desktop_app.tools.registry import command_arguments
 
 from .accumulate import StreamState, guaranteed_stream
 from .estimate import estimate_message_tokens
@@ -72,22 +73,6 @@ def _last_user_text(request: LLMRequest) -> str | None:
 _QUOTED_LINES = 20
 
 
-def _tool_arguments(name: str, text: str) -> dict[str, Any] | None:
-    """The arguments a ``<tool> ...`` message asks for, or ``None`` when it does not ask for one."""
-    first, _, rest_lines = text.partition("\n")
-    rest = first[len(name) :].strip()
-    if name == "ls":
-        return {"path": rest} if rest else {}
-    if name == "write":
-        return {"path": rest, "content": rest_lines} if rest else None
-    if name == "bash":
-        command = text[len(name) :].strip()
-        return {"command": command} if command else None
-    if not rest:
-        return None
-    return {"path": rest} if name == "read" else {"pattern": rest}
-
-
 def offline_tool_call(request: LLMRequest) -> dict[str, Any] | None:
     """The ``toolCall`` block the offline model answers ``request`` with, if any (deterministic).
 
@@ -102,9 +87,7 @@ def offline_tool_call(request: LLMRequest) -> dict[str, Any] | None:
     text = content_text(last.get("content")).strip()
     name = text.split(None, 1)[0] if text else ""
     offered = {str(tool.get("name")) for tool in request.tools}
-    if name not in offered or name not in ("read", "ls", "grep", "find", "bash", "write"):
-        return None
-    arguments = _tool_arguments(name, text)
+    arguments = command_arguments(name, text[len(name) :]) if name in offered else None
     if arguments is None:
         return None
     call_id = f"offline_call_{len(request.messages):04d}"

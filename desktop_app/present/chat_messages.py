@@ -17,6 +17,8 @@ from desktop_app.present.chat_feed import EDIT_MARK, SYSTEM_MARK
 from desktop_app.present.pi16_words import system_summary, system_text
 from desktop_app.session.jsjson import js_truthy
 from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
+from desktop_app.tools.display import shown_text as as_text
+from desktop_app.tools.registry import main_argument
 
 Message = dict[str, Any]
 
@@ -31,18 +33,6 @@ SINGLE_SECTION_KINDS = frozenset(
 )
 #: Kinds painted as summary cards (pi 1.6.0's system prompt records too).
 CARD_KINDS = frozenset({Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY, Role.SYSTEM})
-
-
-def as_text(value: Any) -> str:
-    """A value shown as text: strings as-is, ``None`` as empty, anything else as compact JSON."""
-    if isinstance(value, str):
-        return value
-    if value is None:
-        return ""
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
 
 
 def message_kind(message: Any) -> Role:
@@ -168,24 +158,13 @@ def plain_preview(text: str, limit: int = 120) -> str:
     return first_line(_MARKUP.sub("", text[: limit * 4]), limit)
 
 
-_MAIN_ARGUMENT = {
-    "read": "path",
-    "write": "path",
-    "edit": "path",
-    "ls": "path",
-    "bash": "command",
-    "grep": "pattern",
-    "find": "pattern",
-}
-
-
 def tool_call_summary(block: dict[str, Any]) -> tuple[str, str]:
     """``(name, one-line argument summary)`` for a tool-call block: ``("read", "src/app.py")``."""
     name = as_text(block.get("name")) or "tool"
     arguments = block.get("arguments")
     if not isinstance(arguments, dict):
         return name, first_line(as_text(block.get("partialJson") or arguments), 100)
-    key = _MAIN_ARGUMENT.get(name)
+    key = main_argument(name)
     if key and key in arguments:
         return name, first_line(as_text(arguments[key]), 100)
     return name, first_line(as_text(arguments), 100)

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, assert_never
 
 from desktop_app.present.chat_messages import (
-    as_text,
     content_blocks,
     edit_mark,
     first_line,
@@ -33,6 +32,8 @@ from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.markdown_html import code_block_html, escape
 from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
 from desktop_app.session.kinds import BlockKind, Role, block_kind
+from desktop_app.tools.display import shown_text as as_text
+from desktop_app.tools.registry import call_view
 
 __all__ = ["TOGGLE_SCHEME", "MarkdownParts", "render_message", "render_parts", "toggle_href", "parse_toggle"]
 
@@ -202,32 +203,18 @@ def _language_for_path(path: str) -> str | None:
 
 
 def _tool_call_body(block: dict[str, Any], out: _Html) -> None:
-    name = as_text(block.get("name"))
     arguments = block.get("arguments")
     if not isinstance(arguments, dict):
         partial = block.get("partialJson")
         out.code(as_text(partial) if partial else pretty_json(arguments), "json")
         return
-    path = as_text(arguments.get("path"))
-    if name == "bash" and isinstance(arguments.get("command"), str):
-        out.code(arguments["command"], "bash")
-    elif name == "write" and isinstance(arguments.get("content"), str):
-        out.note(path, italic=False)
-        out.code(arguments["content"], _language_for_path(path))
-    elif name == "edit" and (isinstance(arguments.get("edits"), list) or "oldText" in arguments):
-        raw_edits = arguments.get("edits")
-        edits: list[Any] = raw_edits if isinstance(raw_edits, list) else [arguments]
-        lines: list[str] = []
-        for edit in edits:
-            if not isinstance(edit, dict):
-                continue
-            lines.append("@@")
-            lines += ["-" + line for line in as_text(edit.get("oldText")).split("\n")]
-            lines += ["+" + line for line in as_text(edit.get("newText")).split("\n")]
-        out.note(path, italic=False)
-        out.code("\n".join(lines), "diff")
-    else:
+    view = call_view(as_text(block.get("name")), arguments)
+    if view is None:
         out.code(pretty_json(arguments), "json")
+        return
+    if view.path is not None:
+        out.note(view.path, italic=False)
+    out.code(view.code, view.language or _language_for_path(view.path or ""))
 
 
 def _thinking(block: dict[str, Any], is_open: bool, section: int, out: _Html) -> None:

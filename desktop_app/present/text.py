@@ -6,14 +6,15 @@ shows the same one-liner a pi user sees in ``/tree`` and a search matches what p
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 from typing import Any
 
 from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from desktop_app.session.entries import Entry
 from desktop_app.session.jsjson import js_trim
+from desktop_app.tools.display import js_text as _js_string
+from desktop_app.tools.display import one_line as _normalize
+from desktop_app.tools.registry import format_tool_call
 
 from .pi16_words import edit_text, system_summary, system_text, usage_text
 
@@ -128,10 +129,6 @@ def has_text_content(content: Any) -> bool:
     return False
 
 
-def _normalize(text: str) -> str:
-    return js_trim(text.replace("\n", " ").replace("\t", " "))
-
-
 def tool_calls_of(entry: Entry) -> list[dict[str, Any]]:
     """The ``toolCall`` blocks with a string ``id`` in an assistant entry (empty otherwise)."""
     if entry.get("type") != "message":
@@ -149,66 +146,9 @@ def tool_calls_of(entry: Entry) -> list[dict[str, Any]]:
     ]
 
 
-def _shorten_path(path: str) -> str:
-    home = os.path.expanduser("~")
-    if home and home != "~" and path.startswith(home):
-        return "~" + path[len(home) :]
-    return path
-
-
-def _js_string(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _arg(args: Mapping[str, Any], *keys: str, default: str = "") -> str:
-    """``String(args.a || args.b || default)``: the first truthy value."""
-    for key in keys:
-        value = args.get(key)
-        if value:
-            return _js_string(value)
-    return default
-
-
 def _format_call(call: Mapping[str, Any]) -> str:
     """:func:`format_tool_call` of a ``toolCall`` block."""
     return format_tool_call(str(call.get("name", "")), call.get("arguments"))
-
-
-def format_tool_call(name: str, arguments: Any) -> str:
-    """pi's ``formatToolCall``: ``[read: ~/p/file.ts:10-29]``, ``[bash: cmd...]``, ..."""
-    args: Mapping[str, Any] = arguments if isinstance(arguments, Mapping) else {}
-    if name == "read":
-        display = _shorten_path(_arg(args, "path", "file_path"))
-        offset, limit = args.get("offset"), args.get("limit")
-        if offset is not None or limit is not None:
-            start = offset if offset is not None else 1
-            end = ""
-            if isinstance(limit, (int, float)) and isinstance(start, (int, float)):
-                end_value = start + limit - 1
-                end = str(int(end_value)) if float(end_value).is_integer() else str(end_value)
-            display += f":{_js_string(start)}" + (f"-{end}" if end else "")
-        return f"[read: {display}]"
-    if name in ("write", "edit"):
-        return f"[{name}: {_shorten_path(_arg(args, 'path', 'file_path'))}]"
-    if name == "bash":
-        raw = _arg(args, "command")
-        cmd = _normalize(raw)[:50]
-        return f"[bash: {cmd}{'...' if len(raw) > 50 else ''}]"
-    if name == "grep":
-        return f"[grep: /{_arg(args, 'pattern')}/ in {_shorten_path(_arg(args, 'path', default='.'))}]"
-    if name == "find":
-        return f"[find: {_arg(args, 'pattern')} in {_shorten_path(_arg(args, 'path', default='.'))}]"
-    if name == "ls":
-        return f"[ls: {_shorten_path(_arg(args, 'path', default='.'))}]"
-    try:
-        text = json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError):
-        text = ""
-    return f"[{name}: {text[:40]}{'...' if len(text) > 40 else ''}]"
 
 
 def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = None) -> str:

@@ -38,7 +38,6 @@ from desktop_app.agent import (
     TurnStarted,
 )
 from desktop_app.agent.events import ToolCallsStarted
-from desktop_app.agent.tools import ApprovalDecision, ApprovalRequest
 from desktop_app.present.approval_card import approval_card
 from desktop_app.present.chat_feed import (
     AppendRows,
@@ -54,6 +53,7 @@ from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
 from desktop_app.session.entries import THINKING_LEVELS
 from desktop_app.settings import Settings
+from desktop_app.tools import ApprovalDecision, ApprovalRequest
 
 from .chat import ChatPanel
 from .chat.actions import bind_card_actions

@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 
 from desktop_app.agent import AgentSession
-from desktop_app.agent.tools import tool_definitions
-from desktop_app.agent.tools.prompt import tools_prompt
 from desktop_app.llm.anthropic import AnthropicProvider
 from desktop_app.session import SessionManager
 from desktop_app.session.context import build_session_context
@@ -25,6 +23,8 @@ from desktop_app.session.entries import parse_date_ms, parse_session_text
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
 from desktop_app.session.system_prompt import current_system_message
 from desktop_app.settings import Settings
+from desktop_app.tools import tool_definitions
+from desktop_app.tools.prompt import tools_prompt
 from tests.agent.conftest import OPEN_PROVIDERS
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa

@@ -26,20 +26,20 @@ from desktop_app.agent import (
     ToolUpdated,
     WorkingFolderMissing,
 )
-from desktop_app.agent.tools import (
+from desktop_app.inspection import build_report
+from desktop_app.session import SessionManager
+from desktop_app.session.profile import PI_0_73_1
+from desktop_app.settings import Settings
+from desktop_app.tools import (
     ApprovalDecision,
     ApprovalRequest,
     BashApproval,
     EditApproval,
     WriteApproval,
 )
-from desktop_app.inspection import build_report
-from desktop_app.session import SessionManager
-from desktop_app.session.profile import PI_0_73_1
-from desktop_app.settings import Settings
-from tests.agent.tools.test_batch import Card as Approver  # the scripted card: answers in order, keeps .seen
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
+from tests.tools.test_batch import Card as Approver  # the scripted card: answers in order, keeps .seen
 
 from .test_agent_session import anthropic, fast_settings, file_entries
 

@@ -35,6 +35,13 @@ def test_extract_file_ops_only_read_write_edit_with_string_path() -> None:
     assert extract_file_ops(user("read a.ts")).is_empty()
 
 
+def test_file_ops_go_by_the_tool_name_alone_and_ignore_odd_names() -> None:
+    odd_names = [{"type": "toolCall", "id": str(i), "name": name, "arguments": {"path": "x.ts"}}
+                 for i, name in enumerate((["read"], None, 3, "Read", "grep", "ls", "find", {"n": 1}))]
+    message = assistant("", tool_calls=[*odd_names, tool_call("edit", "9", path="e.ts", edits="not a list")])
+    assert extract_file_ops(message).to_json() == {"read": [], "written": [], "edited": ["e.ts"]}
+
+
 def test_file_lists_sort_by_utf16_code_units_and_modified_wins() -> None:
     ops = FileOperations()
     ops.add_read(["z.ts", "\uff21.ts", "😀.ts", "a.ts", "both.ts"])

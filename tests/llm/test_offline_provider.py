@@ -200,6 +200,10 @@ async def test_a_cancelled_offline_stream_ends_with_its_partial_reply_as_aborted
 
 
 TOOLS = [{"name": name, "description": "d", "parameters": {"type": "object"}} for name in ("read", "bash", "write", "ls")]
+ALL_TOOLS = [
+    {"name": name, "description": "d", "parameters": {"type": "object"}}
+    for name in ("read", "bash", "edit", "write", "grep", "find", "ls")
+]
 
 
 @pytest.mark.parametrize(
@@ -210,12 +214,15 @@ TOOLS = [{"name": name, "description": "d", "parameters": {"type": "object"}} fo
         ("ls src", "ls", {"path": "src"}),
         ("bash echo hi && ls", "bash", {"command": "echo hi && ls"}),
         ("write notes/a.md\nline one\nline two", "write", {"path": "notes/a.md", "content": "line one\nline two"}),
+        ("grep  foo bar \nmore", "grep", {"pattern": "foo bar"}),
+        ("find *.py", "find", {"pattern": "*.py"}),
+        ("bash\nls\npwd ", "bash", {"command": "ls\npwd"}),
     ],
 )
 async def test_a_tool_command_makes_the_offline_model_call_that_tool(
     text: str, name: str, arguments: dict[str, object]
 ) -> None:
-    request = LLMRequest(system_prompt=None, messages=[_user("hi"), _user(text)], tools=TOOLS)
+    request = LLMRequest(system_prompt=None, messages=[_user("hi"), _user(text)], tools=ALL_TOOLS)
     message = await complete(OfflineProvider(chunk_chars=3), request)
     assert message["stopReason"] == "toolUse"
     call = message["content"][-1]
@@ -232,6 +239,9 @@ async def test_a_tool_command_makes_the_offline_model_call_that_tool(
         ("read", TOOLS),  # no path
         ("reading is fun", TOOLS),  # not the command word
         ("Please read src/app.py", TOOLS),  # not at the start
+        ("edit a.py", ALL_TOOLS),  # edit has no command form
+        ("write\ncontent", ALL_TOOLS),  # no path on the first line
+        ("find", ALL_TOOLS),  # no pattern
     ],
 )
 async def test_other_messages_get_the_usual_reply(text: str, tools: list[dict[str, object]] | None) -> None:

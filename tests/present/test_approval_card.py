@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from desktop_app.agent.tools import ApprovalDecision, ToolContext, describe_approval
 from desktop_app.present.approval_card import approval_card
+from desktop_app.tools import ApprovalDecision, ToolContext, describe_approval
 
 
 def _card(tmp_path: Path, name: str, arguments: dict[str, Any]) -> Any:

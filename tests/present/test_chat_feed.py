@@ -225,7 +225,7 @@ def test_errors_and_waiting() -> None:
 
 def test_a_running_tool_shows_its_last_output_line_in_the_status_bar() -> None:
     from desktop_app.agent.events import ToolCallsFinished, ToolUpdated
-    from desktop_app.agent.tools import ToolUpdate
+    from desktop_app.tools import ToolUpdate
 
     assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", "one\ntwo\n\n"))) == ("bash running… two (Esc to stop)", 0)
     assert agent_status(ToolUpdated(ToolUpdate("c1", "bash", ""))) == ("bash running… (Esc to stop)", 0)

@@ -13,8 +13,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from desktop_app.agent.tools import ApprovalDecision
 from desktop_app.llm.offline import OfflineProvider
+from desktop_app.tools import ApprovalDecision
 from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window

@@ -20,7 +20,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from desktop_app.agent.tools.approval import ApprovalDecision
+from desktop_app.tools.approval import ApprovalDecision
 from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.dialogs import LabelDialog
 from desktop_app.ui.main_window import MainWindow

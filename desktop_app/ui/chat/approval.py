@@ -14,9 +14,9 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QTextBrowser, QVBoxLayout
 
-from desktop_app.agent.tools import ApprovalDecision
 from desktop_app.present.approval_card import ApprovalCard
 from desktop_app.present.markdown_html import code_block_html
+from desktop_app.tools import ApprovalDecision
 
 __all__ = ["ApprovalCardWidget"]
 

@@ -57,7 +57,6 @@ from desktop_app.present.card_actions import has_action_line
 from desktop_app.present.chat_messages import (
     CARD_KINDS,
     SINGLE_SECTION_KINDS,
-    as_text,
     content_blocks,
     edit_mark,
     message_kind,
@@ -68,6 +67,7 @@ from desktop_app.present.chat_render import render_parts
 from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.pi16_words import EDIT_OMITTED
 from desktop_app.session.kinds import BlockKind, block_kind
+from desktop_app.tools.display import shown_text as as_text
 
 from ..markdown import markdown_parts
 from .model import ChatModel, RowState
