@@ -36,7 +36,8 @@ from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import BandSelection
 from desktop_app.present.siblings import FlipOffer, SiblingCache, flip_offer, sibling_switches
-from desktop_app.present.text import entry_kind, full_text
+from desktop_app.present.text import full_text
+from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of
 from desktop_app.settings import Settings
 
 from .branch_offer import BranchOfferBar
@@ -384,7 +385,7 @@ class Steering(QObject):
         anything else cloned."""
         entry = self._view.get_entry(entry_id)
         if entry is not None:
-            self.fork(entry_id, "before" if entry_kind(entry) == "user" else "at")
+            self.fork(entry_id, "before" if entry_role(entry) is Role.USER else "at")
 
     def _highlight_fork_target(self, over: bool) -> None:
         self.window.light_fork_drop_target(self._drop_target if over else None)
@@ -398,8 +399,7 @@ class Steering(QObject):
     def node_selected(self, entry_id: str) -> None:
         """A click (or keys, or a search jump) selected a node: read it; side panels follow its kind."""
         entry = self._view.get_entry(entry_id)
-        kind = entry_kind(entry) if entry is not None else None
-        if kind not in ("compaction", "branch_summary"):
+        if kind_of(entry) not in (EntryKind.COMPACTION, EntryKind.BRANCH_SUMMARY):
             self.reader.show_detail(False)  # a plain node: its text, no stale compaction or branch-summary audit
         page = reader_page(self._view, entry_id, busy=self.window.agent.busy)
         if page is not None:
