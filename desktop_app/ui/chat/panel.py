@@ -380,8 +380,8 @@ class ChatPanel(QWidget):
                 self.set_busy(busy)
             case ShowError(text=text):
                 self.show_error(text)
-            case _:
-                assert_never(update)
+            case _ as unreachable:
+                assert_never(unreachable)
 
     def composer_text(self) -> str:
         """What the composer holds (DESIGN.md §7.1)."""
