@@ -154,7 +154,6 @@ class MessageDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._model: ChatModel | None = None
-        self._theme_override: ChatTheme | None = None
         self._docs: OrderedDict[Hashable, tuple[Any, StackedDocument]] = OrderedDict()
         self._previews: dict[Hashable, StackedDocument] = {}  # shown while a row's render runs
         self.scheduler = SliceScheduler(self)
@@ -196,15 +195,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._char = max(1, metrics.averageCharWidth())
         self._row_width = max(120, self._view.viewport().width())
 
-    def set_theme(self, theme: ChatTheme | None) -> None:
-        """Force a theme (``None``: follow the view's palette)."""
-        self._theme_override = theme
-        self.invalidate()
-        self._view.viewport().update()
-
     def theme(self, palette: QPalette | None = None) -> ChatTheme:
-        if self._theme_override is not None:
-            return self._theme_override
         return theme_for_palette(palette if palette is not None else self._view.palette())
 
     def invalidate(self, row: int | None = None) -> None:
@@ -251,15 +242,6 @@ class MessageDelegate(QStyledItemDelegate):
         row = model.stream_row() if model is not None else None
         if model is not None and row is not None:
             self._view.update(model.index(row))
-
-    def clear_caches(self) -> None:
-        self.scheduler.cancel()
-        self.scheduler.clear_cache()
-        self._previews.clear()
-        self._docs.clear()
-        self._heights.clear()
-        self._size_list = None
-        self._stream_ended()
 
     # ================================================================================ geometry
 
@@ -565,13 +547,6 @@ class MessageDelegate(QStyledItemDelegate):
         model = self._view.model()
         if row is not None and model is not None and row < model.rowCount():
             self.sizeHintChanged.emit(model.index(row, 0))
-
-    def prime(self, model: ChatModel, rows: range | list[int]) -> None:
-        """Measure ``rows`` exactly now (e.g. the rows that will be visible after a rebind)."""
-        width = self._row_width
-        for row in rows:
-            self.laid_out_document(model, row, width)
-            self.invalidate(row)
 
     # ================================================================================ clicks
 

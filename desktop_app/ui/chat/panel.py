@@ -557,10 +557,6 @@ class ChatPanel(QWidget):
 
     # ================================================================================ scrolling
 
-    def scroll_to_bottom(self) -> None:
-        self._pinned = True
-        self._view.scrollToBottom()
-
     @property
     def pinned_to_bottom(self) -> bool:
         return self._pinned
