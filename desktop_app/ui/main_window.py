@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -43,8 +43,13 @@ from desktop_app.present.chat_feed import (
     AppendRows,
     ChatFeed,
     ChatUpdate,
+    SetBusy,
     ShowContext,
+    ShowError,
+    StreamChanged,
+    StreamDropped,
     StreamEnded,
+    StreamStarted,
     agent_status,
 )
 from desktop_app.present.context_meter import ContextMeterState
@@ -308,8 +313,10 @@ class MainWindow(QMainWindow):
                         self._update_meter(list(messages))
                 case AppendRows() | StreamEnded():
                     self._meter_timer.start()  # a moment later, in its own event
-                case _:
-                    pass
+                case StreamStarted() | StreamChanged() | StreamDropped() | SetBusy() | ShowError():
+                    pass  # the meter counts finished rows, not the live one or the banners
+                case _ as unreachable:
+                    assert_never(unreachable)
             if isinstance(update, ShowContext | AppendRows):
                 self.steering.chat_changed()
 

@@ -10,6 +10,8 @@ key in memory for this run; when ``ANTHROPIC_API_KEY`` is set the dialog says th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -47,13 +49,30 @@ from .plain import plain_label, plain_text
 __all__ = ["SettingsDialog"]
 
 
-def _spin(maximum: int, step: int, suffix: str = "") -> QSpinBox:
+def _spin(maximum: int, step: int, suffix: str, field: str) -> QSpinBox:
+    """A number field for ``field`` (its tooltip says what it does and pi's name)."""
     box = QSpinBox()
     box.setRange(0, maximum)
     box.setSingleStep(step)
     box.setGroupSeparatorShown(True)
-    if suffix:
-        box.setSuffix(suffix)
+    box.setSuffix(suffix)
+    box.setToolTip(plain_text(tooltip(field)))
+    return box
+
+
+def _check(field: str) -> QCheckBox:
+    """A check box labelled with ``field``'s plain words."""
+    box = QCheckBox(WORDS[field][0])
+    box.setToolTip(plain_text(tooltip(field)))
+    return box
+
+
+def _choices(choices: Sequence[tuple[str, str]], field: str) -> QComboBox:
+    """A drop-down of ``(key, text)`` choices (the key is the item's data)."""
+    box = QComboBox()
+    for key, text in choices:
+        box.addItem(text, key)
+    box.setToolTip(plain_text(tooltip(field)))
     return box
 
 
@@ -72,29 +91,42 @@ class SettingsDialog(QDialog):
         self.key_saved_to: str | None = None
         """After OK: ``"keyring"`` or ``"memory"`` when a key was entered, else ``None``."""
 
-        # ---------------------------------------------------------------- model
-        self.provider = QComboBox()
-        for key, text in PROVIDERS:
-            self.provider.addItem(text, key)
-        self.provider.setToolTip(plain_text(tooltip("provider")))
+        model_box = self._model_box(thinking or form.thinking_level, reasoning)
+        key_box = self._key_box()
+        sessions_box = self._sessions_box()
+        self._arrange(model_box, key_box, sessions_box)
+
+        self.provider.currentIndexChanged.connect(lambda _i: self._fill_models(self.model.currentData()))
+        self.compaction.toggled.connect(self._sync_enabled)
+        self.retry.toggled.connect(self._sync_enabled)
+        self._load(form)
+        self.refresh_key_note()
+
+    # ============================================================================ building
+
+    def _model_box(self, thinking: str, reasoning: bool) -> QGroupBox:
+        """Provider, model, base URL, and the thinking level in use said in words."""
+        self.provider = _choices(PROVIDERS, "provider")
         self.model = QComboBox()
         self.model.setToolTip(plain_text(tooltip("model")))
         self.base_url = QLineEdit()
         self.base_url.setPlaceholderText("Anthropic's own (https://api.anthropic.com)")
         self.base_url.setToolTip(plain_text(tooltip("base_url")))
         # one source of truth: the level the toolbar shows and sets, said here, not a second control
-        self.thinking = QLabel(thinking_note(thinking or form.thinking_level, reasoning))
+        self.thinking = QLabel(thinking_note(thinking, reasoning))
         self.thinking.setObjectName("thinkingNote")
         self.thinking.setWordWrap(True)
         self.thinking.setToolTip(plain_text(tooltip("thinking_level")))
-        model_box = QGroupBox("Model")
-        model_form = QFormLayout(model_box)
-        model_form.addRow(WORDS["provider"][0], self.provider)
-        model_form.addRow(WORDS["model"][0], self.model)
-        model_form.addRow(WORDS["base_url"][0], self.base_url)
-        model_form.addRow(WORDS["thinking_level"][0], self.thinking)
+        box = QGroupBox("Model")
+        rows = QFormLayout(box)
+        rows.addRow(WORDS["provider"][0], self.provider)
+        rows.addRow(WORDS["model"][0], self.model)
+        rows.addRow(WORDS["base_url"][0], self.base_url)
+        rows.addRow(WORDS["thinking_level"][0], self.thinking)
+        return box
 
-        # ---------------------------------------------------------------- key
+    def _key_box(self) -> QGroupBox:
+        """The password field (empty: a stored key is never shown), Remove, memory only, and the note."""
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
         self.key.setPlaceholderText("sk-ant-…")
@@ -109,43 +141,31 @@ class SettingsDialog(QDialog):
         self.remove_key.clicked.connect(self._remove_key)
         self.memory_only = QCheckBox("Keep the key in memory for this run only")
         self.memory_only.setToolTip("The key is forgotten when Arbor quits; nothing is written")
-        key_box = QGroupBox("API key")
-        key_layout = QVBoxLayout(key_box)
+        box = QGroupBox("API key")
+        column = QVBoxLayout(box)
         row = QHBoxLayout()
         row.addWidget(self.key, 1)
         row.addWidget(self.remove_key)
-        key_layout.addLayout(row)
-        key_layout.addWidget(self.memory_only)
-        key_layout.addWidget(self.key_note)
+        column.addLayout(row)
+        column.addWidget(self.memory_only)
+        column.addWidget(self.key_note)
+        return box
 
-        # ---------------------------------------------------------------- behaviour
-        self.compaction = QCheckBox(WORDS["compaction_enabled"][0])
-        self.compaction.setToolTip(plain_text(tooltip("compaction_enabled")))
-        self.reserve = _spin(1_000_000, 1024, " tokens")
-        self.reserve.setToolTip(plain_text(tooltip("reserve_tokens")))
-        self.keep_recent = _spin(1_000_000, 1000, " tokens")
-        self.keep_recent.setToolTip(plain_text(tooltip("keep_recent_tokens")))
-        self.skip_prompt = QCheckBox(WORDS["skip_branch_summary_prompt"][0])
-        self.skip_prompt.setToolTip(plain_text(tooltip("skip_branch_summary_prompt")))
-        self.retry = QCheckBox(WORDS["retry_enabled"][0])
-        self.retry.setToolTip(plain_text(tooltip("retry_enabled")))
-        self.max_retries = _spin(20, 1, " times")
-        self.max_retries.setToolTip(plain_text(tooltip("max_retries")))
-        self.base_delay = _spin(600_000, 500, " ms")
-        self.base_delay.setToolTip(plain_text(tooltip("base_delay_ms")))
-        self.fsync = QCheckBox(WORDS["fsync"][0])
-        self.fsync.setToolTip(plain_text(tooltip("fsync")))
-        self.theme = QComboBox()
-        for key, text in THEME_CHOICES:
-            self.theme.addItem(text, key)
-        self.theme.setToolTip(plain_text(tooltip("theme")))
-        self.pi_version = QComboBox()
-        for key, text in PI_VERSION_CHOICES:
-            self.pi_version.addItem(text, key)
-        self.pi_version.setToolTip(plain_text(tooltip("pi_version")))
-        behaviour = QGroupBox("Sessions")
-        behaviour_form = QFormLayout(behaviour)
-        behaviour_form.addRow(self.compaction)
+    def _sessions_box(self) -> QGroupBox:
+        """pi's settings (compaction, branch summaries, retries) and Arbor's (fsync, theme, pi version)."""
+        self.compaction = _check("compaction_enabled")
+        self.reserve = _spin(1_000_000, 1024, " tokens", "reserve_tokens")
+        self.keep_recent = _spin(1_000_000, 1000, " tokens", "keep_recent_tokens")
+        self.skip_prompt = _check("skip_branch_summary_prompt")
+        self.retry = _check("retry_enabled")
+        self.max_retries = _spin(20, 1, " times", "max_retries")
+        self.base_delay = _spin(600_000, 500, " ms", "base_delay_ms")
+        self.fsync = _check("fsync")
+        self.theme = _choices(THEME_CHOICES, "theme")
+        self.pi_version = _choices(PI_VERSION_CHOICES, "pi_version")
+        box = QGroupBox("Sessions")
+        form = QFormLayout(box)
+        form.addRow(self.compaction)
         rows: list[tuple[str, QWidget] | QWidget] = [
             ("reserve_tokens", self.reserve),
             ("keep_recent_tokens", self.keep_recent),
@@ -159,10 +179,13 @@ class SettingsDialog(QDialog):
         ]
         for item in rows:
             if isinstance(item, tuple):
-                behaviour_form.addRow(self._label(item[0], item[1]), item[1])
+                form.addRow(self._label(item[0], item[1]), item[1])
             else:
-                behaviour_form.addRow(item)
+                form.addRow(item)
+        return box
 
+    def _arrange(self, model_box: QWidget, key_box: QWidget, sessions_box: QWidget) -> None:
+        """Model and key on the left, sessions on the right; problems and OK / Cancel below."""
         self.problems = plain_label(QLabel())
         self.problems.setObjectName("settingsProblems")
         self.problems.setWordWrap(True)
@@ -171,25 +194,18 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-
         columns = QHBoxLayout()
         left = QVBoxLayout()
         left.addWidget(model_box)
         left.addWidget(key_box)
         left.addStretch(1)
         columns.addLayout(left, 1)
-        columns.addWidget(behaviour, 1)
+        columns.addWidget(sessions_box, 1)
         layout = QVBoxLayout(self)
         layout.setSizeConstraint(QLayout.SizeConstraint.SetMinimumSize)  # wrapped notes never clipped
         layout.addLayout(columns)
         layout.addWidget(self.problems)
         layout.addWidget(self.buttons)
-
-        self.provider.currentIndexChanged.connect(lambda _i: self._fill_models(self.model.currentData()))
-        self.compaction.toggled.connect(self._sync_enabled)
-        self.retry.toggled.connect(self._sync_enabled)
-        self._load(form)
-        self.refresh_key_note()
 
     # ============================================================================ form
 

@@ -36,6 +36,7 @@ from desktop_app.present.sessions import SessionSources, window_title
 from desktop_app.present.settings_form import SettingsForm, apply_form, changed_values, form_from_settings
 from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, ExternalAppend, Reloaded, SessionEvent
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.settings import Settings
 
 from .help import KeysDialog
@@ -295,7 +296,7 @@ class WindowShell:
         """A name or a first message may have arrived: the title follows."""
         if isinstance(event, EntryAppended | ExternalAppend | Reloaded):
             self.window.setWindowTitle(window_title(self.agent.view))
-            if isinstance(event, EntryAppended) and event.entry.get("type") == "session_info":
+            if isinstance(event, EntryAppended) and kind_of(event.entry) is EntryKind.SESSION_INFO:
                 self.panel.refresh()
 
     # ============================================================================ model, settings, keys

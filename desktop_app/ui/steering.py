@@ -13,21 +13,36 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
 from PySide6.QtCore import QObject, QPoint, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu, QStatusBar, QWidget
 
-from desktop_app.agent import (
-    AgentSession,
+from desktop_app.agent import AgentSession
+from desktop_app.agent.events import (
+    AgentError,
+    AgentEvent,
+    BranchSummaryFinished,
+    BranchSummaryStarted,
     CompactionFailed,
     CompactionFinished,
     CompactionProgress,
     CompactionStarted,
+    MessageAppended,
+    ReplyRecovered,
+    RetryScheduled,
+    SessionChanged,
+    StreamUpdated,
+    ToolCallsFinished,
+    ToolCallsStarted,
+    ToolResultAppended,
+    ToolUpdated,
+    TurnFinished,
     TurnStarted,
+    WaitingForServer,
+    WorkingFolderMissing,
 )
-from desktop_app.agent.events import AgentEvent
 from desktop_app.present.branch_preview import preview_branch_summary
 from desktop_app.present.compaction_preview import preview_compaction
 from desktop_app.present.drafts import Drafts, draft_key
@@ -36,7 +51,8 @@ from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import BandSelection
 from desktop_app.present.siblings import FlipOffer, SiblingCache, flip_offer, sibling_switches
-from desktop_app.present.text import entry_kind, full_text
+from desktop_app.present.text import full_text
+from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of
 from desktop_app.settings import Settings
 
 from .branch_offer import BranchOfferBar
@@ -357,6 +373,8 @@ class Steering(QObject):
                 page = context_page(self._view, entry_id)
                 if page is not None:
                     self.reader.show_page(page)
+            case _ as unreachable:
+                assert_never(unreachable)
 
     async def _regenerate(self, entry_id: str) -> None:
         before = self._view.leaf_id
@@ -384,7 +402,7 @@ class Steering(QObject):
         anything else cloned."""
         entry = self._view.get_entry(entry_id)
         if entry is not None:
-            self.fork(entry_id, "before" if entry_kind(entry) == "user" else "at")
+            self.fork(entry_id, "before" if entry_role(entry) is Role.USER else "at")
 
     def _highlight_fork_target(self, over: bool) -> None:
         self.window.light_fork_drop_target(self._drop_target if over else None)
@@ -398,8 +416,7 @@ class Steering(QObject):
     def node_selected(self, entry_id: str) -> None:
         """A click (or keys, or a search jump) selected a node: read it; side panels follow its kind."""
         entry = self._view.get_entry(entry_id)
-        kind = entry_kind(entry) if entry is not None else None
-        if kind not in ("compaction", "branch_summary"):
+        if kind_of(entry) not in (EntryKind.COMPACTION, EntryKind.BRANCH_SUMMARY):
             self.reader.show_detail(False)  # a plain node: its text, no stale compaction or branch-summary audit
         page = reader_page(self._view, entry_id, busy=self.window.agent.busy)
         if page is not None:
@@ -461,11 +478,14 @@ class Steering(QObject):
         dialog.move(chat.mapToGlobal(QPoint(max(0, (chat.width() - dialog.width()) // 2), 48)))
 
     def on_agent_event(self, event: AgentEvent) -> None:
-        """Compaction progress in the dialog; automatic compaction opens it in progress mode."""
+        """Compaction progress in the dialog; automatic compaction opens it in progress mode.
+
+        Every event is named: a new one is a mypy error here until it is handled or listed as ignored.
+        """
         dialog = self.compaction_dialog
-        if isinstance(event, TurnStarted):
-            self.branch_offer.dismiss()  # the user went on on the new branch
         match event:
+            case TurnStarted():
+                self.branch_offer.dismiss()  # the user went on on the new branch
             case CompactionStarted(reason=reason):
                 if dialog is None and reason != "manual":
                     self._open_compaction_dialog(CompactionDialog(None, self.host))
@@ -475,5 +495,12 @@ class Steering(QObject):
             case CompactionFinished() | CompactionFailed():
                 if dialog is not None and dialog.running:
                     dialog.finish()
-            case _:
-                pass
+            case (
+                TurnFinished() | StreamUpdated() | WaitingForServer() | MessageAppended() | RetryScheduled()
+                | BranchSummaryStarted() | BranchSummaryFinished() | SessionChanged() | AgentError()
+                | ReplyRecovered() | ToolCallsStarted() | ToolUpdated() | ToolResultAppended()
+                | ToolCallsFinished() | WorkingFolderMissing()
+            ):
+                pass  # the chat, the graph and the status bar follow these
+            case _ as unreachable:
+                assert_never(unreachable)

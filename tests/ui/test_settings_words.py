@@ -9,12 +9,14 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel
 
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.llm.offline import OFFLINE_MODEL, OfflineProvider
+from desktop_app.present.settings_form import PI_VERSION_CHOICES, SettingsForm
 from desktop_app.session.paths import arbor_home
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.settings_dialog import SettingsDialog
@@ -79,3 +81,20 @@ def test_the_dialog_says_the_thinking_level_the_toolbar_shows(window: MainWindow
     assert home is not None
     saved = json.loads((home / "settings.json").read_text())
     assert saved["defaultThinkingLevel"] == "high"  # new sessions start where the toolbar was left, as in pi
+
+
+def test_the_dialog_shows_every_field_it_is_given_and_reads_it_back(qtbot: Any) -> None:
+    """Each field lands in its widget and comes back unchanged (the builder methods wire them all)."""
+    form = SettingsForm(
+        provider="offline", model=OFFLINE_MODEL.id, base_url="http://127.0.0.1:9", thinking_level="high",
+        compaction_enabled=False, reserve_tokens=4096, keep_recent_tokens=7000, skip_branch_summary_prompt=True,
+        retry_enabled=False, max_retries=5, base_delay_ms=1500, fsync=False, theme="dark",
+        pi_version=PI_VERSION_CHOICES[-1][0],
+    )
+    dialog = SettingsDialog(form)
+    qtbot.addWidget(dialog)
+    assert dialog.read_form() == form
+    assert not dialog.reserve.isEnabled() and not dialog.max_retries.isEnabled()  # follow their switches
+    dialog.compaction.setChecked(True)
+    assert dialog.reserve.isEnabled() and dialog.keep_recent.isEnabled()
+    assert dialog.reserve.suffix() == " tokens" and dialog.base_delay.suffix() == " ms"

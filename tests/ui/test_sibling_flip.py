@@ -15,6 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from desktop_app.agent.events import CompactionProgress, TurnFinished, TurnStarted, WaitingForServer
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.settings import Settings
 from desktop_app.ui.chat.panel import SiblingArrows
@@ -109,3 +110,14 @@ def test_with_skip_prompt_the_arrows_flip_without_an_offer(sample: Path) -> None
     finally:
         window.close()
         pump(50)
+
+
+def test_a_new_turn_dismisses_the_offer_and_other_events_leave_it(window: MainWindow) -> None:
+    _flip(window)
+    assert wait_until(lambda: window.session.leaf_id == CASCAIS_A and window.steering.branch_offer.isVisible())
+    offer = window.steering.branch_offer
+    for ignored in (TurnFinished(), WaitingForServer(3.0), CompactionProgress("manual", 10)):
+        window.steering.on_agent_event(ignored)  # named as ignored: nothing happens
+        assert offer.isVisible()
+    window.steering.on_agent_event(TurnStarted())  # the user went on on the new branch
+    assert not offer.isVisible()

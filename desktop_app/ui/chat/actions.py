@@ -24,6 +24,7 @@ from desktop_app.present.card_actions import CardAction
 from desktop_app.present.chat_feed import ChatFeed
 from desktop_app.present.node_menu import BUSY, READ_ONLY, MenuAction
 from desktop_app.session.entries import message_text
+from desktop_app.session.kinds import Role, message_of, role_of
 
 from .panel import ChatPanel
 
@@ -53,21 +54,21 @@ def bind_card_actions(window: MainWindow) -> None:
 def run_card_action(window: MainWindow, entry_id: str, name: str) -> None:
     """Carry out the card action ``name`` on ``entry_id`` (a reason in the status bar if it cannot run)."""
     entry = window.agent.view.get_entry(entry_id)
-    message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
-    if not isinstance(message, dict):
+    message = message_of(entry)
+    if message is None:
         return
-    role = message.get("role")
+    role = role_of(message)
     steering = window.steering
-    if name in (CardAction.REGENERATE.value, CardAction.RETRY.value) and role == "assistant":
+    if name in (CardAction.REGENERATE.value, CardAction.RETRY.value) and role is Role.ASSISTANT:
         steering.run_menu_action(entry_id, MenuAction.REGENERATE)
-    elif name == CardAction.RETRY.value and role == "user":
+    elif name == CardAction.RETRY.value and role is Role.USER:
         reason = READ_ONLY if window.agent.view.read_only else BUSY if window.agent.busy else None
         if reason is not None:
             window.statusBar().showMessage(reason, 5000)
             return
         window.chat.clear_error()
         window.run_task(window.agent.retry(entry_id), "Retrying")
-    elif name == CardAction.EDIT_BRANCH.value and role == "user":
+    elif name == CardAction.EDIT_BRANCH.value and role is Role.USER:
         parent = entry.get("parentId") if entry is not None else None
         if entry_id == window.agent.view.leaf_id and isinstance(parent, str):
             if window.agent.busy:

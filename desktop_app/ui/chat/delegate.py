@@ -66,7 +66,7 @@ from desktop_app.present.chat_messages import (
 from desktop_app.present.chat_render import render_parts
 from desktop_app.present.chat_theme import ChatTheme
 from desktop_app.present.pi16_words import EDIT_OMITTED
-from desktop_app.session.kinds import BlockKind, block_kind
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 from desktop_app.tools.display import shown_text as as_text
 
 from ..markdown import markdown_parts
@@ -94,17 +94,50 @@ ACTION_PAD = 6  # above the action line (below the text)
 STREAM_SLOT = "live row"  # the scheduler slot of the live row's render (other rows: their cache key)
 
 
+#: How far a row's bubble is pushed right, by row kind (a role; other rows: none).
+_INDENTS: dict[str, int] = {Role.USER: USER_INDENT, Role.TOOL_RESULT: TOOL_INDENT}
+
+
 def _indent(kind: str) -> int:
-    if kind == "user":
-        return USER_INDENT
-    if kind == "toolResult":
-        return TOOL_INDENT
-    return 0
+    return _INDENTS.get(kind, 0)
 
 
 def _text_lines(text: str, chars_per_line: int) -> float:
     """Lines ``text`` takes wrapped at ``chars_per_line`` (plus half a line per paragraph gap)."""
     return text.count("\n") + 1 + len(text) / chars_per_line + text.count("\n\n") * 0.5
+
+
+def _section_text(message: dict[str, Any], role: Role) -> str:
+    """The text of a one-section row (tool result, bash run, summary, system prompt) for its estimate."""
+    if role is Role.TOOL_RESULT:
+        blocks = content_blocks(message)
+        return "\n".join(as_text(b.get("text")) for b in blocks if block_kind(b) is BlockKind.TEXT)
+    if role is Role.SYSTEM:
+        return message_text(message)
+    return as_text(message.get("summary" if role in CARD_KINDS else "output"))
+
+
+def _content_lines(content: Any, expanded: frozenset[int], chars_per_line: int) -> float:
+    """Estimated lines of a user, custom or assistant row's content: text wrapped, other blocks one
+    line each when collapsed and a dozen when expanded."""
+    if isinstance(content, str):
+        return _text_lines(content, chars_per_line)
+    if not isinstance(content, list):
+        return 0.0
+    lines = 0.0
+    text = BlockKind.TEXT  # the member in a local, the key read raw: block_kind() per block is 8x slower
+    for i, block in enumerate(content):
+        if type(block) is dict and block.get("type") == text:
+            lines += _text_lines(as_text(block.get("text")), chars_per_line)
+        elif i in expanded:
+            lines += 12
+        else:
+            lines += 1.25
+    return lines
+
+
+#: Rows whose estimate counts their content's lines (the rest: one section, or a fixed guess).
+_CONTENT_ROWS = frozenset({Role.USER, Role.CUSTOM, Role.ASSISTANT})
 
 
 def _has_accent(kind: str, status: str) -> bool:
@@ -123,7 +156,6 @@ class MessageDelegate(QStyledItemDelegate):
         super().__init__(view)
         self._view = view
         self._model: ChatModel | None = None
-        self._theme_override: ChatTheme | None = None
         self._docs: OrderedDict[Hashable, tuple[Any, StackedDocument]] = OrderedDict()
         self._previews: dict[Hashable, StackedDocument] = {}  # shown while a row's render runs
         self.scheduler = SliceScheduler(self)
@@ -165,15 +197,7 @@ class MessageDelegate(QStyledItemDelegate):
         self._char = max(1, metrics.averageCharWidth())
         self._row_width = max(120, self._view.viewport().width())
 
-    def set_theme(self, theme: ChatTheme | None) -> None:
-        """Force a theme (``None``: follow the view's palette)."""
-        self._theme_override = theme
-        self.invalidate()
-        self._view.viewport().update()
-
     def theme(self, palette: QPalette | None = None) -> ChatTheme:
-        if self._theme_override is not None:
-            return self._theme_override
         return theme_for_palette(palette if palette is not None else self._view.palette())
 
     def invalidate(self, row: int | None = None) -> None:
@@ -220,15 +244,6 @@ class MessageDelegate(QStyledItemDelegate):
         row = model.stream_row() if model is not None else None
         if model is not None and row is not None:
             self._view.update(model.index(row))
-
-    def clear_caches(self) -> None:
-        self.scheduler.cancel()
-        self.scheduler.clear_cache()
-        self._previews.clear()
-        self._docs.clear()
-        self._heights.clear()
-        self._size_list = None
-        self._stream_ended()
 
     # ================================================================================ geometry
 
@@ -446,33 +461,17 @@ class MessageDelegate(QStyledItemDelegate):
         self.stats["estimates"] += 1
         line = self._line
         chrome = 2 * PAD_Y + 2 * MARGIN_Y
-        role = message.get("role") if type(message) is dict else None
-        if role in SINGLE_SECTION_KINDS and not expanded:
-            return chrome + line + 4 + (line + 4 if role == "bashExecution" else 0)
-        chars_per_line = max(12, (width - 2 * MARGIN_X - _indent(role or "") - 2 * PAD_X) // self._char)
+        role = role_of(message)
+        single = role in SINGLE_SECTION_KINDS
+        if single and not expanded:
+            return chrome + line + 4 + (line + 4 if role is Role.BASH_EXECUTION else 0)
+        chars_per_line = max(12, (width - 2 * MARGIN_X - _indent(role) - 2 * PAD_X) // self._char)
         lines = 1.0  # header or toggle line
-        if role in SINGLE_SECTION_KINDS:
-            if role == "toolResult":
-                text = "\n".join(
-                    as_text(b.get("text")) for b in content_blocks(message) if block_kind(b) is BlockKind.TEXT
-                )
-            else:
-                text = message_text(message) if role == "system" else as_text(message.get("summary" if role in CARD_KINDS else "output"))
-            lines += 1 + min(_text_lines(text, chars_per_line), 420)
-        elif role in ("user", "custom", "assistant"):
-            content = message.get("content")
-            if isinstance(content, str):
-                lines += _text_lines(content, chars_per_line)
-            elif isinstance(content, list):
-                for i, block in enumerate(content):
-                    kind = block.get("type") if type(block) is dict else None
-                    if kind == "text":
-                        lines += _text_lines(as_text(block.get("text")), chars_per_line)
-                    elif i in expanded:
-                        lines += 12
-                    else:
-                        lines += 1.25
-            if role == "assistant" and message.get("stopReason") in ("error", "aborted"):
+        if single:
+            lines += 1 + min(_text_lines(_section_text(message, role), chars_per_line), 420)
+        elif role in _CONTENT_ROWS:
+            lines += _content_lines(message.get("content"), expanded, chars_per_line)
+            if role is Role.ASSISTANT and message.get("stopReason") in ("error", "aborted"):
                 lines += 2
         else:
             lines += 8
@@ -495,7 +494,7 @@ class MessageDelegate(QStyledItemDelegate):
             self.invalidate(row)
             self._schedule_relayout(row, streaming)
 
-        is_error_result = kind == "toolResult" and bool(message.get("isError"))
+        is_error_result = kind == Role.TOOL_RESULT and bool(message.get("isError"))
         bubble = theme.bubble(kind, "ok" if streaming else status, is_error_result)
         box = self.bubble_rect(rect, kind)
         if streaming:  # the live row has headroom below its text; the bubble hugs the text
@@ -505,7 +504,7 @@ class MessageDelegate(QStyledItemDelegate):
         pen = QPen(QColor(bubble.border))
         pen.setWidthF(1.5 if kind in CARD_KINDS else 1.0)
         mark = edit_mark(message)
-        if kind == "custom" or mark is not None:
+        if kind == Role.CUSTOM or mark is not None:
             pen.setStyle(Qt.PenStyle.DashLine)
         if mark is not None:  # a context edit omitted or replaced it (pi 1.6.0)
             pen.setColor(QColor(theme.edit.border))
@@ -552,13 +551,6 @@ class MessageDelegate(QStyledItemDelegate):
         model = self._view.model()
         if row is not None and model is not None and row < model.rowCount():
             self.sizeHintChanged.emit(model.index(row, 0))
-
-    def prime(self, model: ChatModel, rows: range | list[int]) -> None:
-        """Measure ``rows`` exactly now (e.g. the rows that will be visible after a rebind)."""
-        width = self._row_width
-        for row in rows:
-            self.laid_out_document(model, row, width)
-            self.invalidate(row)
 
     # ================================================================================ clicks
 

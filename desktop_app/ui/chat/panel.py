@@ -381,8 +381,8 @@ class ChatPanel(QWidget):
                 self.set_busy(busy)
             case ShowError(text=text):
                 self.show_error(text)
-            case _:
-                assert_never(update)
+            case _ as unreachable:
+                assert_never(unreachable)
 
     def composer_text(self) -> str:
         """What the composer holds (DESIGN.md §7.1)."""
@@ -557,10 +557,6 @@ class ChatPanel(QWidget):
         self._banner.dismiss()
 
     # ================================================================================ scrolling
-
-    def scroll_to_bottom(self) -> None:
-        self._pinned = True
-        self._view.scrollToBottom()
 
     @property
     def pinned_to_bottom(self) -> bool:

@@ -305,9 +305,6 @@ class SliceScheduler(QObject):
     def busy(self) -> bool:
         return bool(self._jobs)
 
-    def clear_cache(self) -> None:
-        self.cache.clear()
-
     def _run(self, job: RenderJob) -> None:
         self.slices.append(job.run_slice(self.slice_chars))
         if len(self.slices) > 10_000:

@@ -11,7 +11,7 @@ event, and calls it when the canvas does not take the event itself (panning, scr
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, assert_never
 
 from PySide6.QtCore import QEvent, QPoint, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QWheelEvent
@@ -109,6 +109,8 @@ class CanvasInput:
                 self._zoom(factor)
             case ClearSearch():
                 target.clear_search()
+            case _ as unreachable:
+                assert_never(unreachable)
 
     def activate(self, node: Node | None) -> None:
         """Enter / double-click: unfold a segment, or ask the window to move the leaf here."""

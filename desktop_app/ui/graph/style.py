@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
 
 from desktop_app.present.layout import LayoutSpec
+from desktop_app.session.kinds import EntryKind, Role
 
 __all__ = ["GraphStyle", "KindStyle", "default_style"]
 
@@ -61,6 +62,16 @@ _ACCENTS = {
     "context_edit": "#c92a2a",
     "usage": "#868e96",
 }
+
+
+#: Node kinds drawn with a dashed outline: bookkeeping that is not part of the conversation (the
+#: node kinds of ``present.text.entry_kind``: entry types, and ``unknown`` and ``segment``).
+_DASHED: frozenset[str] = frozenset(
+    {
+        EntryKind.CUSTOM, EntryKind.LABEL, EntryKind.SESSION_INFO, EntryKind.CONTEXT_EDIT, EntryKind.USAGE,
+        "unknown", "segment",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -132,9 +143,9 @@ class GraphStyle:
             else:
                 fill = _mix(base, accent, 0.22 if self.dark else 0.11)
                 text = self.text
-            if kind == "system":  # a little stronger than a message: it frames every message after it
+            if kind == Role.SYSTEM:  # a little stronger than a message: it frames every message after it
                 fill = _mix(base, accent, 0.3 if self.dark else 0.16)
-            dashed = kind in ("custom", "label", "session_info", "unknown", "segment", "context_edit", "usage")
+            dashed = kind in _DASHED
             self.kinds[kind] = KindStyle(shape, accent, fill, text, dashed)
 
     def kind(self, kind: str) -> KindStyle:

@@ -383,10 +383,6 @@ class GraphView(QGraphicsView):
         """The matching entries, in list order (entries inside a folded run each count)."""
         return [entry for _, entry in self._find.state.hits]
 
-    def search_status(self) -> str:
-        """What the find bar says: ``"2 of 4"``, ``"4 matches"``, ``"No matches"`` or nothing."""
-        return self._find.state.status()
-
     def next_match(self) -> str | None:
         """Jump to the next hit (wrapping): unfold its run, select it and bring it into view."""
         return self._find.jump(1)
