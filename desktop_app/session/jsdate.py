@@ -270,8 +270,8 @@ class _Zone:
             return None
         hour = 0 if self.hour == _NONE else self.hour
         minute = 0 if self.minute == _NONE else self.minute
-        total = hour * 3600 + minute * 60
-        if total > 2**30 - 1:
+        total = (hour * 3600 + minute * 60) & 0xFFFF_FFFF  # V8 sums in unsigned 32 bits: it wraps
+        if total > 2**30 - 1:  # V8's Smi::kMaxValue
             return False
         return -total if self.sign < 0 else total
 
