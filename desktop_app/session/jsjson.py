@@ -19,7 +19,6 @@ from typing import Any
 __all__ = [
     "js_truthy",
     "UNDEFINED",
-    "UNDEFINED_TEXT",
     "JSONParseError",
     "js_join",
     "js_number",
@@ -268,9 +267,6 @@ def js_trim(text: str) -> str:
 # --------------------------------------------------------------------- string conversions
 # pi builds summaries and file lists by concatenation; an odd value (a number where text was expected,
 # a null in a list) converts the JavaScript way, and serialized conversations depend on it.
-
-UNDEFINED_TEXT = "undefined"
-
 
 def js_string(value: Any) -> str:
     """``String(value)`` / template-literal conversion for JSON values."""
