@@ -6,7 +6,9 @@ token estimates, so they are pi's strings to the character.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from .entries import Entry, Message, entry_time_ms
@@ -327,80 +329,125 @@ def build_session_context(
     return context_from_path(index.path_to(leaf), profile=profile)
 
 
+class _CarefulWalk(Exception):
+    """A walk up met a cycle or a ``parentId`` of ``true`` (the index keys it apart from 1, see
+    :func:`~.tree.key_of`): only the careful walk of :meth:`SessionIndex.path_to` reads such a path."""
+
+
+def _walk_up(index: SessionIndex, entry: Entry) -> Iterator[Entry]:
+    """``entry`` and its ancestors, nearest first, following ``parentId`` as pi does (it stops at a
+    falsy one, ``""`` included). Raises :class:`_CarefulWalk` on a cycle (more steps than entries) or
+    a ``parentId`` of ``true``, and ``TypeError`` on an unhashable one."""
+    by_id = index.by_id.get
+    current = entry
+    for _ in range(len(index.entries)):
+        yield current
+        parent = current.get("parentId")
+        if not parent:
+            return
+        if parent is True:
+            raise _CarefulWalk
+        found = by_id(parent)
+        if found is None:
+            return
+        current = found
+    raise _CarefulWalk
+
+
+def kept_range(compaction: Entry, above: Iterable[Entry], profile: PiProfile = PI_1_6_0) -> list[Entry] | None:
+    """The entries ``compaction`` keeps, nearest first, or ``None`` when it keeps nothing: the one rule
+    of a compaction's kept range (pi-spec §4.1, pi16-delta.md §4.1a), for a path and for a walk up.
+
+    ``above`` is what precedes the compaction on its path, nearest first; the range runs up to the first
+    entry whose id is ``firstKeptEntryId`` (JavaScript's ``===``) and is empty when none has it. pi 1.6.0
+    leaves the range's system messages out (the compaction's checkpoint holds them); pi 0.73.1 keeps
+    them. Only as much of ``above`` is read as the range needs.
+    """
+    first_kept = compaction.get("firstKeptEntryId")
+    projection = profile.context_projection
+    kept: list[Entry] = []
+    for entry in above:
+        if not (projection and is_system_entry(entry)):
+            kept.append(entry)
+        entry_id = entry.get("id")
+        if entry_id == first_kept and same_id(entry_id, first_kept):  # `==` first: the cheap test
+            return kept
+    return None
+
+
 def _parts_walking_up(index: SessionIndex, leaf: Entry, profile: PiProfile) -> _Parts | None:
     """The parts of the context at ``leaf`` without building the path: walk towards the root and stop
     as soon as nothing further up can matter.
 
-    Only the newest compaction counts, so below it every message is collected; above it only the kept
-    range (up to ``firstKeptEntryId``, system messages left out: the compaction's checkpoint holds
-    them) and the nearest thinking level and model source are needed. Walking up, the first edit seen
-    for a target is the latest. On a long session that has been compacted this reads a few hundred
-    entries instead of the whole path. ``None`` (the caller walks the careful way) on a cycle, an
-    id that cannot be a key or a ``parentId`` of ``true`` (the index keys it apart from 1).
+    Only the newest compaction counts, so below it every message is collected; above it only its
+    :func:`kept_range` and the nearest thinking level and model source are needed. Walking up, the
+    first edit seen for a target is the latest. On a long session that has been compacted this reads a
+    few hundred entries instead of the whole path. ``None`` (the caller walks the careful way) where
+    :func:`_walk_up` gives up.
     """
-    by_id = index.by_id.get
     parts = _Parts(profile)
-    empty_for_null, projection = profile.empty_content_for_null, profile.context_projection
-    kept: list[Message] = []  # nearest first
-    kept_sources: list[Entry] = []
-    tail: list[Message] = []  # leaf first
-    tail_sources: list[Entry] = []
-    edits = parts.edits  # from below the compaction (or the whole path)
-    kept_edits: dict[Any, Entry] = {}  # from the kept range; they count only if it is found
-    first_kept: Any = None
-    found_kept = False
-    steps, limit = 0, len(index.entries)
-    entry: Entry | None = leaf
+    walk = _walk_up(index, leaf)
     try:
-        while entry is not None:
-            steps += 1
-            if steps > limit:
-                return None
-            entry_type = entry.get("type")
-            if entry_type == "compaction" and parts.compaction is None:
-                parts.compaction = entry
-                first_kept = entry.get("firstKeptEntryId")
+        compaction = _collect(parts, walk, parts.tail, parts.tail_sources)
+        if compaction is not None:
+            parts.compaction = compaction
+            kept = kept_range(compaction, walk, profile)
+            if kept is None:  # it keeps nothing: read its ancestors again for the sources
+                walk = _walk_up(index, compaction)
+                next(walk)
             else:
-                if entry_type == "thinking_level_change" and parts.thinking_entry is None:
-                    parts.thinking_entry = entry
-                message, is_model_source = _contribution(entry, empty_for_null)
-                if is_model_source and parts.model_entry is None:
-                    parts.model_entry = entry
-                if parts.compaction is None:
-                    if message is not None:
-                        tail.append(message)
-                        tail_sources.append(entry)
-                    elif entry_type == "context_edit" and projection:
-                        edits.setdefault(edit_key(entry.get("targetId")), entry)
-                elif not found_kept:
-                    if message is not None and not (projection and message.get("role") == "system"):
-                        kept.append(message)
-                        kept_sources.append(entry)
-                    elif entry_type == "context_edit" and projection:
-                        kept_edits.setdefault(edit_key(entry.get("targetId")), entry)
-                    found_kept = entry.get("id") == first_kept and same_id(entry.get("id"), first_kept)
-                if (
-                    found_kept
-                    and parts.thinking_entry is not None
-                    and parts.model_entry is not None
-                ):
-                    break
-            parent = entry.get("parentId")
-            if parent is True:  # the index keys `true` apart from 1 (key_of): the careful walk
-                return None
-            entry = by_id(parent) if parent else None  # pi stops at a falsy parentId ("" included)
-    except TypeError:  # an unhashable parentId
+                _collect(parts, kept, parts.kept, parts.kept_sources)
+            _find_sources(parts, walk)
+    except (_CarefulWalk, TypeError):  # TypeError: an unhashable parentId
         return None
-    if found_kept:
-        kept.reverse()
-        kept_sources.reverse()
-        parts.kept, parts.kept_sources = kept, kept_sources
-        for target, edit in kept_edits.items():
-            edits.setdefault(target, edit)  # an edit below the compaction is later, so it wins
-    tail.reverse()
-    tail_sources.reverse()
-    parts.tail, parts.tail_sources = tail, tail_sources
+    for nearest_first in (parts.tail, parts.tail_sources, parts.kept, parts.kept_sources):
+        nearest_first.reverse()  # root → leaf
     return parts
+
+
+def _collect(parts: _Parts, entries: Iterable[Entry], messages: list[Message], sources: list[Entry]) -> Entry | None:
+    """Add what ``entries`` (nearest first) give to ``messages`` and ``sources`` (nearest first) and
+    their edits to ``parts.edits`` (the first seen per target, the latest, wins), noting the nearest
+    thinking level and model source; stop at the newest compaction, when ``parts`` has none yet, and
+    return it. An older compaction (in a kept range) adds nothing.
+
+    This is the loop of a long walk (every entry of a path without a compaction): ``parts``'s fields
+    are read into locals once."""
+    empty_for_null, projection = parts.profile.empty_content_for_null, parts.profile.context_projection
+    edits, stop_at_compaction = parts.edits, parts.compaction is None
+    thinking, model = parts.thinking_entry, parts.model_entry
+    add_message, add_source = messages.append, sources.append
+    compaction: Entry | None = None
+    for entry in entries:
+        entry_type = entry.get("type")
+        if entry_type == "compaction" and stop_at_compaction:
+            compaction = entry
+            break
+        if thinking is None and entry_type == "thinking_level_change":
+            thinking = entry
+        message, is_model_source = _contribution(entry, empty_for_null)
+        if is_model_source and model is None:
+            model = entry
+        if message is not None:
+            add_message(message)
+            add_source(entry)
+        elif projection and entry_type == "context_edit":
+            edits.setdefault(edit_key(entry.get("targetId")), entry)
+    parts.thinking_entry, parts.model_entry = thinking, model
+    return compaction
+
+
+def _find_sources(parts: _Parts, walk: Iterator[Entry]) -> None:
+    """The nearest thinking level and model source above the kept range, as far as the tail and the
+    range left them unset (the walk stops once both are known)."""
+    while parts.thinking_entry is None or parts.model_entry is None:
+        entry = next(walk, None)
+        if entry is None:
+            return
+        if parts.thinking_entry is None and entry.get("type") == "thinking_level_change":
+            parts.thinking_entry = entry
+        if parts.model_entry is None and _contribution(entry)[1]:
+            parts.model_entry = entry
 
 
 @dataclass(frozen=True)
@@ -415,23 +462,16 @@ def context_entries(path: list[Entry], profile: PiProfile = PI_1_6_0) -> list[En
     """pi 1.6.0's ``buildContextEntries`` (§4.1a): ``[C, kept range without system messages, after C]``
     for the newest compaction ``C``, or the whole path when there is none. pi 0.73.1 keeps the system
     messages of the kept range (it has no checkpoint that holds them)."""
-    compaction_at = -1
-    for i in range(len(path) - 1, -1, -1):
-        if path[i].get("type") == "compaction":
-            compaction_at = i
+    for compaction_at in range(len(path) - 1, -1, -1):
+        if path[compaction_at].get("type") == "compaction":
             break
-    if compaction_at < 0:
+    else:
         return path
-    first_kept = path[compaction_at].get("firstKeptEntryId")
-    # Ids on a path are unique (it follows parentId through the id map), so searching back from the
-    # compaction finds pi's "first entry with that id", usually a few steps away.
-    kept_from = next(
-        (i for i in range(compaction_at - 1, -1, -1) if same_id(path[i].get("id"), first_kept)), compaction_at
-    )
-    kept = path[kept_from:compaction_at]
-    if profile.context_projection:
-        kept = [e for e in kept if not is_system_entry(e)]
-    return [path[compaction_at], *kept, *path[compaction_at + 1 :]]
+    compaction = path[compaction_at]
+    above = islice(reversed(path), len(path) - compaction_at, None)  # path[compaction_at - 1], ..., path[0]
+    kept = kept_range(compaction, above, profile) or []
+    kept.reverse()
+    return [compaction, *kept, *path[compaction_at + 1 :]]
 
 
 def active_edits(path: list[Entry], profile: PiProfile = PI_1_6_0) -> dict[Any, Entry]:

@@ -391,15 +391,6 @@ def message_text(content: Any, joiner: str = "") -> str:
     return ""
 
 
-def is_assistant_entry(entry: Any) -> bool:
-    return (
-        isinstance(entry, dict)
-        and entry.get("type") == "message"
-        and isinstance(entry.get("message"), dict)
-        and entry["message"].get("role") == "assistant"
-    )
-
-
 # --------------------------------------------------------------------------------------------- parsing
 
 # One decoder for every line: integers beyond 2**53 become doubles as in JS, NaN/Infinity are refused.

@@ -86,50 +86,68 @@ class _Scanner:
         return self.units[self.pos] if self.pos < len(self.units) else 0
 
     def _scan(self) -> _Token:
-        start = self.pos
+        """The next token from ``pos``: a number, one of the symbols ``: - + . )``, a word, a run of
+        spaces, a skipped parenthesis or any other character (unknown)."""
         units = self.units
         if self.pos >= len(units):
             return _Token(_END)
         ch = units[self.pos]
         if 48 <= ch <= 57:
-            while self._ch() == 48:  # leading zeros count in the length, not in the value
-                self.pos += 1
-            value, digits = 0, 0
-            while 48 <= self._ch() <= 57 and self.pos < len(units):
-                if digits < _MAX_SIGNIFICANT:
-                    value = value * 10 + self._ch() - 48
-                digits += 1
-                self.pos += 1
-            return _Token(_NUMBER, value, self.pos - start)
+            return self._scan_number()
         if ch in (58, 45, 43, 46, 41):  # : - + . )
             self.pos += 1
             return _Token(_SYMBOL, ch)
         if ch >= 65 and chr(ch) not in _SPACES:
-            while self.pos < len(units) and units[self.pos] >= 65 and chr(units[self.pos]) not in _SPACES:
-                self.pos += 1
-            word = "".join(chr(u) if u < 128 else "\x00" for u in units[start : start + 3])
-            kind, value = _lookup(word if self.pos - start >= 3 else word[: self.pos - start])
-            if self.pos - start > 3 and kind != _MONTH:
-                kind, value = _INVALID, 0
-            return _Token(_WORD, value, self.pos - start, kind)
+            return self._scan_word()
         if chr(ch) in _SPACES:
+            start = self.pos
             while self.pos < len(units) and chr(units[self.pos]) in _SPACES:
                 self.pos += 1
             return _Token(_SPACE, 0, self.pos - start)
-        if ch == 40:  # '(': skip a balanced parenthesis (or to the end)
-            balance = 0
-            while True:
-                c = self._ch()
-                if c == 41:
-                    balance -= 1
-                elif c == 40:
-                    balance += 1
-                self.pos += 1
-                if not (balance > 0 and self._ch()):
-                    break
-            return _Token(_UNKNOWN)
-        self.pos += 1
+        if ch == 40:  # '('
+            self._skip_parenthesis()
+        else:
+            self.pos += 1
         return _Token(_UNKNOWN)
+
+    def _scan_number(self) -> _Token:
+        """Digits: the value of the first :data:`_MAX_SIGNIFICANT` after leading zeros; the length
+        counts every digit, leading zeros included."""
+        start, units = self.pos, self.units
+        while self._ch() == 48:  # leading zeros count in the length, not in the value
+            self.pos += 1
+        value, digits = 0, 0
+        while 48 <= self._ch() <= 57 and self.pos < len(units):
+            if digits < _MAX_SIGNIFICANT:
+                value = value * 10 + self._ch() - 48
+            digits += 1
+            self.pos += 1
+        return _Token(_NUMBER, value, self.pos - start)
+
+    def _scan_word(self) -> _Token:
+        """Characters from ``A`` up that are not spaces: a keyword when its first three letters name
+        one (only a month name may be longer), else an invalid word."""
+        start, units = self.pos, self.units
+        while self.pos < len(units) and units[self.pos] >= 65 and chr(units[self.pos]) not in _SPACES:
+            self.pos += 1
+        word = "".join(chr(u) if u < 128 else "\x00" for u in units[start : start + 3])
+        kind, value = _lookup(word if self.pos - start >= 3 else word[: self.pos - start])
+        if self.pos - start > 3 and kind != _MONTH:
+            kind, value = _INVALID, 0
+        return _Token(_WORD, value, self.pos - start, kind)
+
+    def _skip_parenthesis(self) -> None:
+        """Skip a balanced parenthesis, or to the end of the string."""
+        balance = 0
+        while True:
+            c = self._ch()
+            if c == 41:
+                balance -= 1
+            elif c == 40:
+                balance += 1
+            self.pos += 1
+            if not (balance > 0 and self._ch()):
+                break
 
     def next(self) -> _Token:
         token = self.next_token
@@ -252,8 +270,8 @@ class _Zone:
             return None
         hour = 0 if self.hour == _NONE else self.hour
         minute = 0 if self.minute == _NONE else self.minute
-        total = hour * 3600 + minute * 60
-        if total > 2**30 - 1:
+        total = (hour * 3600 + minute * 60) & 0xFFFF_FFFF  # V8 sums in unsigned 32 bits: it wraps
+        if total > 2**30 - 1:  # V8's Smi::kMaxValue
             return False
         return -total if self.sign < 0 else total
 
@@ -270,9 +288,35 @@ def _read_ms(token: _Token) -> int:
     return number
 
 
+def _two_digits(scanner: _Scanner, low: int, high: int) -> bool:
+    """Whether the next token is a two-digit number from ``low`` to ``high`` (ISO fields)."""
+    peek = scanner.peek()
+    return peek.is_number(2) and _between(peek.value, low, high)
+
+
 def _iso(scanner: _Scanner, day: _Day, time: _Time, zone: _Zone) -> _Token | None:
     """V8's ParseES5DateTime: ``None`` for an invalid string, else the first token it left unread
     (the end token when the whole string was an ISO date)."""
+    left = _iso_date(scanner, day)
+    if left is not None:
+        return left
+    peek = scanner.peek()
+    if not (peek.kind == _WORD and peek.keyword == _TIME_SEP):
+        if peek.kind != _END:
+            return scanner.next()
+    else:
+        scanner.next()
+        if not (_iso_clock(scanner, time) and _iso_zone(scanner, zone) and scanner.peek().kind == _END):
+            return None
+    if zone.empty() and time.empty():
+        zone.set(0)  # a date-only form is UTC
+    day.iso = True
+    return _Token(_END)
+
+
+def _iso_date(scanner: _Scanner, day: _Day) -> _Token | None:
+    """``[+-yy]yyyy[-MM[-DD]]``: ``None`` when it was read, else the first token the legacy reader
+    goes on from (the date read so far stays in ``day``)."""
     peek = scanner.peek()
     if peek.is_sign():
         sign_token = scanner.next()
@@ -287,65 +331,58 @@ def _iso(scanner: _Scanner, day: _Day, time: _Time, zone: _Zone) -> _Token | Non
     else:
         return scanner.next()
     if scanner.skip_symbol("-"):
-        if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 1, 12):
+        if not _two_digits(scanner, 1, 12):
             return scanner.next()
         day.add(scanner.next().value)
         if scanner.skip_symbol("-"):
-            if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 1, 31):
+            if not _two_digits(scanner, 1, 31):
                 return scanner.next()
             day.add(scanner.next().value)
-    peek = scanner.peek()
-    if not (peek.kind == _WORD and peek.keyword == _TIME_SEP):
-        if peek.kind != _END:
-            return scanner.next()
-    else:
+    return None
+
+
+def _iso_clock(scanner: _Scanner, time: _Time) -> bool:
+    """``HH:mm[:ss[.s+]]`` after the ``T``; ``False`` where the string is invalid (hour 24 only
+    as ``24:00[:00[.0]]``)."""
+    if not _two_digits(scanner, 0, 24):
+        return False
+    hour_is_24 = scanner.peek().value == 24
+    time.add(scanner.next().value)
+    limit = 0 if hour_is_24 else 59
+    if not (scanner.skip_symbol(":") and _two_digits(scanner, 0, limit)):
+        return False
+    time.add(scanner.next().value)
+    if scanner.skip_symbol(":"):
+        if not _two_digits(scanner, 0, limit):
+            return False
+        time.add(scanner.next().value)
+        if scanner.skip_symbol("."):
+            if not scanner.peek().is_number() or (hour_is_24 and scanner.peek().value > 0):
+                return False
+            time.add(_read_ms(scanner.next()))
+    return True
+
+
+def _iso_zone(scanner: _Scanner, zone: _Zone) -> bool:
+    """An optional ``Z``, ``+-hh:mm`` or ``+-hhmm`` after the time; ``False`` where it is invalid."""
+    if scanner.peek().is_z():
         scanner.next()
-        if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 0, 24):
-            return None
-        hour_is_24 = scanner.peek().value == 24
-        time.add(scanner.next().value)
-        if not scanner.skip_symbol(":"):
-            return None
-        if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 0, 59) or (
-            hour_is_24 and scanner.peek().value > 0
-        ):
-            return None
-        time.add(scanner.next().value)
-        if scanner.skip_symbol(":"):
-            if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 0, 59) or (
-                hour_is_24 and scanner.peek().value > 0
-            ):
-                return None
-            time.add(scanner.next().value)
-            if scanner.skip_symbol("."):
-                if not scanner.peek().is_number() or (hour_is_24 and scanner.peek().value > 0):
-                    return None
-                time.add(_read_ms(scanner.next()))
-        if scanner.peek().is_z():
-            scanner.next()
-            zone.set(0)
-        elif scanner.peek().is_sign():
-            zone.sign = scanner.next().sign()
-            if scanner.peek().is_number(4):
-                hour, minute = divmod(scanner.next().value, 100)
-                if not (_between(hour, 0, 23) and _between(minute, 0, 59)):
-                    return None
-                zone.hour, zone.minute = hour, minute
-            else:
-                if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 0, 23):
-                    return None
-                zone.hour = scanner.next().value
-                if not scanner.skip_symbol(":"):
-                    return None
-                if not scanner.peek().is_number(2) or not _between(scanner.peek().value, 0, 59):
-                    return None
-                zone.minute = scanner.next().value
-        if scanner.peek().kind != _END:
-            return None
-    if zone.empty() and time.empty():
-        zone.set(0)  # a date-only form is UTC
-    day.iso = True
-    return _Token(_END)
+        zone.set(0)
+    elif scanner.peek().is_sign():
+        zone.sign = scanner.next().sign()
+        if scanner.peek().is_number(4):
+            hour, minute = divmod(scanner.next().value, 100)
+            if not (_between(hour, 0, 23) and _between(minute, 0, 59)):
+                return False
+            zone.hour, zone.minute = hour, minute
+        else:
+            if not _two_digits(scanner, 0, 23):
+                return False
+            zone.hour = scanner.next().value
+            if not (scanner.skip_symbol(":") and _two_digits(scanner, 0, 59)):
+                return False
+            zone.minute = scanner.next().value
+    return True
 
 
 def _legacy(scanner: _Scanner, token: _Token, day: _Day, time: _Time, zone: _Zone) -> bool:
@@ -354,65 +391,86 @@ def _legacy(scanner: _Scanner, token: _Token, day: _Day, time: _Time, zone: _Zon
     while token.kind != _END:
         if token.kind == _NUMBER:
             has_number = True
-            n = token.value
-            if scanner.skip_symbol(":"):
-                if scanner.skip_symbol(":"):
-                    if not time.empty():
-                        return False
-                    time.add(n)
-                    time.add(0)
-                else:
-                    if not time.add(n):
-                        return False
-                    if scanner.peek().is_symbol("."):
-                        scanner.next()
-            elif scanner.skip_symbol(".") and time.expecting(n):
-                time.add(n)
-                if not scanner.peek().is_number():
-                    return False
-                time.add_final(_read_ms(scanner.next()))
-            elif zone.expecting(n):
-                zone.minute = n
-            elif time.expecting(n):
-                time.add_final(n)
-                peek = scanner.peek()
-                if peek.kind not in (_END, _SPACE) and not peek.is_z() and not peek.is_sign():
-                    return False
-            else:
-                if not day.add(n):
-                    return False
-                scanner.skip_symbol("-")
+            if not _legacy_number(scanner, token, day, time, zone):
+                return False
         elif token.kind == _WORD:
-            if token.keyword == _AM_PM and not time.empty():
-                time.hour_offset = token.value
-            elif token.keyword == _MONTH:
-                day.named_month = token.value
-                scanner.skip_symbol("-")
-            elif token.keyword == _ZONE and has_number:
-                zone.set(token.value)
-            else:
-                if has_number:  # an unknown word after a number
-                    return False
-                if scanner.peek().is_number():  # a word glued to the first number
-                    return False
+            if not _legacy_word(scanner, token, day, time, zone, has_number):
+                return False
         elif token.is_sign() and (zone.is_utc() or not time.empty()):
-            zone.sign = token.sign()
-            n, length = 0, 0
-            if scanner.peek().is_number():
-                number = scanner.next()
-                n, length = number.value, number.length
             has_number = True
-            if scanner.peek().is_symbol(":"):
-                zone.hour, zone.minute = n, _NONE
-            elif length in (1, 2):
-                zone.hour, zone.minute = n, 0
-            elif length in (3, 4):
-                zone.hour, zone.minute = n // 100, n % 100
-            else:
+            if not _legacy_offset(scanner, token, zone):
                 return False
         elif (token.is_sign() or token.is_symbol(")")) and has_number:
             return False
         token = scanner.next()
+    return True
+
+
+def _legacy_number(scanner: _Scanner, token: _Token, day: _Day, time: _Time, zone: _Zone) -> bool:
+    """A number: followed by ``:`` an hour or minute, by ``.`` a second before milliseconds, else the
+    zone's minutes, the time's next field or the day's next part, as the reader expects them."""
+    n = token.value
+    if scanner.skip_symbol(":"):
+        if scanner.skip_symbol(":"):
+            if not time.empty():
+                return False
+            time.add(n)
+            time.add(0)
+        else:
+            if not time.add(n):
+                return False
+            if scanner.peek().is_symbol("."):
+                scanner.next()
+    elif scanner.skip_symbol(".") and time.expecting(n):
+        time.add(n)
+        if not scanner.peek().is_number():
+            return False
+        time.add_final(_read_ms(scanner.next()))
+    elif zone.expecting(n):
+        zone.minute = n
+    elif time.expecting(n):
+        time.add_final(n)
+        peek = scanner.peek()
+        if peek.kind not in (_END, _SPACE) and not peek.is_z() and not peek.is_sign():
+            return False
+    else:
+        if not day.add(n):
+            return False
+        scanner.skip_symbol("-")
+    return True
+
+
+def _legacy_word(scanner: _Scanner, token: _Token, day: _Day, time: _Time, zone: _Zone, has_number: bool) -> bool:
+    """A word: ``am``/``pm`` after a time, a month name, a zone name after a number; an unknown word
+    only before the first number and not glued to one."""
+    if token.keyword == _AM_PM and not time.empty():
+        time.hour_offset = token.value
+    elif token.keyword == _MONTH:
+        day.named_month = token.value
+        scanner.skip_symbol("-")
+    elif token.keyword == _ZONE and has_number:
+        zone.set(token.value)
+    elif has_number or scanner.peek().is_number():  # after a number, or glued to the first one
+        return False
+    return True
+
+
+def _legacy_offset(scanner: _Scanner, token: _Token, zone: _Zone) -> bool:
+    """A sign after a UTC zone or a time: a zone offset ``+h``, ``+hh``, ``+hmm``, ``+hhmm`` or
+    ``+hh:`` (its minutes follow)."""
+    zone.sign = token.sign()
+    n, length = 0, 0
+    if scanner.peek().is_number():
+        number = scanner.next()
+        n, length = number.value, number.length
+    if scanner.peek().is_symbol(":"):
+        zone.hour, zone.minute = n, _NONE
+    elif length in (1, 2):
+        zone.hour, zone.minute = n, 0
+    elif length in (3, 4):
+        zone.hour, zone.minute = n // 100, n % 100
+    else:
+        return False
     return True
 
 

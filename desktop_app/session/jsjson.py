@@ -19,7 +19,6 @@ from typing import Any
 __all__ = [
     "js_truthy",
     "UNDEFINED",
-    "UNDEFINED_TEXT",
     "JSONParseError",
     "js_join",
     "js_number",
@@ -155,18 +154,25 @@ def _stringify(value: Any, out: list[str]) -> bool:
             first = False
         out.append("}")
     elif isinstance(value, (list, tuple)):
-        out.append("[")
-        for i, item in enumerate(value):
-            if i:
-                out.append(",")
-            if not _stringify(item, out):
-                out.append("null")
-        out.append("]")
+        _stringify_array(value, out)
     elif value is _UNDEFINED:
         return False
     else:
         raise TypeError(f"cannot serialize {type(value).__name__}")
     return True
+
+
+def _stringify_array(value: list[Any] | tuple[Any, ...], out: list[str]) -> None:
+    """Append JSON of an array: an ``undefined`` element is written ``null``, as JavaScript does. (Its
+    own step, not :func:`_stringify`'s: arrays are fewer than objects in an entry, so the extra call
+    costs least here.)"""
+    out.append("[")
+    for i, item in enumerate(value):
+        if i:
+            out.append(",")
+        if not _stringify(item, out):
+            out.append("null")
+    out.append("]")
 
 
 class _Undefined:
@@ -261,9 +267,6 @@ def js_trim(text: str) -> str:
 # --------------------------------------------------------------------- string conversions
 # pi builds summaries and file lists by concatenation; an odd value (a number where text was expected,
 # a null in a list) converts the JavaScript way, and serialized conversations depend on it.
-
-UNDEFINED_TEXT = "undefined"
-
 
 def js_string(value: Any) -> str:
     """``String(value)`` / template-literal conversion for JSON values."""

@@ -49,3 +49,40 @@ def test_parse_date_ms_agrees_with_the_reader_and_node() -> None:
 )
 def test_legacy_forms(text: str, ms: int | None) -> None:
     assert v8_date_parse(text) == ms
+
+
+@pytest.mark.parametrize(
+    ("text", "ms"),
+    [  # recorded with Node 20.20.2, TZ=UTC: the edges of each step of the reader
+        ("2025-06-01T10:00+2460", None),  # ISO zone +hhmm out of range
+        ("2025-06-01T10:00+0530", 1748752200000),
+        ("2025-06-01T10:00+05:", None),  # +hh: without minutes
+        ("2025-06-01T10:00+05:6", None),
+        ("2025-06-01T10:00+05:30", 1748752200000),
+        ("2025-06-01T10:00+24:00", None),
+        ("2025-06-01T24:00", 1748822400000),  # hour 24 only as 24:00[:00[.0]]
+        ("2025-06-01T24:01", None),
+        ("2025-06-01T24:00:00.000Z", 1748822400000),
+        ("2025-06-01T24:00:00.001Z", None),
+        ("2025-06-01T24:00:01", None),
+        ("2025-06-01T10:00:00.Z", None),
+        ("2025-06-01T10:00:00.123456789Z", 1748772000123),
+        ("+002025-06-01", 1748736000000),
+        ("-000000-01-01", 978307200000),  # year -0 is not ISO: the legacy reader goes on
+        ("2025-13-01", None),
+        ("2025-06-32", None),
+        ("2025/06/01 10:20.x", None),  # seconds before a dot need milliseconds after it
+        ("2025/06/01 10:20.5", None),
+        ("1/1/2025 10:00:00:00:00", None),
+        ("June 1, 2025 10:00 foo", None),
+        ("foo2025 June 1", None),  # a word glued to the first number
+        ("Jun 1 2025 10:00 pm", 1748815200000),
+        ("Jun 1 2025 13:00 pm", None),
+        ("1/2/3/4", None),
+        ("1/1/2025 10:00 GMT+99999:00", 1375729200000),
+        # V8 adds the offset's seconds in unsigned 32-bit arithmetic: a huge hour wraps around
+        ("1/1/2025 10:00 GMT+999999999:00", 918323248000),
+    ],
+)
+def test_the_readers_edges(text: str, ms: int | None) -> None:
+    assert v8_date_parse(text) == ms

@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from desktop_app.session.jsjson import JSONParseError, js_number, js_parse, js_stringify, js_trim, utf16_len
+from desktop_app.session.jsjson import (
+    UNDEFINED,
+    JSONParseError,
+    js_number,
+    js_parse,
+    js_stringify,
+    js_trim,
+    utf16_len,
+)
 
 
 @pytest.mark.parametrize(
@@ -27,6 +35,14 @@ def test_stringify_orders_integer_like_keys_first_and_escapes_lone_surrogates() 
     value = {"b": 1, "10": 2, "2": 3, "01": 4, "a": "x\ud800y\u2028é/"}
     assert js_stringify(value) == '{"2":3,"10":2,"b":1,"01":4,"a":"x\\ud800y\u2028é/"}'
     assert js_stringify([1.0, None, True, "\x01\n"]) == '[1,null,true,"\\u0001\\n"]'
+
+
+def test_stringify_omits_undefined_keys_and_writes_undefined_elements_as_null() -> None:
+    """``JSON.stringify({a: undefined, b: [undefined, 1], c: []})``; tuples are arrays too."""
+    value = {"a": UNDEFINED, "b": [UNDEFINED, 1], "c": [], "d": ({"e": UNDEFINED},), "f": [[UNDEFINED]]}
+    assert js_stringify(value) == '{"b":[null,1],"c":[],"d":[{}],"f":[[null]]}'
+    assert js_stringify([UNDEFINED]) == "[null]"
+    assert js_stringify(UNDEFINED) == "undefined"
 
 
 def test_parse_rejects_nan_and_rounds_big_integers_like_javascript() -> None:
