@@ -3,6 +3,8 @@ wrapped lines"), laid out once per text and not once per paint."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,12 +12,14 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter
 from PySide6.QtWidgets import QStyleOptionGraphicsItem
 
+from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.present.lod import FULL_SCALE, Detail, detail_for
 from desktop_app.present.viewgraph import ViewNode
 from desktop_app.ui.graph import node_lines
 from desktop_app.ui.graph.items import NodeItem
 from desktop_app.ui.graph.node_lines import two_lines
 from desktop_app.ui.graph.style import default_style
+from desktop_app.ui.testing import pump
 
 LONG = (
     "Summarize the whole plan in five bullet points, with the train times from Rossio and the "
@@ -136,3 +140,29 @@ def test_the_node_box_has_room_for_a_tag_and_two_lines(qtbot: Any) -> None:
     assert spec.node_height - 22 >= 2 * line  # the body below the tag (items.NodeItem._paint_text)
     item = NodeItem("a", ViewNode("user", LONG, ("a",)), style)
     assert item.body.contains(QPointF(0, 0)) and item.body.height() == spec.node_height
+
+
+def test_an_elided_node_is_read_whole_in_the_reader_or_its_preview(qtbot: Any, tmp_path: Path) -> None:
+    """What two lines cannot hold is one click away (the reader: the whole text) or one hover (the
+    preview: its start, far more than two lines)."""
+    from tests.ui.test_steering import _click, _open, wait_until
+
+    path = tmp_path / "sample.jsonl"
+    shutil.copyfile(SAMPLE_SESSION, path)
+    window = _open(path)
+    try:
+        graph = window.graph
+        assert detail_for(graph.zoom()) is Detail.FULL  # a session opens where nodes write their text
+        leaf = graph.graph().leaf_node
+        assert isinstance(leaf, str)
+        view = graph.graph().nodes[leaf]
+        style = graph.graph_style
+        lines = two_lines(view.text, style.font, style.spec.node_width - 24)  # the card's text width
+        assert len(lines) == 2 and lines[1].endswith("…")  # the leaf's text does not fit its node
+        assert "120 EUR/day" in graph.preview_text(leaf)
+        _click(window, leaf)
+        assert wait_until(lambda: window.steering.reader.entry_id() == leaf)
+        assert "~120 EUR/day" in window.steering.reader.text()
+    finally:
+        window.close()
+        pump(50)
