@@ -123,7 +123,9 @@ class _Html:
             f'font-size:small;">{escape(label)}</span>{extra_html}</p>'
         )
 
-    def toggle(self, section: int, expanded: bool, title: str, preview: str = "", color: str = "") -> None:
+    def toggle(
+        self, section: int, expanded: bool, title: str, preview: str = "", color: str = "", *, wrap: bool = False
+    ) -> None:
         arrow = "▾" if expanded else "▸"
         color = color or self.theme.dim
         preview_html = (
@@ -132,9 +134,10 @@ class _Html:
             else ""
         )
         # One line, clipped at the row edge rather than wrapped: a list of collapsed tool calls
-        # should read like a list.
+        # should read like a list (a click shows it all). A banner (``wrap``) wraps instead.
         self.add(
-            f'<p style="margin-top:2px; margin-bottom:2px; white-space:nowrap;"><a href="{toggle_href(section)}" '
+            f'<p style="margin-top:2px; margin-bottom:2px; white-space:{"normal" if wrap else "nowrap"};">'
+            f'<a href="{toggle_href(section)}" '
             f'style="color:{color}; text-decoration:none;">{arrow} <b>{escape(title)}</b></a>{preview_html}</p>'
         )
 
@@ -336,7 +339,7 @@ def _summary_card(message: dict[str, Any], kind: Role, expanded: frozenset[int],
         title = "↩ Branch summary"
         hint = "of the branch this conversation came back from"
     is_open = 0 in expanded
-    out.toggle(0, is_open, title, hint, color=bubble.accent)
+    out.toggle(0, is_open, title, hint, color=bubble.accent, wrap=True)  # a banner: never cut
     if is_open:
         out.markdown(as_text(message.get("summary")))
 

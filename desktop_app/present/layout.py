@@ -83,7 +83,7 @@ class LayoutSpec:
     """Node box size and gaps, shared by both layouts so their rows and columns line up."""
 
     node_width: float = 220.0
-    node_height: float = 46.0
+    node_height: float = 56.0  # a tag line and two lines of text (issue 22 item 10)
     h_gap: float = 26.0
     v_gap: float = 34.0
 

@@ -50,6 +50,7 @@ __all__ = [
     "shows_text",
     "stretch_rows",
     "update_marks",
+    "wrap_two",
 ]
 
 #: From this scale up a node's own 12 px text is at least ~10 px on screen: the nodes write it.
@@ -423,6 +424,23 @@ def elide(text: str, width: float, measure: Callable[[str], float]) -> str:
     return text[:lo].rstrip() + "…" if lo > 0 else ""
 
 
+def wrap_two(text: str, width: float, measure: Callable[[str], float]) -> tuple[str, ...]:
+    """``text`` on at most two lines of ``width`` pixels: the words that fit, then the rest elided
+    with "…" (one line if it fits; a first word wider than the line is elided on its own)."""
+    if measure(text) <= width:
+        return (text,)
+    first = ""
+    for word in text.split(" "):
+        candidate = f"{first} {word}" if first else word
+        if measure(candidate) > width:
+            break
+        first = candidate
+    if not first:
+        return (elide(text, width, measure),)
+    rest = text[len(first) :].lstrip()
+    return (first, elide(rest, width, measure)) if rest else (first,)
+
+
 class _Grid:
     """Rectangles bucketed by screen cell, so each overlap test looks at a few neighbours only."""
 
@@ -456,6 +474,7 @@ def place_labels(
     marker_radius: float = 6.0,
     max_width: float = 320.0,
     obstacles: Iterable[Rect] = (),
+    text_height: float = 0.0,
 ) -> list[Placed]:
     """Labels for ``marks`` (most important first) that fit: none overlaps another or leaves
     ``viewport``.
@@ -465,7 +484,9 @@ def place_labels(
     ``line_height`` a label's height. At ``GROUPS`` a label goes inside its node's box when the box
     holds at least a few words; otherwise (and always at ``LANDMARKS``) it goes beside the node's
     marker: right, left, then a line above or below. ``obstacles`` are rectangles no label may
-    cover (the minimap, a find bar).
+    cover (the minimap, a find bar). With ``text_height`` (a line of text without the label's
+    padding), a label inside a box tall enough for two such lines wraps onto two (:func:`wrap_two`;
+    its text then holds a newline), as the nodes write their own text nearer in.
     """
     if detail is Detail.FULL:
         return []
@@ -494,8 +515,12 @@ def place_labels(
             continue
         sx, sy = centre
         if detail is Detail.GROUPS and 2 * half_w - 12 >= inside_min and 2 * half_h >= line_height:
-            text = elide(mark.text, 2 * half_w - 12, measure)
-            rect = Rect(sx - half_w + 6, sy - line_height / 2, measure(text), line_height)
+            room = 2 * half_w - 12
+            two = text_height > 0 and 2 * half_h >= 2 * text_height + 2
+            lines = wrap_two(mark.text, room, measure) if two else (elide(mark.text, room, measure),)
+            text = "\n".join(lines)
+            height = 2 * text_height if len(lines) == 2 else line_height
+            rect = Rect(sx - half_w + 6, sy - height / 2, max(measure(line) for line in lines), height)
             if text and viewport.contains(rect) and not grid.hits(rect):
                 grid.add(rect)
                 placed.append(Placed(mark, text, rect, True))

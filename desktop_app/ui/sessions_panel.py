@@ -230,6 +230,9 @@ class SessionsPanel(QWidget):
         self.tree.itemClicked.connect(self._activated)
         self.status = plain_label(QLabel("", self))
         self.status.setObjectName("sessionsStatus")
+        # Wrapped: a long line (the drop hint while a node is carried over) neither widens the side
+        # column under the mouse nor is cut at its edge (issue 22 item 10).
+        self.status.setWordWrap(True)
         self._drop_hint = False
         self._status_before_hint = ""
         self._select_when_listed: str | None = None  #: a new session to select once a listing shows it

@@ -23,6 +23,7 @@ from desktop_app.present.lod import (
     node_marks,
     place_labels,
     shows_text,
+    wrap_two,
 )
 from desktop_app.present.viewgraph import Node, SegmentKey
 from desktop_app.session import SessionManager
@@ -144,6 +145,39 @@ def test_groups_write_inside_boxes_wide_enough() -> None:
     assert all(p.rect.x >= 300 and p.rect.right <= 500 for p in placed)
     narrow = place_labels(marks.values(), Detail.GROUPS, screen, (20, 20), Rect(0, 0, 800, 900), measure, LINE)
     assert narrow and not any(p.inside for p in narrow)
+
+
+def test_wrap_two_breaks_at_words_and_elides_the_rest() -> None:
+    assert wrap_two("day two?", 100, measure) == ("day two?",)
+    first, second = wrap_two("plan three days in Lisbon with trains and beaches", 100, measure)  # 14 chars a line
+    assert first == "plan three" and measure(second) <= 100 and second.endswith("…")
+    assert "plan three days in Lisbon".startswith(first) and second.startswith("days in")
+    assert wrap_two("one two three fours", 70, measure) == ("one two", "three fou…")
+    assert wrap_two("Supercalifragilistic words", 70, measure) == ("Supercali…",)  # a first word too wide
+
+
+def test_groups_write_two_lines_inside_boxes_tall_enough() -> None:
+    """Issue 22 item 10: between the nodes' own text and landmarks, a box tall enough for two lines
+    of label text holds two (word-wrapped, the second elided), as the nodes do nearer in."""
+    marks = _marks()
+    screen = {node: (400.0, 30.0 + 60.0 * i) for i, node in enumerate(marks)}
+    view = Rect(0, 0, 800, 900)
+    text_height = 15.0
+    placed = place_labels(marks.values(), Detail.GROUPS, screen, (60, 16), view, measure, LINE, text_height=text_height)
+    assert placed and all(p.inside for p in placed)
+    wrapped = [p for p in placed if "\n" in p.text]
+    assert wrapped  # the long ones wrap
+    for p in wrapped:
+        lines = p.text.split("\n")
+        assert len(lines) == 2 and all(measure(line) <= 120 - 12 for line in lines)
+        assert p.rect.h == 2 * text_height and p.rect.w == max(measure(line) for line in lines)
+        words = " ".join(p.mark.text.split())
+        assert words.startswith(lines[0] + " ")  # the first line is the first words
+    _assert_disjoint(placed)
+    # a box too short for two lines, or no text height given: one elided line, as before
+    for box, kwargs in (((60, 14), {"text_height": text_height}), ((60, 16), {})):
+        single = place_labels(marks.values(), Detail.GROUPS, screen, box, view, measure, LINE, **kwargs)
+        assert single and all("\n" not in p.text and p.rect.h == LINE for p in single)
 
 
 def _assert_disjoint(placed: list) -> None:  # type: ignore[type-arg]

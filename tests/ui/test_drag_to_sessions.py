@@ -101,3 +101,42 @@ def test_a_hidden_sessions_panel_is_no_drop_target(window: MainWindow) -> None:
     assert window.fork_drop_target(centre) is panel
     window.shell.set_panel_visible(False)
     assert window.fork_drop_target(centre) is None
+
+
+def _splitter_sizes(window: MainWindow) -> list[list[int]]:
+    from PySide6.QtWidgets import QSplitter
+
+    return [s.sizes() for s in window.findChildren(QSplitter) if s.isVisible()]
+
+
+def test_the_panels_keep_their_widths_while_a_node_is_carried(window: MainWindow) -> None:
+    """Issue 22 item 10: carrying a node over the sessions panel lit it up with a longer status
+    line, and the left panels jumped wider under the mouse. Every splitter keeps its sizes through
+    the whole drag (let go elsewhere: nothing is forked)."""
+    window.resize(1280, 800)
+    pump(50)
+    panel = window.shell.panel
+    viewport = window.graph.viewport()
+    start = _point(window, CASCAIS_A)
+    over = viewport.mapFromGlobal(panel.tree.viewport().mapToGlobal(panel.tree.viewport().rect().center()))
+    QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start)
+    pump(20)  # the press selects the node (the reader opens beside the chat): sizes from here on
+    narrowest = panel.minimumSizeHint().width()
+    before = _splitter_sizes(window)
+    assert before and any(len(sizes) > 1 for sizes in before)
+    QTest.mouseMove(viewport, start + QPoint(30, 30))
+    pump(20)
+    assert _splitter_sizes(window) == before
+    QTest.mouseMove(viewport, over)
+    pump(20)
+    assert "Release to fork" in panel.status.text()
+    assert _splitter_sizes(window) == before  # lit up, not wider
+    assert panel.minimumSizeHint().width() <= narrowest  # the hint wraps: it asks for no more width
+    status = panel.status
+    assert status.width() <= panel.width() and status.height() >= status.heightForWidth(status.width())  # all shown
+    QTest.mouseMove(viewport, start + QPoint(60, 40))
+    pump(20)
+    assert _splitter_sizes(window) == before
+    QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, start + QPoint(60, 40))
+    pump(20)
+    assert _splitter_sizes(window) == before

@@ -29,6 +29,7 @@ from desktop_app.present.lod import FULL_SCALE
 from desktop_app.present.text import KIND_TITLES
 from desktop_app.present.viewgraph import Node, ViewNode
 
+from .node_lines import paint_lines
 from .style import GraphStyle
 
 __all__ = [
@@ -234,15 +235,8 @@ class NodeItem(QGraphicsRectItem):
             return
         if ks.shape == "pill":
             inner = r.adjusted(24, PILL_INSET, -22, -PILL_INSET)
-            font = style.mono_font if kind == "toolResult" else style.font
-            painter.setFont(font)
             painter.setPen(style.muted if kind != "toolResult" else style.text)
-            metrics = QFontMetricsF(font)
-            painter.drawText(
-                inner,
-                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()),
-            )
+            paint_lines(painter, inner, text, style.mono_font if kind == "toolResult" else style.font)
             return
         left = r.left() + (14 if ks.shape in ("card", "terminal", "note") else 26 if ks.shape == "hexagon" else 12)
         right = r.right() - (26 if ks.shape == "hexagon" else 10)
@@ -269,11 +263,7 @@ class NodeItem(QGraphicsRectItem):
         tag_rect = QRectF(left, r.top() + 4, right - left, 14)
         painter.drawText(tag_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
         font = style.mono_font if kind == "bashExecution" else style.font
-        if kind == "compaction":
-            font = style.font
-        painter.setFont(font)
         painter.setPen(ks.text)
-        metrics = QFontMetricsF(font)
         body_rect = QRectF(left, r.top() + 19, right - left, r.height() - 22)
         if kind == "compaction":
             if text.startswith("[compaction: "):  # "[compaction: 18k tokens]"
@@ -282,11 +272,7 @@ class NodeItem(QGraphicsRectItem):
                 text = "tokens before unknown"
         elif kind == "bashExecution":
             text = "$ " + text.removeprefix("[bash]: ")
-        painter.drawText(
-            body_rect,
-            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-            metrics.elidedText(text, Qt.TextElideMode.ElideRight, body_rect.width()),
-        )
+        paint_lines(painter, body_rect, text, font)  # two lines, wrapped once and cached
 
     def _paint_flag(self, painter: QPainter, label: str, lod: float) -> None:
         style = self.style

@@ -137,6 +137,7 @@ class LabelPainter:
             self.line_height,
             marker_radius=_MARKER_RADIUS,
             obstacles=obstacles,
+            text_height=self._metrics.lineSpacing(),  # two lines inside a box tall enough for them
         )
         if self.detail is Detail.LANDMARKS:
             self.markers = [(m, *screen[m.node]) for m in reversed(marks) if m.node in screen]
