@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from PySide6.QtGui import QGuiApplication
 
+from desktop_app.present.chat_render import MAX_LINES
 from desktop_app.ui.chat import ChatPanel, ChatRole
-from desktop_app.ui.chat.render import MAX_LINES
 from desktop_app.ui.chat.sliced import StackedDocument
 
 NARROW = 320  # a chat squeezed by a wide graph
