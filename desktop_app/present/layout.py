@@ -179,41 +179,55 @@ def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Posit
     if count == 0:
         return {}
     _stretch(graph, nodes, children, parent)
-    total = len(children)
-    root = count
-    number = [0] * total
-    for kids in children:
-        for i, c in enumerate(kids):
-            number[c] = i
-    prelim = [0.0] * total
-    mod = [0.0] * total
-    shift = [0.0] * total
-    change = [0.0] * total
-    thread = [-1] * total
-    ancestor = list(range(total))
-    default_ancestor = [kids[0] if kids else -1 for kids in children]
+    tidy = _Tidy(children, parent)
+    tidy.first_walk(root=count)
+    xs, depth = tidy.second_walk(root=count)
+    left_edge = min(xs[:count])
+    return {nodes[i]: ((xs[i] - left_edge) * spec.column, depth[i] * spec.row) for i in range(count)}
 
-    def next_left(v: int) -> int:
-        kids = children[v]
-        return kids[0] if kids else thread[v]
 
-    def next_right(v: int) -> int:
-        kids = children[v]
-        return kids[-1] if kids else thread[v]
+class _Tidy:
+    """The Buchheim–Walker arrays of one layout, indexed by node number (the virtual root last)."""
 
-    def move_subtree(wm: int, wp: int, amount: float) -> None:
-        subtrees = number[wp] - number[wm]
-        change[wp] -= amount / subtrees
-        shift[wp] += amount
-        change[wm] += amount / subtrees
-        prelim[wp] += amount
-        mod[wp] += amount
+    def __init__(self, children: list[list[int]], parent: list[int]) -> None:
+        total = len(children)
+        self.children = children
+        self.parent = parent
+        self.number = [0] * total
+        for kids in children:
+            for i, c in enumerate(kids):
+                self.number[c] = i
+        self.prelim = [0.0] * total
+        self.mod = [0.0] * total
+        self.shift = [0.0] * total
+        self.change = [0.0] * total
+        self.thread = [-1] * total
+        self.ancestor = list(range(total))
+        self.default_ancestor = [kids[0] if kids else -1 for kids in children]
 
-    def apportion(v: int, default: int) -> int:
-        p = parent[v]
-        siblings = children[p]
+    def next_left(self, v: int) -> int:
+        kids = self.children[v]
+        return kids[0] if kids else self.thread[v]
+
+    def next_right(self, v: int) -> int:
+        kids = self.children[v]
+        return kids[-1] if kids else self.thread[v]
+
+    def move_subtree(self, wm: int, wp: int, amount: float) -> None:
+        subtrees = self.number[wp] - self.number[wm]
+        self.change[wp] -= amount / subtrees
+        self.shift[wp] += amount
+        self.change[wm] += amount / subtrees
+        self.prelim[wp] += amount
+        self.mod[wp] += amount
+
+    def apportion(self, v: int, default: int) -> int:
+        """Push ``v``'s subtree right of its left siblings' contours (the paper's APPORTION)."""
+        p, number, prelim, mod = self.parent[v], self.number, self.prelim, self.mod
+        next_left, next_right, ancestor = self.next_left, self.next_right, self.ancestor
         if number[v] == 0:
             return default
+        siblings = self.children[p]
         vip = vop = v
         vim = siblings[number[v] - 1]
         vom = siblings[0]
@@ -226,7 +240,7 @@ def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Posit
             amount = (prelim[vim] + sim) - (prelim[vip] + sip) + 1.0
             if amount > 0:
                 a = ancestor[vim]
-                move_subtree(a if parent[a] == p else default, v, amount)
+                self.move_subtree(a if self.parent[a] == p else default, v, amount)
                 sip += amount
                 sop += amount
             sim += mod[vim]
@@ -235,55 +249,62 @@ def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Posit
             sop += mod[vop]
             nr_vim, nl_vip = next_right(vim), next_left(vip)
         if nr_vim != -1 and next_right(vop) == -1:
-            thread[vop] = nr_vim
+            self.thread[vop] = nr_vim
             mod[vop] += sim - sop
         if nl_vip != -1 and next_left(vom) == -1:
-            thread[vom] = nl_vip
+            self.thread[vom] = nl_vip
             mod[vom] += sip - som
             default = v
         return default
 
-    # First walk, post-order: a node is finished after its children; apportion right after.
-    post: list[int] = []
-    stack = [root]
-    while stack:
-        v = stack.pop()
-        post.append(v)
-        stack.extend(children[v])
-    for v in reversed(post):
-        kids = children[v]
-        p = parent[v]
-        left = children[p][number[v] - 1] if p != -1 and number[v] > 0 else -1
-        if kids:
-            acc_shift = acc_change = 0.0
-            for w in reversed(kids):  # execute shifts
-                prelim[w] += acc_shift
-                mod[w] += acc_shift
-                acc_change += change[w]
-                acc_shift += shift[w] + acc_change
-            mid = prelim[kids[0]]  # over the first (oldest) child: the original thread runs straight down
-            if left != -1:
-                prelim[v] = prelim[left] + 1.0
-                mod[v] = prelim[v] - mid
+    def first_walk(self, root: int) -> None:
+        """Post-order: a node is finished after its children (their shifts executed, then placed
+        over its first child); apportion right after. One loop, locals bound: 100k nodes."""
+        children, parent, number = self.children, self.parent, self.number
+        prelim, mod, shift, change = self.prelim, self.mod, self.shift, self.change
+        apportion, default_ancestor = self.apportion, self.default_ancestor
+        post: list[int] = []
+        stack = [root]
+        while stack:
+            v = stack.pop()
+            post.append(v)
+            stack.extend(children[v])
+        for v in reversed(post):
+            kids = children[v]
+            p = parent[v]
+            left = children[p][number[v] - 1] if p != -1 and number[v] > 0 else -1
+            if kids:
+                acc_shift = acc_change = 0.0
+                for w in reversed(kids):  # execute shifts
+                    prelim[w] += acc_shift
+                    mod[w] += acc_shift
+                    acc_change += change[w]
+                    acc_shift += shift[w] + acc_change
+                mid = prelim[kids[0]]  # over the first (oldest) child: the original thread runs straight down
+                if left != -1:
+                    prelim[v] = prelim[left] + 1.0
+                    mod[v] = prelim[v] - mid
+                else:
+                    prelim[v] = mid
             else:
-                prelim[v] = mid
-        else:
-            prelim[v] = prelim[left] + 1.0 if left != -1 else 0.0
-        if p != -1:
-            default_ancestor[p] = apportion(v, default_ancestor[p])
+                prelim[v] = prelim[left] + 1.0 if left != -1 else 0.0
+            if p != -1:
+                default_ancestor[p] = apportion(v, default_ancestor[p])
 
-    # Second walk, pre-order: absolute x from accumulated modifiers, y from depth.
-    xs = [0.0] * total
-    depth = [0] * total
-    walk: list[tuple[int, float, int]] = [(root, 0.0, -1)]
-    while walk:
-        v, m, d = walk.pop()
-        xs[v] = prelim[v] + m
-        depth[v] = d
-        for w in children[v]:
-            walk.append((w, m + mod[v], d + 1))
-    left_edge = min(xs[:count])
-    return {nodes[i]: ((xs[i] - left_edge) * spec.column, depth[i] * spec.row) for i in range(count)}
+    def second_walk(self, root: int) -> tuple[list[float], list[int]]:
+        """Pre-order: absolute x from accumulated modifiers, depth from the root."""
+        children, prelim, mod = self.children, self.prelim, self.mod
+        total = len(children)
+        xs = [0.0] * total
+        depth = [0] * total
+        walk: list[tuple[int, float, int]] = [(root, 0.0, -1)]
+        while walk:
+            v, m, d = walk.pop()
+            xs[v] = prelim[v] + m
+            depth[v] = d
+            for w in children[v]:
+                walk.append((w, m + mod[v], d + 1))
+        return xs, depth
 
 
 class RowIndex:
