@@ -19,26 +19,36 @@ import json
 import os
 import signal
 import sys
-from typing import Any, TextIO
+from typing import Any, TextIO, assert_never
 
 from desktop_app.llm.keys import InvalidApiKeyError
 from desktop_app.llm.protocol import TextDelta
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 from desktop_app.session.entries import message_text
+from desktop_app.session.kinds import Role, role_of
 from desktop_app.settings import Settings
 from desktop_app.tools import ASK_DENIED_TEXT
 
 from .events import (
     AgentError,
     AgentEvent,
+    BranchSummaryFinished,
+    BranchSummaryStarted,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionProgress,
     CompactionStarted,
     MessageAppended,
     ReplyRecovered,
     RetryScheduled,
+    SessionChanged,
     StreamUpdated,
     ToolCallsFinished,
     ToolCallsStarted,
     ToolResultAppended,
+    ToolUpdated,
+    TurnFinished,
+    TurnStarted,
     WaitingForServer,
     WorkingFolderMissing,
 )
@@ -105,60 +115,87 @@ class ReplyWriter:
         self._held, self._current = "", []
 
 
-async def _ask(
-    text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None, yes: bool
-) -> int:
-    settings = Settings.load()
-    for warning in settings.warnings:
-        print(f"arbor: {warning}", file=sys.stderr)
-    if session:
-        manager = SessionManager.open(session, fsync=settings.fsync, profile=settings.profile)
-        if manager.read_only:
-            print(f"arbor ask: {manager.report.error}", file=sys.stderr)
-            return 1
-    else:
-        manager = SessionManager.create(os.getcwd(), fsync=settings.fsync, profile=settings.profile)
-    if leaf:
-        manager.branch(leaf)
-    provider = make_provider(settings, base_url=base_url, model_id=model)
-    agent = AgentSession(manager, provider, settings, approve_all=yes)
-    failed: list[str] = []
-    replies = ReplyWriter(sys.stdout, live=sys.stdout.isatty())
+class AskConsole:
+    """What ``arbor ask`` shows of the agent's events: reply text through :class:`ReplyWriter`,
+    notices (retries, compactions, tool calls and their failures) on stderr, and the errors that
+    make the exit code 1 (:attr:`failed`)."""
 
-    def show(event: AgentEvent) -> None:
+    def __init__(self, replies: ReplyWriter) -> None:
+        self.replies = replies
+        self.failed: list[str] = []
+
+    def show(self, event: AgentEvent) -> None:
         match event:
             case StreamUpdated(event=TextDelta(text=text)):
-                replies.text(text)
-            case MessageAppended(message=appended) if appended.get("role") == "assistant":
-                replies.saved(appended)
+                self.replies.text(text)
+            case MessageAppended(message=appended) if role_of(appended) is Role.ASSISTANT:
+                self.replies.saved(appended)
             case RetryScheduled(attempt=attempt, delay_ms=delay_ms, error=error):
-                replies.retried()
-                print(f"\n[{error or 'the request failed'} — retrying in {delay_ms} ms (attempt {attempt})]",
-                      file=sys.stderr)
+                self.replies.retried()
+                _notice(f"\n[{error or 'the request failed'} — retrying in {delay_ms} ms (attempt {attempt})]")
             case CompactionStarted(reason=reason):
-                print(f"\n[compacting ({reason})...]", file=sys.stderr)
+                _notice(f"\n[compacting ({reason})...]")
             case WaitingForServer(seconds=seconds):
-                print(f"\n[waiting for the server... {seconds:.0f} s]", file=sys.stderr)
+                _notice(f"\n[waiting for the server... {seconds:.0f} s]")
             case ReplyRecovered(path=path, message=message):
-                failed.append(f"{message}; the reply was saved to {path}")
+                self.failed.append(f"{message}; the reply was saved to {path}")
             case AgentError(message=message):
-                failed.append(message)
+                self.failed.append(message)
             case ToolCallsStarted(calls=calls):
                 for call in calls:
-                    print(f"\n[tool: {_describe_call(call)}]", file=sys.stderr)
+                    _notice(f"\n[tool: {_describe_call(call)}]")
             case ToolCallsFinished(aborted=False):
-                replies.raw("\n\n")  # the next reply starts on its own paragraph
+                self.replies.raw("\n\n")  # the next reply starts on its own paragraph
             case ToolResultAppended(message=message) if message.get("isError"):
-                result = message_text(message.get("content"))
-                denied = result == ASK_DENIED_TEXT.format(tool=message.get("toolName"))
-                label = "denied" if denied else f"{message.get('toolName')} failed"
-                print(f"[{label}: {result.splitlines()[0] if result else ''}]", file=sys.stderr)
+                _notice(_describe_failed_tool(message))
             case WorkingFolderMissing(cwd=cwd):
-                print(f"\n[the session's folder does not exist: {cwd}; tools will fail]", file=sys.stderr)
+                _notice(f"\n[the session's folder does not exist: {cwd}; tools will fail]")
+            case (
+                StreamUpdated()
+                | MessageAppended()
+                | ToolCallsFinished()
+                | ToolResultAppended()
+                | TurnStarted()
+                | TurnFinished()
+                | CompactionProgress()
+                | CompactionFinished()
+                | CompactionFailed()
+                | BranchSummaryStarted()
+                | BranchSummaryFinished()
+                | SessionChanged()
+                | ToolUpdated()
+            ):
+                pass  # the user's message, other deltas, progress: a script reads the replies and notices
             case _:
-                pass
+                assert_never(event)
 
-    agent.subscribe(show)
+
+def _notice(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def _describe_failed_tool(message: dict[str, Any]) -> str:
+    """``[denied: ...]`` for a call ``--yes`` did not allow, ``[<tool> failed: <first line>]`` otherwise."""
+    result = message_text(message.get("content"))
+    denied = result == ASK_DENIED_TEXT.format(tool=message.get("toolName"))
+    label = "denied" if denied else f"{message.get('toolName')} failed"
+    return f"[{label}: {result.splitlines()[0] if result else ''}]"
+
+
+def _open_session(session: str | None, settings: Settings) -> SessionManager | None:
+    """The session file named (``None``, said on stderr, when it can only be read), or a new one in
+    the current folder."""
+    if not session:
+        return SessionManager.create(os.getcwd(), fsync=settings.fsync, profile=settings.profile)
+    manager = SessionManager.open(session, fsync=settings.fsync, profile=settings.profile)
+    if manager.read_only:
+        print(f"arbor ask: {manager.report.error}", file=sys.stderr)
+        return None
+    return manager
+
+
+async def _prompt(agent: AgentSession, text: str) -> tuple[dict[str, Any] | None, bool]:
+    """The turn's reply, with SIGTERM stopping it the way SIGINT does; and whether SIGTERM came."""
     terminated = False
 
     def on_sigterm() -> None:
@@ -172,10 +209,11 @@ async def _ask(
         reply = await agent.prompt(text)
     finally:
         loop.remove_signal_handler(signal.SIGTERM)
-    replies.finish()
-    sys.stdout.write("\n")
-    manager.close()
-    print(f"[session: {manager.session_file}]", file=sys.stderr)
+    return reply, terminated
+
+
+def _exit_code(reply: dict[str, Any] | None, failed: list[str], terminated: bool) -> int:
+    """143 after SIGTERM, 1 (the reason on stderr) when the turn failed or left no reply, else 0."""
     if terminated:
         print("arbor ask: terminated; the partial reply was kept", file=sys.stderr)
         return 143
@@ -184,6 +222,29 @@ async def _ask(
         print(f"arbor ask: {reason}", file=sys.stderr)
         return 1
     return 0
+
+
+async def _ask(
+    text: str, session: str | None, leaf: str | None, base_url: str | None, model: str | None, yes: bool
+) -> int:
+    settings = Settings.load()
+    for warning in settings.warnings:
+        print(f"arbor: {warning}", file=sys.stderr)
+    manager = _open_session(session, settings)
+    if manager is None:
+        return 1
+    if leaf:
+        manager.branch(leaf)
+    provider = make_provider(settings, base_url=base_url, model_id=model)
+    agent = AgentSession(manager, provider, settings, approve_all=yes)
+    console = AskConsole(ReplyWriter(sys.stdout, live=sys.stdout.isatty()))
+    agent.subscribe(console.show)
+    reply, terminated = await _prompt(agent, text)
+    console.replies.finish()
+    sys.stdout.write("\n")
+    manager.close()
+    print(f"[session: {manager.session_file}]", file=sys.stderr)
+    return _exit_code(reply, console.failed, terminated)
 
 
 def run(

@@ -50,6 +50,16 @@ from desktop_app.llm.protocol import (
 from desktop_app.session import SessionView
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import THINKING_LEVELS, Message, message_text, now_ms, parse_date_ms
+from desktop_app.session.kinds import (
+    BlockKind,
+    EntryKind,
+    Role,
+    block_kind,
+    entry_role,
+    kind_of,
+    message_of,
+    role_of,
+)
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.paths import default_session_dir
 from desktop_app.session.store import SessionFileError
@@ -368,8 +378,7 @@ class AgentSession:
     async def _regenerate(self, entry_id: str) -> Message | None:
         session = self.session
         entry = session.get_entry(entry_id)
-        message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
-        if entry is None or not isinstance(message, dict) or message.get("role") != "assistant":
+        if entry is None or entry_role(entry) is not Role.ASSISTANT:
             raise ValueError("Only an assistant reply can be regenerated")
         parent = entry.get("parentId")
         if not isinstance(parent, str):
@@ -394,8 +403,7 @@ class AgentSession:
     async def _retry(self, user_entry_id: str) -> Message | None:
         session = self.session
         entry = session.get_entry(user_entry_id)
-        message = entry.get("message") if entry is not None and entry.get("type") == "message" else None
-        if entry is None or not isinstance(message, dict) or message.get("role") != "user":
+        if entry is None or entry_role(entry) is not Role.USER:
             raise ValueError("Only a user message can be answered again")
         self._overflow_attempted = False  # a user message's turn (pi resets it per user message)
         self.last_prompt_unsent = None
@@ -410,7 +418,7 @@ class AgentSession:
     @staticmethod
     def _last_assistant(session: SessionManager) -> Message | None:
         for message in reversed(session.build_session_context().messages):
-            if isinstance(message, dict) and message.get("role") == "assistant":
+            if role_of(message) is Role.ASSISTANT:
                 return message
         return None
 
@@ -418,7 +426,7 @@ class AgentSession:
         """The request for a reply under ``parent_id``: the context the model sees at that entry."""
         # The request carries the system prompt itself; recorded system messages (pi 1.6.0) are history.
         context = session.build_session_context(parent_id).messages
-        messages = [m for m in convert_to_llm(context) if m.get("role") != "system"]
+        messages = [m for m in convert_to_llm(context) if role_of(m) is not Role.SYSTEM]
         model = self.provider.model
         reasoning = self.thinking_level if model.reasoning and self.thinking_level != "off" else None
         active = self.active_tools
@@ -524,7 +532,7 @@ class AgentSession:
         whether Esc stopped the batch. Each result goes exactly under the previous entry of this turn,
         whatever another writer appended meanwhile.
         """
-        calls = [b for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "toolCall"]
+        calls = [b for b in message.get("content") or [] if block_kind(b) is BlockKind.TOOL_CALL]
         self._emit(ToolCallsStarted(assistant_id, tuple(calls)))
         signal = AbortSignal()
         if self._abort_requested:
@@ -617,7 +625,7 @@ class AgentSession:
                     self._emit(AgentError(str(message.get("errorMessage") or "The request failed")))
                 return message
             self._overflow_attempted = False
-            if any(isinstance(b, dict) and b.get("type") == "toolCall" for b in message.get("content") or []):
+            if any(block_kind(b) is BlockKind.TOOL_CALL for b in message.get("content") or []):
                 last, aborted = await self._run_tools(session, entry_id, message)
                 if last is None:
                     return message  # a result went to a recovery file; nothing more can follow it
@@ -715,7 +723,7 @@ class AgentSession:
     @staticmethod
     def _latest_compaction_ms(session: SessionManager) -> int | None:
         for entry in reversed(session.get_branch()):
-            if entry.get("type") == "compaction":
+            if kind_of(entry) is EntryKind.COMPACTION:
                 return parse_date_ms(entry.get("timestamp"))
         return None
 
@@ -864,17 +872,7 @@ class AgentSession:
                     raise RuntimeError(result.error)
                 summary_text, summary_usage = result.summary, result.usage
                 details = result.details()
-        editor_text: str | None = None
-        new_leaf: str | None
-        role = target.get("message", {}).get("role") if target.get("type") == "message" else None
-        if role == "user":
-            new_leaf = target.get("parentId")
-            editor_text = message_text(target["message"].get("content"))
-        elif target.get("type") == "custom_message":
-            new_leaf = target.get("parentId")
-            editor_text = message_text(target.get("content"))
-        else:
-            new_leaf = target_id
+        new_leaf, editor_text = self._navigation_leaf(target, target_id)
         summary_id: str | None = None
         if summary_text is not None:
             summary_id = session.branch_with_summary(new_leaf, summary_text, details, False, summary_usage)
@@ -889,6 +887,19 @@ class AgentSession:
             if label:
                 session.append_label_change(target_id, label)
         return NavigateResult(editor_text=editor_text, summary_entry_id=summary_id)
+
+    @staticmethod
+    def _navigation_leaf(target: dict[str, Any], target_id: str) -> tuple[str | None, str | None]:
+        """Where navigating to ``target`` puts the leaf, and the text it gives back to the editor: a
+        user message or a custom message is re-asked (leaf on its parent, its text in the editor);
+        any other entry becomes the leaf."""
+        match kind_of(target):
+            case EntryKind.MESSAGE if entry_role(target) is Role.USER:
+                return target.get("parentId"), message_text(target["message"].get("content"))
+            case EntryKind.CUSTOM_MESSAGE:
+                return target.get("parentId"), message_text(target.get("content"))
+            case _:
+                return target_id, None
 
     def fork(self, entry_id: str, position: ForkPosition = "before") -> ForkResult:
         """A new session from this one (pi 0.73.1's ``fork``), which becomes the current session.
@@ -905,8 +916,8 @@ class AgentSession:
         if position == "at":
             new_leaf = entry_id
         else:
-            message = entry.get("message") if entry.get("type") == "message" else None
-            if not isinstance(message, dict) or message.get("role") != "user":
+            message = message_of(entry)
+            if message is None or role_of(message) is not Role.USER:
                 raise ValueError("Invalid entry ID for forking: only a user message can be forked; clone other entries")
             editor_text = message_text(message.get("content"))
             parent = entry.get("parentId")
@@ -1025,10 +1036,6 @@ class AgentSession:
         finally:
             other.close()
 
-    def open_session(self, manager: SessionManager) -> None:
-        """Bind to another session (resume)."""
-        self._switch(manager)
-
     def _switch(self, manager: SessionManager) -> None:
         if self.busy:
             self.abort()
@@ -1072,7 +1079,7 @@ class AgentSession:
         reserve = self.settings.compaction.reserve_tokens
         branch = self.session.get_context_branch()  # from the newest compaction's kept range: short
         last_compaction = next(
-            (i for i in range(len(branch) - 1, -1, -1) if branch[i].get("type") == "compaction"), -1
+            (i for i in range(len(branch) - 1, -1, -1) if kind_of(branch[i]) is EntryKind.COMPACTION), -1
         )
         try:
             if last_compaction >= 0:

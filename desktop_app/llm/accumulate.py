@@ -14,6 +14,8 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any, assert_never
 
+from desktop_app.session.kinds import BlockKind, block_kind
+
 from .events import (
     Done,
     ErrorEvent,
@@ -126,7 +128,7 @@ def accumulate(event: StreamEvent, partial: Message) -> Message:
             return _with_content(partial, content)
         case ToolCallDelta(index=index, arguments_json=fragment):
             content = list(partial.get("content") or [])
-            if not (0 <= index < len(content)) or content[index].get("type") != "toolCall":
+            if not (0 <= index < len(content)) or block_kind(content[index]) is not BlockKind.TOOL_CALL:
                 return partial  # a delta for a call that never started: nothing to attach it to
             call = dict(content[index])
             call[PARTIAL_JSON] = str(call.get(PARTIAL_JSON) or "") + fragment
@@ -163,7 +165,7 @@ def finalize(
     """
     content: list[Block] = []
     for block in partial.get("content") or []:
-        if block.get("type") == "toolCall" and PARTIAL_JSON in block:
+        if block_kind(block) is BlockKind.TOOL_CALL and PARTIAL_JSON in block:
             block = {k: v for k, v in block.items() if k != PARTIAL_JSON}
         content.append(dict(block))
     message: Message = {

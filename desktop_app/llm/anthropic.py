@@ -44,6 +44,8 @@ from typing import Any
 import anthropic as sdk
 import httpx2
 
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
+
 from .accumulate import StreamState, guaranteed_stream, parse_partial_json
 from .catalog import DEFAULT_MODEL_ID, cost, get_model
 from .keys import InvalidApiKeyError, get_api_key, redact, validate_api_key
@@ -121,6 +123,10 @@ _STOP_REASONS = {
     "max_tokens": "length",
     "tool_use": "toolUse",
 }
+# The Messages API's own words, where Arbor reads back a request it built (not pi's kinds).
+_API_USER = "user"
+_CACHEABLE_BLOCKS = frozenset({"text", "image", "tool_result"})
+"""Request block types that may carry a ``cache_control`` breakpoint."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TOOL_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -150,8 +156,8 @@ def _replace_images(content: Sequence[Block], placeholder: str) -> list[Block]:
     """Images → one text placeholder each, consecutive placeholders collapsed (pi-spec §4.3)."""
     out: list[Block] = []
     for block in content:
-        if isinstance(block, Mapping) and block.get("type") == "image":
-            if out and out[-1].get("type") == "text" and out[-1].get("text") == placeholder:
+        if block_kind(block) is BlockKind.IMAGE:
+            if out and block_kind(out[-1]) is BlockKind.TEXT and out[-1].get("text") == placeholder:
                 continue
             out.append({"type": "text", "text": placeholder})
         else:
@@ -172,58 +178,55 @@ def _synthetic_result(tool_call: Mapping[str, Any]) -> Message:
 
 def transform_messages(messages: Iterable[Mapping[str, Any]], model: ModelInfo) -> list[Message]:
     """pi-ai's provider-level normalisation (pi-spec §4.3). Returns new dicts; the input is not changed."""
-    supports_images = "image" in model.input
     id_map: dict[str, str] = {}
-    first: list[Message] = []
-    for original in messages:
-        msg: Message = dict(original)
-        role = msg.get("role")
-        if role == "user":
-            if not supports_images and isinstance(msg.get("content"), list):
-                msg["content"] = _replace_images(msg["content"], IMAGE_OMITTED)
-        elif role == "toolResult":
-            mapped = id_map.get(str(msg.get("toolCallId")))
-            if mapped is not None:
-                msg["toolCallId"] = mapped
-            if not supports_images and isinstance(msg.get("content"), list):
-                msg["content"] = _replace_images(msg["content"], TOOL_IMAGE_OMITTED)
-        elif role == "assistant":
-            msg["content"] = _transform_assistant_content(msg, model, id_map)
-        first.append(msg)
+    normalized = [_normalize_message(original, model, id_map) for original in messages]
+    return _close_tool_calls(normalized)
 
-    # Second pass: synthetic results for tool calls left without one, then drop error/aborted turns.
+
+def _normalize_message(original: Mapping[str, Any], model: ModelInfo, id_map: dict[str, str]) -> Message:
+    """First pass, one message: images replaced for text-only models, assistant content made safe
+    for this model (``id_map`` collects renamed tool-call ids), tool results following the renames."""
+    msg: Message = dict(original)
+    supports_images = "image" in model.input
+    role = role_of(msg)
+    if role is Role.USER:
+        if not supports_images and isinstance(msg.get("content"), list):
+            msg["content"] = _replace_images(msg["content"], IMAGE_OMITTED)
+    elif role is Role.TOOL_RESULT:
+        mapped = id_map.get(str(msg.get("toolCallId")))
+        if mapped is not None:
+            msg["toolCallId"] = mapped
+        if not supports_images and isinstance(msg.get("content"), list):
+            msg["content"] = _replace_images(msg["content"], TOOL_IMAGE_OMITTED)
+    elif role is Role.ASSISTANT:
+        msg["content"] = _transform_assistant_content(msg, model, id_map)
+    return msg
+
+
+def _missing_results(calls: Sequence[Mapping[str, Any]], answered: set[str]) -> list[Message]:
+    """Synthetic error results for the calls no result answered."""
+    return [_synthetic_result(call) for call in calls if call.get("id") not in answered]
+
+
+def _close_tool_calls(messages: list[Message]) -> list[Message]:
+    """Second pass: synthetic results for tool calls left without one (before the next user or
+    assistant message, and at the very end as pi 0.73.1 does), then error/aborted turns dropped."""
     result: list[Message] = []
     pending: list[Mapping[str, Any]] = []
-    seen_results: set[str] = set()
-
-    def flush() -> None:
-        nonlocal pending, seen_results
-        for call in pending:
-            if call.get("id") not in seen_results:
-                result.append(_synthetic_result(call))
-        pending = []
-        seen_results = set()
-
-    for msg in first:
-        role = msg.get("role")
-        if role == "assistant":
-            flush()
+    answered: set[str] = set()
+    for msg in messages:
+        role = role_of(msg)
+        if role is Role.ASSISTANT or role is Role.USER:
+            result += _missing_results(pending, answered)
+            pending, answered = [], set()
+        if role is Role.ASSISTANT:
             if msg.get("stopReason") in ("error", "aborted"):
                 continue
-            calls = [b for b in msg["content"] if isinstance(b, Mapping) and b.get("type") == "toolCall"]
-            if calls:
-                pending = calls
-                seen_results = set()
-            result.append(msg)
-        elif role == "toolResult":
-            seen_results.add(str(msg.get("toolCallId")))
-            result.append(msg)
-        elif role == "user":
-            flush()
-            result.append(msg)
-        else:
-            result.append(msg)
-    flush()  # pi 0.73.1: dangling calls at the very end get a result too
+            pending = [b for b in msg["content"] if block_kind(b) is BlockKind.TOOL_CALL]
+        elif role is Role.TOOL_RESULT:
+            answered.add(str(msg.get("toolCallId")))
+        result.append(msg)
+    result += _missing_results(pending, answered)
     return result
 
 
@@ -236,8 +239,8 @@ def _transform_assistant_content(
     for block in content if isinstance(content, list) else []:
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
-        if kind == "thinking":
+        kind = block_kind(block)
+        if kind is BlockKind.THINKING:
             if block.get("redacted"):
                 if same:
                     out.append(dict(block))
@@ -248,9 +251,9 @@ def _transform_assistant_content(
             thought = block.get("thinking")
             if isinstance(thought, str) and thought.strip():
                 out.append({"type": "text", "text": thought})
-        elif kind == "text":
+        elif kind is BlockKind.TEXT:
             out.append(dict(block) if same else {"type": "text", "text": block.get("text", "")})
-        elif kind == "toolCall":
+        elif kind is BlockKind.TOOL_CALL:
             call = dict(block)
             if not same:
                 call.pop("thoughtSignature", None)
@@ -277,15 +280,16 @@ def _tool_result_content(content: Any) -> str | list[Block]:
     if isinstance(content, str):
         return _sanitize(content)
     blocks = [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
-    if not any(b.get("type") == "image" for b in blocks):
-        return _sanitize("\n".join(str(b.get("text", "")) for b in blocks if b.get("type") == "text"))
+    kinds = [block_kind(b) for b in blocks]
+    if BlockKind.IMAGE not in kinds:
+        return _sanitize("\n".join(str(b.get("text", "")) for b, k in zip(blocks, kinds, strict=True) if k is BlockKind.TEXT))
     out: list[Block] = []
-    for b in blocks:
-        if b.get("type") == "text":
+    for b, kind in zip(blocks, kinds, strict=True):
+        if kind is BlockKind.TEXT:
             out.append({"type": "text", "text": _sanitize(str(b.get("text", "")))})
-        elif b.get("type") == "image":
+        elif kind is BlockKind.IMAGE:
             out.append(_image_block(b))
-    if not any(b["type"] == "text" for b in out):
+    if BlockKind.TEXT not in kinds:
         out.insert(0, {"type": "text", "text": SEE_ATTACHED_IMAGE})
     return out
 
@@ -296,13 +300,12 @@ def _convert_user(msg: Mapping[str, Any]) -> Message | None:
         return {"role": "user", "content": _sanitize(content)} if content.strip() else None
     blocks: list[Block] = []
     for b in content if isinstance(content, list) else []:
-        if not isinstance(b, Mapping):
-            continue
-        if b.get("type") == "text":
+        kind = block_kind(b)
+        if kind is BlockKind.TEXT:
             text = str(b.get("text", ""))
             if text.strip():
                 blocks.append({"type": "text", "text": _sanitize(text)})
-        elif b.get("type") == "image":
+        elif kind is BlockKind.IMAGE:
             blocks.append(_image_block(b))
     return {"role": "user", "content": blocks} if blocks else None
 
@@ -310,12 +313,12 @@ def _convert_user(msg: Mapping[str, Any]) -> Message | None:
 def _convert_assistant(msg: Mapping[str, Any]) -> Message | None:
     blocks: list[Block] = []
     for b in msg.get("content") or []:
-        kind = b.get("type")
-        if kind == "text":
+        kind = block_kind(b)
+        if kind is BlockKind.TEXT:
             text = str(b.get("text", ""))
             if text.strip():
                 blocks.append({"type": "text", "text": _sanitize(text)})
-        elif kind == "thinking":
+        elif kind is BlockKind.THINKING:
             signature = b.get("thinkingSignature")
             if b.get("redacted"):
                 if isinstance(signature, str) and signature:
@@ -329,7 +332,7 @@ def _convert_assistant(msg: Mapping[str, Any]) -> Message | None:
                 blocks.append({"type": "text", "text": _sanitize(thought)})
             else:
                 blocks.append({"type": "thinking", "thinking": _sanitize(thought), "signature": signature})
-        elif kind == "toolCall":
+        elif kind is BlockKind.TOOL_CALL:
             args = b.get("arguments")
             blocks.append(
                 {
@@ -351,34 +354,41 @@ def convert_messages(
     i = 0
     while i < len(transformed):
         msg = transformed[i]
-        role = msg.get("role")
-        if role == "user":
+        role = role_of(msg)
+        converted: Message | None = None
+        if role is Role.USER:
             converted = _convert_user(msg)
-            if converted is not None:
-                params.append(converted)
-        elif role == "assistant":
+        elif role is Role.ASSISTANT:
             converted = _convert_assistant(msg)
-            if converted is not None:
-                params.append(converted)
-        elif role == "toolResult":
-            results: list[Block] = []
-            while i < len(transformed) and transformed[i].get("role") == "toolResult":
-                tr = transformed[i]
-                results.append(
-                    {
-                        "type": "tool_result",
-                        "tool_use_id": tr.get("toolCallId"),
-                        "content": _tool_result_content(tr.get("content")),
-                        "is_error": bool(tr.get("isError", False)),
-                    }
-                )
-                i += 1
-            params.append({"role": "user", "content": results})
+        elif role is Role.TOOL_RESULT:
+            converted, i = _convert_tool_results(transformed, i)
+            params.append(converted)
             continue
+        if converted is not None:
+            params.append(converted)
         i += 1
-    if cache and params and params[-1]["role"] == "user":
+    if cache and params and params[-1]["role"] == _API_USER:
         _cache_tail(params[-1])
     return params
+
+
+def _convert_tool_results(messages: Sequence[Message], start: int) -> tuple[Message, int]:
+    """The run of tool results from ``start`` as one user message of ``tool_result`` blocks, and the
+    index after the run."""
+    results: list[Block] = []
+    i = start
+    while i < len(messages) and role_of(messages[i]) is Role.TOOL_RESULT:
+        tr = messages[i]
+        results.append(
+            {
+                "type": "tool_result",
+                "tool_use_id": tr.get("toolCallId"),
+                "content": _tool_result_content(tr.get("content")),
+                "is_error": bool(tr.get("isError", False)),
+            }
+        )
+        i += 1
+    return {"role": "user", "content": results}, i
 
 
 def _cache_tail(message: Message) -> None:
@@ -386,7 +396,7 @@ def _cache_tail(message: Message) -> None:
     content = message["content"]
     if isinstance(content, str):
         message["content"] = [{"type": "text", "text": content, "cache_control": dict(CACHE_CONTROL)}]
-    elif content and content[-1].get("type") in ("text", "image", "tool_result"):
+    elif content and content[-1].get("type") in _CACHEABLE_BLOCKS:
         content[-1]["cache_control"] = dict(CACHE_CONTROL)
 
 
@@ -569,9 +579,10 @@ class _Translator:
             self._blocks += 1
         return self._positions.get(index)
 
-    def _block_type(self, position: int) -> Any:
+    def _block_kind(self, position: int) -> BlockKind:
+        """The kind of the partial message's block at ``position`` (UNKNOWN past its end)."""
         content = self.state.partial["content"]
-        return content[position].get("type") if position < len(content) else None
+        return block_kind(content[position]) if position < len(content) else BlockKind.UNKNOWN
 
     def _block_delta(self, index: int, delta: Any) -> list[StreamEvent]:
         kind = getattr(delta, "type", None)
@@ -590,14 +601,14 @@ class _Translator:
         position = self._positions.get(index)
         if position is None:
             return []
-        block_type = self._block_type(position)
-        if kind == "text_delta" and block_type == "text":
+        block = self._block_kind(position)
+        if kind == "text_delta" and block is BlockKind.TEXT:
             return [TextDelta(delta.text, position)] if delta.text else []
-        if kind == "thinking_delta" and block_type == "thinking":
+        if kind == "thinking_delta" and block is BlockKind.THINKING:
             return [ThinkingDelta(delta.thinking, position)] if delta.thinking else []
-        if kind == "signature_delta" and block_type == "thinking":
+        if kind == "signature_delta" and block is BlockKind.THINKING:
             return [ThinkingDelta("", position, signature=delta.signature)] if delta.signature else []
-        if kind == "input_json_delta" and block_type == "toolCall":
+        if kind == "input_json_delta" and block is BlockKind.TOOL_CALL:
             return [ToolCallDelta(position, delta.partial_json)] if delta.partial_json else []
         return []
 
@@ -608,7 +619,7 @@ class _Translator:
             assert position is not None
             return [TextDelta("", position) if pending == "text" else ThinkingDelta("", position, signature="")]
         position = self._positions.get(index)
-        if position is None or self._block_type(position) != "toolCall":
+        if position is None or self._block_kind(position) is not BlockKind.TOOL_CALL:
             return []
         block = self.state.partial["content"][position]
         call = {

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from desktop_app.session.jsjson import js_string, js_stringify, utf16_len
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = [
@@ -148,6 +150,13 @@ def _truthy(value: Any) -> bool:
     return bool(value) and value is not MISSING
 
 
+# ---------------------------------------------------------------------------------- kinds, fast
+
+# The members the loops below compare, read once: in Python 3.11 reading an enum member off its class
+# costs as much as a dict lookup, and it happened for every block.
+_TEXT_BLOCK, _IMAGE_BLOCK, _TOOL_CALL_BLOCK = BlockKind.TEXT, BlockKind.IMAGE, BlockKind.TOOL_CALL
+
+
 # ------------------------------------------------------------------------------------ estimate
 
 
@@ -159,15 +168,17 @@ def _text_and_images(content: Any, image_chars: int, expression: str, images: bo
     chars: Any = 0
     for block in _iterate(content, expression):
         if type(block) is dict:
-            block_type = block.get("type")
-            if block_type == "text":
+            kind = block_kind(block)
+            if kind is _TEXT_BLOCK:
                 text = block.get("text", MISSING)
                 if type(text) is str:
-                    if text:
+                    if text and type(chars) is int:  # nearly always: no JS arithmetic needed
+                        chars += utf16_len(text)
+                    elif text:
                         chars = _add(chars, utf16_len(text))
                 elif _truthy(text):
                     chars = _add(chars, _length(text))
-            elif block_type == "image" and images:
+            elif kind is _IMAGE_BLOCK and images:
                 chars = _add(chars, image_chars)
         elif block is None:
             raise TypeError("Cannot read properties of null (reading 'type')")
@@ -190,6 +201,91 @@ def _system_chars(message: Message) -> Any:
     return chars
 
 
+_WORDS_FIELD = {BlockKind.TEXT: "text", BlockKind.THINKING: "thinking"}
+"""Where an assistant's text and thinking blocks keep their words (the only blocks counted as text)."""
+
+
+def _user_chars(message: Message, profile: PiProfile) -> Any:
+    """A user message: 1.6.0 reads every content as text and images; 0.73.1 only a string or an
+    array (anything else weighs 0) and only its text blocks."""
+    content = message.get("content", MISSING)
+    if profile.one_content_reader or isinstance(content, (str, list)):
+        return _text_and_images(content, profile.user_image_chars, "content", profile.one_content_reader)
+    return 0
+
+
+def _assistant_chars(message: Message, profile: PiProfile) -> Any:
+    """An assistant message: its texts and thoughts, and each tool call's name plus its arguments
+    as ``JSON.stringify`` prints them."""
+    chars: Any = 0
+    for block in _iterate(message.get("content", MISSING), "assistant.content"):
+        if type(block) is not dict:
+            if block is None:
+                raise TypeError("Cannot read properties of null (reading 'type')")
+            continue
+        kind = block_kind(block)
+        field = _WORDS_FIELD.get(kind)
+        if field is not None:
+            text = block.get(field, MISSING)
+            if type(text) is str and type(chars) is int:  # nearly always: no JS arithmetic needed
+                chars += utf16_len(text)
+            else:
+                chars = _add(chars, _length(text))
+        elif kind is _TOOL_CALL_BLOCK:
+            name = _length(block.get("name", MISSING))
+            arguments = block.get("arguments", MISSING)
+            if arguments is MISSING:  # JSON.stringify(undefined) is undefined
+                raise TypeError("Cannot read properties of undefined (reading 'length')")
+            size = utf16_len(js_stringify(arguments))
+            if type(name) is int and type(chars) is int:  # a string name: no JS arithmetic needed
+                chars += name + size
+            else:
+                chars = _add(chars, _add(name, size))
+    return chars
+
+
+def _tool_result_chars(message: Message, profile: PiProfile) -> Any:
+    """A tool result's or custom message's text and images (images weigh :data:`IMAGE_CHARS`)."""
+    expression = "content" if profile.one_content_reader else "message.content"
+    return _text_and_images(message.get("content", MISSING), IMAGE_CHARS, expression)
+
+
+def _bash_chars(message: Message, profile: PiProfile) -> Any:
+    """A ``!command`` run: its command and its output."""
+    return _add(_length(message.get("command", MISSING)), _length(message.get("output", MISSING)))
+
+
+def _summary_chars(message: Message, profile: PiProfile) -> Any:
+    """A branch or compaction summary: its summary."""
+    return _length(message.get("summary", MISSING))
+
+
+def _counted_system_chars(message: Message, profile: PiProfile) -> Any:
+    """A system message, where the profile counts them (pi 1.6.0)."""
+    return _system_chars(message) if profile.count_system_messages else 0
+
+
+def _no_chars(message: Message, profile: PiProfile) -> Any:
+    """A role pi's estimate has no rule for."""
+    return 0
+
+
+_CHARS_BY_ROLE: dict[Role, Callable[[Message, PiProfile], Any]] = {
+    Role.ASSISTANT: _assistant_chars,
+    Role.TOOL_RESULT: _tool_result_chars,
+    Role.CUSTOM: _tool_result_chars,
+    Role.USER: _user_chars,
+    Role.BASH_EXECUTION: _bash_chars,
+    Role.BRANCH_SUMMARY: _summary_chars,
+    Role.COMPACTION_SUMMARY: _summary_chars,
+    Role.SYSTEM: _counted_system_chars,
+    Role.HOOK_MESSAGE: _no_chars,
+    Role.UNKNOWN: _no_chars,
+}
+"""Every role's weight (a test holds that every :class:`Role` has one): one lookup per message, where
+a ``match`` on the enum paid an enum attribute read per case in this hot loop."""
+
+
 def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | float:
     """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2, pi16-delta §5.2).
 
@@ -203,45 +299,7 @@ def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | fl
         if message is None:
             raise TypeError("Cannot read properties of null (reading 'role')")
         return 0  # a string or number has no `.role`
-    role = message.get("role")
-    chars: Any = 0
-    if role == "user":
-        content = message.get("content", MISSING)
-        if profile.one_content_reader or isinstance(content, (str, list)):
-            # 1.6.0 reads every user content as text and images; 0.73.1 only a string or an array
-            # (anything else weighs 0) and only its text blocks
-            chars = _text_and_images(content, profile.user_image_chars, "content", profile.one_content_reader)
-    elif role == "assistant":
-        for block in _iterate(message.get("content", MISSING), "assistant.content"):
-            if type(block) is not dict:
-                if block is None:
-                    raise TypeError("Cannot read properties of null (reading 'type')")
-                continue
-            block_type = block.get("type")
-            if block_type == "text" or block_type == "thinking":
-                text = block.get(block_type, MISSING)
-                if type(text) is str and type(chars) is int:  # nearly always: no JS arithmetic needed
-                    chars += utf16_len(text)
-                else:
-                    chars = _add(chars, _length(text))
-            elif block_type == "toolCall":
-                name = _length(block.get("name", MISSING))
-                arguments = block.get("arguments", MISSING)
-                if arguments is MISSING:  # JSON.stringify(undefined) is undefined
-                    raise TypeError("Cannot read properties of undefined (reading 'length')")
-                chars = _add(chars, _add(name, utf16_len(js_stringify(arguments))))
-    elif role in ("custom", "toolResult"):
-        expression = "content" if profile.one_content_reader else "message.content"
-        chars = _text_and_images(message.get("content", MISSING), IMAGE_CHARS, expression)
-    elif role == "bashExecution":
-        chars = _add(_length(message.get("command", MISSING)), _length(message.get("output", MISSING)))
-    elif role in ("branchSummary", "compactionSummary"):
-        chars = _length(message.get("summary", MISSING))
-    elif role == "system" and profile.count_system_messages:
-        chars = _system_chars(message)
-    else:
-        return 0
-    return _ceil_quarter(chars)
+    return _ceil_quarter(_CHARS_BY_ROLE[role_of(message)](message, profile))
 
 
 def estimate_tokens_lenient(message: Any, profile: PiProfile = PI_1_6_0) -> int:

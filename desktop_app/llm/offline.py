@@ -23,6 +23,7 @@ from typing import Any
 
 from desktop_app.session.entries import message_text as content_text
 from desktop_app.session.jsjson import utf16_len
+from desktop_app.session.kinds import Role, role_of
 from desktop_app.tools.registry import command_arguments
 
 from .accumulate import StreamState, guaranteed_stream
@@ -65,7 +66,7 @@ def _estimate(request: LLMRequest) -> int:
 
 def _last_user_text(request: LLMRequest) -> str | None:
     for message in reversed(request.messages):
-        if message.get("role") == "user":
+        if role_of(message) is Role.USER:
             return content_text(message.get("content"))
     return None
 
@@ -82,7 +83,7 @@ def offline_tool_call(request: LLMRequest) -> dict[str, Any] | None:
     if request.purpose is not Purpose.CHAT or not request.tools or not request.messages:
         return None
     last = request.messages[-1]
-    if last.get("role") != "user":
+    if role_of(last) is not Role.USER:
         return None
     text = content_text(last.get("content")).strip()
     name = text.split(None, 1)[0] if text else ""
@@ -98,7 +99,7 @@ def _trailing_results(request: LLMRequest) -> list[dict[str, Any]]:
     """The tool results after the last assistant message (what the model was just given)."""
     results: list[dict[str, Any]] = []
     for message in reversed(request.messages):
-        if message.get("role") != "toolResult":
+        if role_of(message) is not Role.TOOL_RESULT:
             break
         results.append(message)
     return results[::-1]

@@ -34,7 +34,6 @@ SECTION_HEADINGS = (
     "## Next Steps",
     "## Critical Context",
 )
-TURN_PREFIX_HEADINGS = ("## Original Request", "## Early Progress", "## Context for Suffix")
 
 _PART = re.compile(
     r"(?:^|\n\n)\[(User|Assistant|Assistant thinking|Assistant tool calls|Tool result)\]: ", re.MULTILINE

@@ -12,6 +12,8 @@ import copy
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
+from desktop_app.session.kinds import BlockKind, block_kind
+
 from .accumulate import StreamState, guaranteed_stream
 from .protocol import (
     Done,
@@ -120,5 +122,5 @@ class RecordingProvider(Provider):
         texts: list[str] = []
         for request in self.requests:
             blocks = request.messages[-1]["content"]
-            texts.append("".join(b["text"] for b in blocks if b.get("type") == "text"))
+            texts.append("".join(b["text"] for b in blocks if block_kind(b) is BlockKind.TEXT))
         return texts

@@ -255,6 +255,8 @@ TypedMessage = UserMessage | AssistantMessage | ToolResultMessage | BashExecutio
 _ENTRY_KINDS: dict[str, EntryKind] = {k.value: k for k in EntryKind if k is not EntryKind.UNKNOWN}
 _ROLES: dict[str, Role] = {r.value: r for r in Role if r is not Role.UNKNOWN}
 _BLOCK_KINDS: dict[str, BlockKind] = {b.value: b for b in BlockKind if b is not BlockKind.UNKNOWN}
+# Read once: in Python 3.11 reading a member off its enum costs as much as the dict lookup.
+_NO_KIND, _NO_ROLE, _NO_BLOCK = EntryKind.UNKNOWN, Role.UNKNOWN, BlockKind.UNKNOWN
 
 
 def kind_of(entry: Any) -> EntryKind:
@@ -263,31 +265,31 @@ def kind_of(entry: Any) -> EntryKind:
     Runs once per entry on 100k-entry walks: the plain-dict and plain-string cases are tested by
     exact type first (an ``isinstance`` against the ``Mapping`` ABC costs as much as the rest)."""
     if type(entry) is not dict and not isinstance(entry, Mapping):
-        return EntryKind.UNKNOWN
+        return _NO_KIND
     value = entry.get("type")
     if type(value) is not str and not isinstance(value, str):
-        return EntryKind.UNKNOWN
-    return _ENTRY_KINDS.get(value, EntryKind.UNKNOWN)
+        return _NO_KIND
+    return _ENTRY_KINDS.get(value, _NO_KIND)
 
 
 def role_of(message: Any) -> Role:
     """The role of ``message``; :attr:`Role.UNKNOWN` for a non-dict or an unknown ``role``."""
     if type(message) is not dict and not isinstance(message, Mapping):
-        return Role.UNKNOWN
+        return _NO_ROLE
     value = message.get("role")
     if type(value) is not str and not isinstance(value, str):
-        return Role.UNKNOWN
-    return _ROLES.get(value, Role.UNKNOWN)
+        return _NO_ROLE
+    return _ROLES.get(value, _NO_ROLE)
 
 
 def block_kind(block: Any) -> BlockKind:
     """The kind of a content block; :attr:`BlockKind.UNKNOWN` for a non-dict or an unknown ``type``."""
     if type(block) is not dict and not isinstance(block, Mapping):
-        return BlockKind.UNKNOWN
+        return _NO_BLOCK
     value = block.get("type")
     if type(value) is not str and not isinstance(value, str):
-        return BlockKind.UNKNOWN
-    return _BLOCK_KINDS.get(value, BlockKind.UNKNOWN)
+        return _NO_BLOCK
+    return _BLOCK_KINDS.get(value, _NO_BLOCK)
 
 
 def message_of(entry: Any) -> dict[str, Any] | None:

@@ -66,3 +66,13 @@ def test_message_of_and_entry_role() -> None:
     assert entry_role({"type": "message", "message": message}) is Role.ASSISTANT
     assert message_of({"type": "message", "message": "hi"}) is None
     assert entry_role({"type": "compaction", "message": message}) is None
+
+
+ODD_VALUES: list[Any] = [None, 3, 2.5, True, ["user"], {"a": 1}, "", "?", "USER", "text ", "nope"]
+
+
+@pytest.mark.parametrize("value", ODD_VALUES)
+def test_odd_values_are_unknown_kinds(value: Any) -> None:
+    assert role_of({"role": value}) is Role.UNKNOWN
+    assert block_kind({"type": value}) is BlockKind.UNKNOWN
+    assert kind_of({"type": value}) is EntryKind.UNKNOWN
