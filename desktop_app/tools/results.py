@@ -13,6 +13,8 @@ import errno
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_app.session.kinds import BlockKind, block_kind
+
 __all__ = ["ToolOutput", "ToolError", "ToolResult", "text_block", "node_error_message"]
 
 Block = dict[str, Any]
@@ -52,7 +54,7 @@ class ToolResult:
     @property
     def text(self) -> str:
         """The text blocks joined: what the chat shows as the result."""
-        return "".join(str(b.get("text", "")) for b in self.content if b.get("type") == "text")
+        return "".join(str(b.get("text", "")) for b in self.content if block_kind(b) is BlockKind.TEXT)
 
     def to_message(self) -> dict[str, Any]:
         """pi's ``ToolResultMessage``, keys in the order pi writes them."""
