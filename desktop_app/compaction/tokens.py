@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.llm.estimate import IMAGE_CHARS, NAN, estimate_tokens, estimate_tokens_lenient
 from desktop_app.llm.estimate import MISSING as _MISSING
+from desktop_app.llm.estimate import NAN, estimate_tokens, estimate_tokens_lenient
 from desktop_app.llm.estimate import js_number as _number
 from desktop_app.llm.estimate import js_truthy as _truthy
 from desktop_app.session.context import ProjectedEntry
@@ -38,7 +38,6 @@ __all__ = [
     "should_compact",
     "is_context_overflow",
     "nan_to_none",
-    "IMAGE_CHARS",
 ]
 
 @dataclass(frozen=True)
