@@ -54,7 +54,7 @@ def find_valid_cut_points(
         entry = entries[i]
         kind = kind_of(entry)
         if kind is EntryKind.MESSAGE:
-            if _role(entry) in _CUT_ROLES:
+            if role_of(entry.get("message")) in _CUT_ROLES:  # _role, inlined: a hot loop
                 points.append(i)
         elif kind in _MESSAGE_LIKE_KINDS:
             points.append(i)
@@ -141,14 +141,12 @@ def find_cut_point(
 
 
 def _has_role(entry: Entry, messages: list[Message], roles: frozenset[Role]) -> bool:
-    """The entry gives a message of one of ``roles`` and is no compaction. Most entries give one
-    message or none, so the messages are looked at first, in a plain loop (a hot path: ``any`` over a
-    generator cost more than the check)."""
-    if not messages or kind_of(entry) is EntryKind.COMPACTION:
-        return False
+    """The entry gives a message of one of ``roles`` and is no compaction (whose summary message has
+    such a role). A hot path: the roles are looked at first, in a plain loop, and the kind only on a
+    match (tool results and entries that give nothing never need it)."""
     for message in messages:
         if role_of(message) in roles:
-            return True
+            return kind_of(entry) is not EntryKind.COMPACTION
     return False
 
 
