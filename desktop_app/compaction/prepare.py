@@ -190,7 +190,8 @@ def _prepare_projected(
     previous = entries[0] if has_compaction and projected[0].messages else None
     previous_summary = previous.get("summary") if previous is not None else None
     ops = _file_ops(previous, to_summarize, turn_prefix, profile)
-    prev_index = _last_compaction_index(path_entries)
+    # The projection starts at the path's newest compaction when there is one (and is the path if none).
+    prev_index = _index_from_leaf(path_entries, entries[0]) if has_compaction else -1
     return CompactionPreparation(
         first_kept_entry_id=first_kept_id,
         messages_to_summarize=to_summarize,
@@ -230,6 +231,14 @@ def _last_compaction_index(path_entries: list[Entry]) -> int:
     """The index of the path's newest compaction, or -1."""
     for i in range(len(path_entries) - 1, -1, -1):
         if kind_of(path_entries[i]) is EntryKind.COMPACTION:
+            return i
+    return -1
+
+
+def _index_from_leaf(path_entries: list[Entry], entry: Entry) -> int:
+    """Where ``entry`` (this very object) is on the path, searched from the leaf; -1 if it is not."""
+    for i in range(len(path_entries) - 1, -1, -1):
+        if path_entries[i] is entry:
             return i
     return -1
 
