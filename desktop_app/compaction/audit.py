@@ -28,6 +28,7 @@ from typing import Any
 from desktop_app.llm.offline_summary import OFFLINE_SUMMARY_NOTICE
 from desktop_app.session.context import context_entries, is_system_entry
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.tree import SessionIndex
 
@@ -158,7 +159,7 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
     """The audit of compaction ``compaction_id`` on its own path (root → the compaction), by the
     rules of ``profile`` (the session's pi version; see the module docstring)."""
     path = index.get_branch(compaction_id)
-    if not path or path[-1].get("type") != "compaction":
+    if not path or kind_of(path[-1]) is not EntryKind.COMPACTION:
         raise ValueError(f"{compaction_id} is not a compaction entry")
     ci = len(path) - 1
     compaction = path[ci]
@@ -166,7 +167,7 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
 
     if profile.projected_compaction:
         entries = context_entries(before)  # what prepare_compaction indexed when it planned C
-        has_previous = bool(entries) and entries[0].get("type") == "compaction"
+        has_previous = bool(entries) and kind_of(entries[0]) is EntryKind.COMPACTION
         start, previous = (1, entries[0]) if has_previous else (0, None)
     else:
         entries = before
@@ -222,7 +223,7 @@ def audit_compaction(index: SessionIndex, compaction_id: str, profile: PiProfile
 def branch_summary_info(index: SessionIndex, entry_id: str) -> BranchSummaryInfo:
     """A branch summary's text, files and (for Arbor-made ones) the abandoned leaf."""
     entry = index.by_id.get(entry_id)
-    if entry is None or entry.get("type") != "branch_summary":
+    if entry is None or kind_of(entry) is not EntryKind.BRANCH_SUMMARY:
         raise ValueError(f"{entry_id} is not a branch summary entry")
     details = entry.get("details")
     abandoned = details.get("abandonedLeafId") if isinstance(details, dict) else None

@@ -21,6 +21,7 @@ from desktop_app.session.context import (
     message_from_entry,
 )
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.tree import SessionIndex, key_of
 
@@ -94,7 +95,7 @@ def branch_message_from_entry(entry: Entry) -> Message | None:
     compactions count as their summary; settings, labels and custom data contribute nothing.
     """
     message = message_from_entry(entry)
-    if isinstance(message, dict) and entry.get("type") == "message" and message.get("role") == "toolResult":
+    if kind_of(entry) is EntryKind.MESSAGE and role_of(message) is Role.TOOL_RESULT:
         return None
     return message
 
@@ -108,7 +109,7 @@ class BranchPreparation:
     total_tokens: int | float = 0
 
 
-_EDITED_TYPES = frozenset({"message", "custom_message"})
+_EDITED_KINDS = frozenset({EntryKind.MESSAGE, EntryKind.CUSTOM_MESSAGE})
 """The entries whose edits ``prepareBranchEntries`` applies: a ``branch_summary`` stays as it is, even
 where the context leaves it out."""
 
@@ -117,13 +118,13 @@ def _projected_branch_message(entry: Entry, edits: dict[Any, Entry], pi_errors: 
     """pi 1.6.0: the message after the entry's latest edit (``None`` when omitted); a compaction is
     its summary only (not its system checkpoint); system messages count like any other. With
     ``pi_errors``, an edit without ``replacement`` raises where pi throws."""
-    entry_type = entry.get("type")
-    if entry_type == "compaction":
+    kind = kind_of(entry)
+    if kind is EntryKind.COMPACTION:
         return compaction_summary_message(entry)
     message = branch_message_from_entry(entry)
     if message is None:
         return None
-    edit = edits.get(edit_key(entry.get("id"))) if edits and entry_type in _EDITED_TYPES else None
+    edit = edits.get(edit_key(entry.get("id"))) if edits and kind in _EDITED_KINDS else None
     if edit is not None:
         if pi_errors:
             check_edit_as_pi([message], edit)
@@ -150,7 +151,7 @@ def prepare_branch_entries(
     ops = prep.file_ops
     for entry in entries:
         details = entry.get("details")
-        if entry.get("type") == "branch_summary" and not entry.get("fromHook") and isinstance(details, dict):
+        if kind_of(entry) is EntryKind.BRANCH_SUMMARY and not entry.get("fromHook") and isinstance(details, dict):
             if isinstance(details.get("readFiles"), list):
                 ops.add_read(details["readFiles"])
             if isinstance(details.get("modifiedFiles"), list):
@@ -167,7 +168,7 @@ def prepare_branch_entries(
         extract_file_ops(message, ops, profile)
         tokens = estimate_tokens(message, profile)
         if token_budget > 0 and total + tokens > token_budget:
-            if entry.get("type") in ("compaction", "branch_summary") and total < token_budget * 0.9:
+            if kind_of(entry) in (EntryKind.COMPACTION, EntryKind.BRANCH_SUMMARY) and total < token_budget * 0.9:
                 newest_first.append(message)
                 total += tokens
             break

@@ -13,6 +13,7 @@ from typing import Any
 
 from desktop_app.session.context import entry_context_messages
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .tokens import estimate_tokens
@@ -26,15 +27,20 @@ __all__ = [
     "OmissionRule",
 ]
 
-_CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
-_TURN_START_ROLES = frozenset({"user", "bashExecution"})
-_TURN_START_ROLES_1_6 = frozenset({"user", "bashExecution", "custom", "branchSummary", "compactionSummary"})
-_MESSAGE_LIKE_TYPES = frozenset({"branch_summary", "custom_message"})
+_CUT_ROLES = frozenset(
+    {Role.USER, Role.ASSISTANT, Role.BASH_EXECUTION, Role.CUSTOM, Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY}
+)
+_TURN_START_ROLES = frozenset({Role.USER, Role.BASH_EXECUTION})
+_TURN_START_ROLES_1_6 = frozenset(
+    {Role.USER, Role.BASH_EXECUTION, Role.CUSTOM, Role.BRANCH_SUMMARY, Role.COMPACTION_SUMMARY}
+)
+_MESSAGE_LIKE_KINDS = frozenset({EntryKind.BRANCH_SUMMARY, EntryKind.CUSTOM_MESSAGE})
+"""Entries that are cut points and turn starts by their kind alone (0.73.1)."""
 
 
-def _role(entry: Entry) -> Any:
-    message = entry.get("message")
-    return message.get("role") if isinstance(message, dict) else None
+def _role(entry: Entry) -> Role:
+    """The role of a ``message`` entry's message (the caller knows the kind)."""
+    return role_of(entry.get("message"))
 
 
 def find_valid_cut_points(
@@ -46,11 +52,11 @@ def find_valid_cut_points(
     points: list[int] = []
     for i in range(start, end):
         entry = entries[i]
-        entry_type = entry.get("type")
-        if entry_type == "message":
-            if _role(entry) in _CUT_ROLES:
+        kind = kind_of(entry)
+        if kind is EntryKind.MESSAGE:
+            if role_of(entry.get("message")) in _CUT_ROLES:  # _role, inlined: a hot loop
                 points.append(i)
-        elif entry_type in _MESSAGE_LIKE_TYPES:
+        elif kind in _MESSAGE_LIKE_KINDS:
             points.append(i)
     return points
 
@@ -64,10 +70,10 @@ def find_turn_start_index(
         return _turn_start_of(entries, messages, entry_index, start)
     for i in range(entry_index, start - 1, -1):
         entry = entries[i]
-        entry_type = entry.get("type")
-        if entry_type in _MESSAGE_LIKE_TYPES:
+        kind = kind_of(entry)
+        if kind in _MESSAGE_LIKE_KINDS:
             return i
-        if entry_type == "message" and _role(entry) in _TURN_START_ROLES:
+        if kind is EntryKind.MESSAGE and _role(entry) in _TURN_START_ROLES:
             return i
     return -1
 
@@ -112,7 +118,7 @@ def find_cut_point(
     accumulated: int | float = 0
     for i in range(end - 1, start - 1, -1):
         entry = entries[i]
-        if entry.get("type") != "message":
+        if kind_of(entry) is not EntryKind.MESSAGE:
             continue
         accumulated += estimate_tokens(entry["message"], profile)
         if accumulated >= keep_recent_tokens:
@@ -120,9 +126,9 @@ def find_cut_point(
             if at < len(points):
                 cut = points[at]
             break
-    while cut > start and entries[cut - 1].get("type") not in ("message", "compaction"):
+    while cut > start and kind_of(entries[cut - 1]) not in (EntryKind.MESSAGE, EntryKind.COMPACTION):
         cut -= 1
-    is_user = entries[cut].get("type") == "message" and _role(entries[cut]) == "user"
+    is_user = entry_role(entries[cut]) is Role.USER
     turn_start = -1 if is_user else find_turn_start_index(entries, cut, start, profile)
     return CutPointResult(cut, turn_start, not is_user and turn_start != -1)
 
@@ -134,8 +140,14 @@ def find_cut_point(
 # caller passes the messages of every entry. A compaction is never a cut point or a turn start.
 
 
-def _has_role(entry: Entry, messages: list[Message], roles: frozenset[str]) -> bool:
-    return entry.get("type") != "compaction" and any(m.get("role") in roles for m in messages)
+def _has_role(entry: Entry, messages: list[Message], roles: frozenset[Role]) -> bool:
+    """The entry gives a message of one of ``roles`` and is no compaction (whose summary message has
+    such a role). A hot path: the roles are looked at first, in a plain loop, and the kind only on a
+    match (tool results and entries that give nothing never need it)."""
+    for message in messages:
+        if role_of(message) in roles:
+            return kind_of(entry) is not EntryKind.COMPACTION
+    return False
 
 
 def _cut_points_of(entries: list[Entry], messages: list[list[Message]], start: int, end: int) -> list[int]:
@@ -165,10 +177,10 @@ class OmissionRule:
         omitted_assistant = False
         for i in range(cut + 1, end):
             entry = entries[i]
-            entry_type = entry.get("type")
-            if entry_type == "compaction":
+            kind = kind_of(entry)
+            if kind is EntryKind.COMPACTION:
                 return False
-            visible = entry_type != "context_edit" and bool(self.raw_messages[i])
+            visible = kind is not EntryKind.CONTEXT_EDIT and bool(self.raw_messages[i])
             if not visible:
                 continue
             if messages[i]:
@@ -177,13 +189,13 @@ class OmissionRule:
                 omitted_ids.add(entry.get("id"))
             except TypeError:
                 return False
-            if entry_type == "message" and _role(entry) == "assistant":
+            if kind is EntryKind.MESSAGE and _role(entry) is Role.ASSISTANT:
                 omitted_assistant = True
         if not omitted_assistant:
             return False
         for i in range(cut + 1, end):
             entry = entries[i]
-            if entry.get("type") == "context_edit" and entry.get("replacement") is not None:
+            if kind_of(entry) is EntryKind.CONTEXT_EDIT and entry.get("replacement") is not None:
                 try:
                     if entry.get("targetId") not in omitted_ids:
                         return False
@@ -227,7 +239,7 @@ def cut_on_messages(
             break
     if exceeded and omission is not None and omission.advance(entries, messages, cut, end):
         cut += 1
-    while cut > start and entries[cut - 1].get("type") != "compaction" and not messages[cut - 1]:
+    while cut > start and not messages[cut - 1] and kind_of(entries[cut - 1]) is not EntryKind.COMPACTION:
         cut -= 1
     if cut >= len(entries):
         return CutPointResult(cut, -1, False)

@@ -16,6 +16,7 @@ from typing import Any, assert_never
 
 from desktop_app.session.entries import Message
 from desktop_app.session.jsjson import js_join, js_string
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.tools.registry import file_op
 from desktop_app.tools.spec import FileOp
@@ -105,21 +106,21 @@ def extract_file_ops(
         ops = FileOperations()
     if not isinstance(message, dict):
         return ops
-    role = message.get("role")
-    if role == "toolResult" and profile.nested_call_file_ops:
+    role = role_of(message)
+    if role is Role.TOOL_RESULT and profile.nested_call_file_ops:
         nested = message.get("nestedCalls")
         calls = nested.get("calls") if isinstance(nested, dict) else None
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict):
                 _add_call(ops, call.get("name"), call.get("arguments"))
         return ops
-    if role != "assistant":
+    if role is not Role.ASSISTANT:
         return ops
     content = message.get("content")
     if not isinstance(content, list):
         return ops
     for block in content:
-        if isinstance(block, dict) and block.get("type") == "toolCall":
+        if isinstance(block, dict) and block_kind(block) is BlockKind.TOOL_CALL:
             _add_call(ops, block.get("name"), block.get("arguments"))
     return ops
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.tree import SessionIndex, key_of
 
 __all__ = ["Target", "Pair", "rank_leaves", "compaction_targets", "branch_summary_pairs"]
@@ -52,7 +53,7 @@ class Pair:
 
 
 def _compactions(path: list[Entry]) -> int:
-    return sum(1 for entry in path if entry.get("type") == "compaction")
+    return sum(1 for entry in path if kind_of(entry) is EntryKind.COMPACTION)
 
 
 def rank_leaves(index: SessionIndex, leaves: list[str], open_leaf: str | None) -> list[str]:
@@ -73,7 +74,7 @@ def compaction_targets(index: SessionIndex, leaves: list[str], open_leaf: str | 
         targets.append(Target(open_leaf, WHY_OPEN_LEAF))
     for leaf in rank_leaves(index, leaves, open_leaf)[: MAX_COMPACTION_LEAVES - len(targets)]:
         targets.append(Target(leaf, WHY_LEAF))
-    last_compaction = next((e for e in reversed(index.entries) if e.get("type") == "compaction"), None)
+    last_compaction = next((e for e in reversed(index.entries) if kind_of(e) is EntryKind.COMPACTION), None)
     if last_compaction is not None:
         last_id = last_compaction.get("id")
         if isinstance(last_id, str) and all(t.target != last_id for t in targets):
@@ -113,7 +114,7 @@ def branch_summary_pairs(index: SessionIndex, leaves: list[str], open_leaf: str 
 
     def crosses(leaf: str) -> bool:
         return any(
-            e.get("type") == "compaction" and key_of(e.get("id")) not in on_open_path for e in index.get_branch(leaf)
+            kind_of(e) is EntryKind.COMPACTION and key_of(e.get("id")) not in on_open_path for e in index.get_branch(leaf)
         )
 
     for leaf in [leaf for leaf in ranked if crosses(leaf)][:2]:

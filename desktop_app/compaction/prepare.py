@@ -18,6 +18,7 @@ from desktop_app.session.context import (
     same_id,
 )
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .cut_points import OmissionRule, cut_on_messages, find_cut_point
@@ -43,7 +44,7 @@ def compaction_message_from_entry(entry: Entry) -> Message | None:
 
     Unlike the session context, an empty branch summary still counts here (pi maps it regardless).
     """
-    return None if entry.get("type") == "compaction" else message_from_entry(entry)
+    return None if kind_of(entry) is EntryKind.COMPACTION else message_from_entry(entry)
 
 
 @dataclass(frozen=True)
@@ -57,11 +58,7 @@ class CompactionBoundaries:
 
 def compaction_boundaries(path_entries: list[Entry]) -> CompactionBoundaries:
     """Start at the previous compaction's first kept entry (or just after it if that id isn't on the path)."""
-    prev = -1
-    for i in range(len(path_entries) - 1, -1, -1):
-        if path_entries[i].get("type") == "compaction":
-            prev = i
-            break
+    prev = _last_compaction_index(path_entries)
     start = 0
     if prev >= 0:
         first_kept = path_entries[prev].get("firstKeptEntryId")
@@ -107,7 +104,7 @@ def prepare_compaction(
     model for a summary). pi 1.6.0 plans on the context projection instead and returns ``None`` when
     there is nothing to summarize.
     """
-    if path_entries and path_entries[-1].get("type") == "compaction":
+    if path_entries and kind_of(path_entries[-1]) is EntryKind.COMPACTION:
         return None
     if profile.projected_compaction:
         return _prepare_projected(path_entries, settings, profile)
@@ -172,7 +169,7 @@ def _prepare_projected(
     projected = project_path(path_entries, profile=profile)
     entries = [p.source for p in projected]
     messages = [p.messages for p in projected]
-    has_compaction = bool(entries) and entries[0].get("type") == "compaction"
+    has_compaction = bool(entries) and kind_of(entries[0]) is EntryKind.COMPACTION
     start, end = (1 if has_compaction else 0), len(entries)
     tokens_before = estimate_projected_context_tokens(projected, path_entries, profile).tokens
     raw = [entry_context_messages(e, profile=profile) for e in entries]
@@ -193,7 +190,8 @@ def _prepare_projected(
     previous = entries[0] if has_compaction and projected[0].messages else None
     previous_summary = previous.get("summary") if previous is not None else None
     ops = _file_ops(previous, to_summarize, turn_prefix, profile)
-    prev_index = _last_compaction_index(path_entries)
+    # The projection starts at the path's newest compaction when there is one (and is the path if none).
+    prev_index = _index_from_leaf(path_entries, entries[0]) if has_compaction else -1
     return CompactionPreparation(
         first_kept_entry_id=first_kept_id,
         messages_to_summarize=to_summarize,
@@ -230,8 +228,17 @@ def _file_ops(
 
 
 def _last_compaction_index(path_entries: list[Entry]) -> int:
+    """The index of the path's newest compaction, or -1."""
     for i in range(len(path_entries) - 1, -1, -1):
-        if path_entries[i].get("type") == "compaction":
+        if kind_of(path_entries[i]) is EntryKind.COMPACTION:
+            return i
+    return -1
+
+
+def _index_from_leaf(path_entries: list[Entry], entry: Entry) -> int:
+    """Where ``entry`` (this very object) is on the path, searched from the leaf; -1 if it is not."""
+    for i in range(len(path_entries) - 1, -1, -1):
+        if path_entries[i] is entry:
             return i
     return -1
 
@@ -241,7 +248,7 @@ def _projected_messages(projected: list[ProjectedEntry]) -> list[Message]:
     return [
         m
         for p in projected
-        if p.source.get("type") != "compaction"
+        if kind_of(p.source) is not EntryKind.COMPACTION
         for m in p.messages
-        if m.get("role") != "system"
+        if role_of(m) is not Role.SYSTEM
     ]

@@ -16,6 +16,7 @@ from typing import Any
 
 from desktop_app.session.context import build_session_context, check_edits_as_pi, convert_to_llm
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import BlockKind, EntryKind, Role, block_kind, kind_of, message_of, role_of
 from desktop_app.session.manager import SessionManager
 from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
@@ -93,20 +94,20 @@ def _raise_where_pi_throws(message: Message, profile: PiProfile) -> None:
     user and tool-result content through ``.filter``, assistant content through ``for…of``, tool-call
     arguments through ``Object.entries``; 1.6.0 reads strings as text and asks ``content.some``)."""
     pi16 = not profile.serialize_thinking  # 1.6.0's serializer
-    role = message.get("role")
+    role = role_of(message)
     content = message.get("content", _ABSENT)
-    if role == "user" or (role == "toolResult" and pi16):
+    if role is Role.USER or (role is Role.TOOL_RESULT and pi16):
         if not isinstance(content, str):
             _filter_of(content, "content" if pi16 else "msg.content")
-    elif role == "toolResult":
+    elif role is Role.TOOL_RESULT:
         _filter_of(content, "msg.content")
-    elif role == "assistant":
+    elif role is Role.ASSISTANT:
         if not isinstance(content, (list, str)):
             raise TypeError("msg.content is not iterable")
         for block in content if isinstance(content, list) else ():
             if block is None:
                 raise TypeError("Cannot read properties of null (reading 'type')")
-            if isinstance(block, dict) and block.get("type") == "toolCall" and block.get("arguments") is None:
+            if block_kind(block) is BlockKind.TOOL_CALL and block.get("arguments") is None:
                 raise TypeError("Cannot convert undefined or null to object")
         if pi16 and isinstance(content, str):
             raise TypeError("msg.content.some is not a function")
@@ -163,10 +164,10 @@ def entry_file_ops(entries: list[Entry], profile: PiProfile) -> dict[str, Any]:
     reading one message throws, that entry's value is the error."""
     out: dict[str, Any] = {}
     for entry in entries:
-        if entry.get("type") != "message" or not isinstance(entry.get("id"), str):  # as pi's harness
+        message = message_of(entry)
+        if message is None or not isinstance(entry.get("id"), str):  # as pi's harness
             continue
-        message = entry.get("message")
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+        if role_of(message) is not Role.ASSISTANT:
             continue
         ops = _guarded(functools.partial(extract_file_ops, message, None, profile))
         if isinstance(ops, dict):
@@ -216,7 +217,7 @@ def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
 
 def _prepare_json(path: list[Entry], keep: int, profile: PiProfile) -> dict[str, Any] | None:
     settings = CompactionSettings(enabled=True, reserve_tokens=RESERVE_TOKENS, keep_recent_tokens=keep)
-    if path and path[-1].get("type") != "compaction":
+    if path and kind_of(path[-1]) is not EntryKind.COMPACTION:
         check_edits_as_pi(path, profile)  # pi throws projecting the path; Arbor's projection does not
     prep = prepare_compaction(path, settings, profile)
     if prep is None:

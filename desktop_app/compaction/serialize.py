@@ -8,10 +8,11 @@ The text is pi's to the character (its hash is part of the conformance data).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, assert_never
 
 from desktop_app.session.entries import Message
 from desktop_app.session.jsjson import js_join, js_string, js_stringify, utf16_len, utf16_slice
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 __all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
@@ -41,7 +42,7 @@ def _text_blocks(content: Any) -> str:
         return content
     if not isinstance(content, list):
         return ""
-    return js_join((b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"), "")
+    return js_join((b.get("text") for b in content if block_kind(b) is BlockKind.TEXT), "")
 
 
 def _arguments_text(arguments: Any) -> str:
@@ -77,16 +78,18 @@ def _assistant_parts(message: Message, with_thinking: bool) -> list[str]:
     calls: list[str] = []
     content = message.get("content")
     for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict):
-            continue
-        block_type = block.get("type")
-        if block_type == "text":
-            texts.append(block.get("text"))
-        elif block_type == "thinking":
-            thinkings.append(block.get("thinking"))
-        elif block_type == "toolCall":
-            name = js_string(block["name"]) if "name" in block else "undefined"
-            calls.append(f"{name}({_arguments_text(block.get('arguments'))})")
+        match block_kind(block):
+            case BlockKind.TEXT:
+                texts.append(block.get("text"))
+            case BlockKind.THINKING:
+                thinkings.append(block.get("thinking"))
+            case BlockKind.TOOL_CALL:
+                name = js_string(block["name"]) if "name" in block else "undefined"
+                calls.append(f"{name}({_arguments_text(block.get('arguments'))})")
+            case BlockKind.IMAGE | BlockKind.UNKNOWN:
+                pass  # an assistant's image or an odd block: nothing a summarizer reads
+            case _ as unreachable:
+                assert_never(unreachable)
     parts: list[str] = []
     if thinkings and with_thinking:
         parts.append("[Assistant thinking]: " + js_join(thinkings, "\n"))
@@ -106,15 +109,22 @@ def serialize_conversation(messages: list[Message], profile: PiProfile = PI_1_6_
     whole_pairs = not profile.serialize_thinking
     parts: list[str] = []
     for message in messages:
-        role = message.get("role")
-        if role == "user":
-            text = _text_blocks(message.get("content"))
-            if text:
-                parts.append("[User]: " + text)
-        elif role == "assistant":
-            parts.extend(_assistant_parts(message, profile.serialize_thinking))
-        elif role == "toolResult":
-            text = _text_blocks(message.get("content"))
-            if text:
-                parts.append("[Tool result]: " + truncate_for_summary(text, whole_pairs=whole_pairs))
+        match role_of(message):
+            case Role.USER:
+                text = _text_blocks(message.get("content"))
+                if text:
+                    parts.append("[User]: " + text)
+            case Role.ASSISTANT:
+                parts.extend(_assistant_parts(message, profile.serialize_thinking))
+            case Role.TOOL_RESULT:
+                text = _text_blocks(message.get("content"))
+                if text:
+                    parts.append("[Tool result]: " + truncate_for_summary(text, whole_pairs=whole_pairs))
+            case (
+                Role.SYSTEM | Role.BASH_EXECUTION | Role.CUSTOM | Role.HOOK_MESSAGE | Role.BRANCH_SUMMARY
+                | Role.COMPACTION_SUMMARY | Role.UNKNOWN
+            ):
+                pass  # system prompts give nothing; the others are user messages after convert_to_llm
+            case _ as unreachable:
+                assert_never(unreachable)
     return "\n\n".join(parts)

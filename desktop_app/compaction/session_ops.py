@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from desktop_app.llm.protocol import ProgressCallback, Provider
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.manager import SessionManager
 
 from .prepare import CompactionPreparation, prepare_compaction
@@ -60,7 +61,7 @@ async def compact_session(
     path, preparation = await asyncio.to_thread(prepare)
     if preparation is None:
         last = path[-1] if path else None
-        if last is not None and last.get("type") == "compaction":
+        if last is not None and kind_of(last) is EntryKind.COMPACTION:
             raise NothingToCompactError("Already compacted")
         raise NothingToCompactError("Nothing to compact (session too small)")
     result = await compact(

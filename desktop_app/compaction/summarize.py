@@ -28,6 +28,7 @@ from desktop_app.llm.protocol import (
 )
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.entries import Message
+from desktop_app.session.kinds import BlockKind, block_kind
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .file_ops import compute_file_lists, format_file_operations
@@ -147,7 +148,7 @@ def summary_failure(response: Message, failure: str, strict: bool) -> str | None
     if strict and stop == "length":
         return f"{failure}: generation hit the token cap and the summary is incomplete"
     content = response.get("content")
-    if strict and isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "toolCall" for b in content):
+    if strict and isinstance(content, list) and any(block_kind(b) is BlockKind.TOOL_CALL for b in content):
         return f"{failure}: the summarizer attempted to call a tool"
     return None
 

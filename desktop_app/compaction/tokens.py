@@ -14,12 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.llm.estimate import IMAGE_CHARS, NAN, estimate_tokens, estimate_tokens_lenient
 from desktop_app.llm.estimate import MISSING as _MISSING
+from desktop_app.llm.estimate import NAN, estimate_tokens, estimate_tokens_lenient
 from desktop_app.llm.estimate import js_number as _number
 from desktop_app.llm.estimate import js_truthy as _truthy
 from desktop_app.session.context import ProjectedEntry
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.system_prompt import current_system_message
 
@@ -37,7 +38,6 @@ __all__ = [
     "should_compact",
     "is_context_overflow",
     "nan_to_none",
-    "IMAGE_CHARS",
 ]
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def calculate_context_tokens(usage: dict[str, Any]) -> int | float:
 def get_assistant_usage(message: Any, profile: PiProfile = PI_1_6_0) -> dict[str, Any] | None:
     """The usage of an assistant that finished normally (aborted and error stops don't count; with
     the profile's ``skip_zero_usage`` neither does a usage that says the context was empty)."""
-    if not isinstance(message, dict) or message.get("role") != "assistant" or "usage" not in message:
+    if role_of(message) is not Role.ASSISTANT or "usage" not in message:
         return None
     if message.get("stopReason") in ("aborted", "error"):
         return None
@@ -105,7 +105,7 @@ def get_assistant_usage(message: Any, profile: PiProfile = PI_1_6_0) -> dict[str
 def get_last_assistant_usage(entries: list[Entry], profile: PiProfile = PI_1_6_0) -> dict[str, Any] | None:
     """Usage of the last valid assistant message among ``entries`` (file/path order)."""
     for entry in reversed(entries):
-        if entry.get("type") == "message":
+        if kind_of(entry) is EntryKind.MESSAGE:
             usage = get_assistant_usage(entry.get("message"), profile)
             if usage is not None:
                 return usage
@@ -247,14 +247,14 @@ def estimate_projected_context_tokens(
         # The usage holds if its entry comes after the path's last compaction or context edit: walk
         # back from the leaf (a map of the whole path's positions was ~40 ms at 100,000 entries).
         for entry in reversed(path_entries):
-            if entry.get("type") in ("context_edit", "compaction"):
+            if kind_of(entry) in (EntryKind.CONTEXT_EDIT, EntryKind.COMPACTION):
                 break
             if entry is holder:
                 return estimate
     system = current_system_message(messages)
     tokens: int | float = estimate_tokens(system, profile) if system is not None else 0
     for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "system":  # an odd checkpoint counts (0)
+        if role_of(message) is not Role.SYSTEM:  # an odd checkpoint (not an object) counts (0)
             tokens += estimate_tokens(message, profile)
     return ContextEstimate(tokens, 0, tokens, None)
 

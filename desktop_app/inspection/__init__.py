@@ -3,6 +3,6 @@
 Named ``inspection`` so that it never shadows the standard library's ``inspect``.
 """
 
-from .report import SCHEMA, build_report, render, run
+from .report import build_report, render, run
 
-__all__ = ["SCHEMA", "build_report", "render", "run"]
+__all__ = ["build_report", "render", "run"]

@@ -30,8 +30,9 @@ from desktop_app.session.context import (
     has_edit_without_replacement,
     message_from_entry,
 )
-from desktop_app.session.entries import is_header, parse_session_text, sequential_ids
+from desktop_app.session.entries import Entry, is_header, parse_session_text, sequential_ids
 from desktop_app.session.jsjson import js_string, js_stringify
+from desktop_app.session.kinds import EntryKind, kind_of, message_of
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -76,8 +77,8 @@ class MessageTable:
         for k, entry in enumerate(entries):
             if not isinstance(entry.get("id"), str):  # never visited by pi's harness, so never in its table
                 continue
-            message = entry.get("message") if entry.get("type") == "message" else None
-            if isinstance(message, dict) and id(message) not in self._by_identity:
+            message = message_of(entry)
+            if message is not None and id(message) not in self._by_identity:
                 self._by_identity[id(message)] = self._push({"$entry": k}, message)
 
     def _push(self, item: Any, message: Any) -> int:
@@ -206,23 +207,10 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     file cannot be read at all."""
     source = Path(path)
     data = source.read_bytes()
-    text = data.decode("utf-8", errors="replace")
-    doc: dict[str, Any] = {
-        "schema": SCHEMA,
-        "pi_version": profile.version,
-        "case": source.name.removesuffix(".jsonl"),
-        "source": {**_digest(data), "newlines": data.count(b"\n")},
-        "nondeterministic": [],
-    }
-    parse, parsed_objects = _parse_section(text, sequential_ids_)
+    doc = _head(source, data, profile)
+    parse, parsed_objects = _parse_section(data.decode("utf-8", errors="replace"), sequential_ids_)
     doc["parse"] = parse
-
-    with tempfile.TemporaryDirectory(prefix="arbor-inspect-") as tmp:
-        copy = Path(tmp) / source.name
-        shutil.copyfile(source, copy)
-        with sequential_ids() if sequential_ids_ else nullcontext():
-            manager = SessionManager.open(copy, fsync=False, profile=profile)
-        after = copy.read_bytes()
+    manager, after = _open_copy(source, sequential_ids_, profile)
 
     if not profile.null_lines_skipped and any(o is None for o in parsed_objects):
         # pi's open() throws on a `null` line (it reads `.type` of every entry); Arbor opens such a
@@ -232,11 +220,73 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
         doc["malformed_lines"] = manager.report.malformed_lines
         return doc
 
-    rewrote = after != data
-    doc["open"] = _open_section(manager, rewrote, after)
+    doc["open"] = _open_section(manager, after != data, after)
     doc["malformed_lines"] = manager.report.malformed_lines
+    doc["nondeterministic"].extend(_nondeterministic(manager, parse, sequential_ids_))
+    _compare_parse_with_open(parse, parsed_objects, manager)
+
+    entries = manager.index.entries
+    doc["entries"] = entries
+    table = MessageTable(entries)
+    # The order of the sections is the order messages enter the table (their refs' numbers).
+    sections = _session_sections(manager, table, profile)
+    sections.update(_guarded_compaction_sections(manager, sections["leaves"]))
+
+    encoded = _encode_message_lists(sections, table)
+    doc["message_table"] = table.items
+    doc["message_tokens"] = [_message_tokens(m, profile) for m in table.messages]
+    for key in _SECTION_KEYS:
+        if key in encoded:
+            doc[key] = encoded[key]
+    return doc
+
+
+_SECTION_KEYS = (
+    "entry_message",
+    "entry_file_ops",
+    "tree",
+    "labels",
+    "contexts",
+    "context_special",
+    "branches",
+    "leaves",
+    "leaf_stats",
+    "compaction",
+    "branch_summary",
+    "serialize",
+)
+"""The sections of the document, in pi's order (after ``message_table`` and ``message_tokens``)."""
+
+_COMPACTION_SECTION_KEYS = ("entry_file_ops", "leaf_stats", "compaction", "branch_summary", "serialize")
+
+
+def _head(source: Path, data: bytes, profile: PiProfile) -> dict[str, Any]:
+    """The document's first keys: what it is, for which pi, of which bytes."""
+    return {
+        "schema": SCHEMA,
+        "pi_version": profile.version,
+        "case": source.name.removesuffix(".jsonl"),
+        "source": {**_digest(data), "newlines": data.count(b"\n")},
+        "nondeterministic": [],
+    }
+
+
+def _open_copy(source: Path, sequential: bool, profile: PiProfile) -> tuple[SessionManager, bytes]:
+    """Open a private copy of the file (never the file itself) and the copy's bytes after opening,
+    which tell whether opening would have rewritten it."""
+    with tempfile.TemporaryDirectory(prefix="arbor-inspect-") as tmp:
+        copy = Path(tmp) / source.name
+        shutil.copyfile(source, copy)
+        with sequential_ids() if sequential else nullcontext():
+            manager = SessionManager.open(copy, fsync=False, profile=profile)
+        return manager, copy.read_bytes()
+
+
+def _nondeterministic(manager: SessionManager, parse: dict[str, Any], sequential: bool) -> list[dict[str, Any]]:
+    """What differs between runs (and from pi) by design: a new header, ids made by migration."""
+    notes: list[dict[str, Any]] = []
     if manager.report.header_regenerated:
-        doc["nondeterministic"].append(
+        notes.append(
             {
                 "what": "new session header",
                 "where": ["open.header.id", "open.header.timestamp", "open.header.cwd", "open.sessionId", "open.cwd"],
@@ -244,10 +294,13 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
                 "overwrites the file (pi does)",
             }
         )
-    if parse["migration_applied"] and not sequential_ids_:
-        doc["nondeterministic"].append(
-            {"what": "generated ids", "where": ["entries"], "why": "migration from v1 creates random ids"}
-        )
+    if parse["migration_applied"] and not sequential:
+        notes.append({"what": "generated ids", "where": ["entries"], "why": "migration from v1 creates random ids"})
+    return notes
+
+
+def _compare_parse_with_open(parse: dict[str, Any], parsed_objects: list[Any], manager: SessionManager) -> None:
+    """``parse.same_as_open``, and the parsed entries when they differ from what opening gave."""
     # pi keeps repeated header lines in its entry list; Arbor's index skips them, as getEntries does.
     first_header_and_entries = [o for k, o in enumerate(parsed_objects) if k == 0 or not is_header(o)]
     same = js_stringify(first_header_and_entries) == js_stringify([manager.get_header(), *manager.index.entries])
@@ -255,25 +308,43 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     if not same:
         parse["entries"] = parsed_objects
 
-    entries = manager.index.entries
-    doc["entries"] = entries
-    table = MessageTable(entries)
-    sections: dict[str, Any] = {}
 
-    entry_message: dict[str, Any] = {}
+def _session_sections(manager: SessionManager, table: MessageTable, profile: PiProfile) -> dict[str, Any]:
+    """The session engine's sections, from ``entry_message`` to ``leaves``, in the document's order."""
+    entries = manager.index.entries
     with_ids = [e for e in entries if isinstance(e.get("id"), str)]  # pi's harness visits string ids only
+    sections: dict[str, Any] = {"entry_message": _entry_message_section(with_ids, table)}
+    sections["tree"] = _tree_section(manager)
+    sections["labels"] = _labels_section(manager)
+    sections.update(_context_sections(manager, with_ids, profile))
+    sections["leaves"] = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
+    return sections
+
+
+def _entry_message_section(with_ids: list[Entry], table: MessageTable) -> dict[str, Any]:
+    """Each entry's context message, as a ref into the message table."""
+    entry_message: dict[str, Any] = {}
     for entry in with_ids:
         message = message_from_entry(entry)
         if message is not None:
             entry_message[js_string(entry.get("id"))] = table.ref(message)
-    sections["entry_message"] = entry_message
+    return entry_message
 
-    sections["tree"] = _tree_section(manager)
-    sections["labels"] = {
-        _js_key(e, "targetId"): manager.index.labels.get(key_of(e["targetId"]) if "targetId" in e else UNDEFINED)
-        for e in entries
-        if e.get("type") == "label"
+
+def _labels_section(manager: SessionManager) -> dict[str, Any]:
+    """Each label entry's target and the label the index resolved for it."""
+    labels = manager.index.labels
+    return {
+        _js_key(e, "targetId"): labels.get(key_of(e["targetId"]) if "targetId" in e else UNDEFINED)
+        for e in manager.index.entries
+        if kind_of(e) is EntryKind.LABEL
     }
+
+
+def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: PiProfile) -> dict[str, Any]:
+    """``contexts`` and ``branches`` at every entry, then ``context_special`` (the open leaf, no leaf,
+    an undefined and an unknown one). Moves the manager's leaf and puts it back."""
+    entries = manager.index.entries
     open_leaf = manager.leaf_id
     contexts: dict[str, Any] = {}
     branches: dict[str, Any] = {}
@@ -295,8 +366,7 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
         manager.branch(open_leaf)
     else:
         manager.reset_leaf()
-    sections["contexts"] = contexts
-    sections["context_special"] = {
+    special = {
         "open_leaf": _edit_error(manager, open_leaf, odd_edits) or _context_json(manager.build_session_context()),
         "null_leaf": _context_json(build_session_context(entries, None, manager.index, profile=profile)),
         "undefined_leaf": _edit_error(manager, UNDEFINED, odd_edits)
@@ -304,43 +374,24 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
         "unknown_leaf": _edit_error(manager, "no-such-id", odd_edits)
         or _context_json(build_session_context(entries, "no-such-id", manager.index, profile=profile)),
     }
-    sections["branches"] = branches
-    leaves = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
-    sections["leaves"] = leaves
+    return {"contexts": contexts, "context_special": special, "branches": branches}
 
+
+def _guarded_compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str, Any]:
+    """The compaction engine's sections; each one the error where computing them all threw."""
     try:
-        sections.update(compaction_sections(manager, leaves))
+        return compaction_sections(manager, leaves)
     except Exception as exc:  # noqa: BLE001 - pi's harness records a computation that threw, so do we
         failure = {"error": _js_error(exc)}
-        for name in ("entry_file_ops", "leaf_stats", "compaction", "branch_summary", "serialize"):
-            sections.setdefault(name, failure)
+        return {name: failure for name in _COMPACTION_SECTION_KEYS}
 
-    encoded = _encode_message_lists(sections, table)
-    doc["message_table"] = table.items
-    def tokens(message: Any) -> Any:
-        try:
-            return estimate_tokens(message, profile)
-        except Exception as exc:  # noqa: BLE001 - pi's harness records a throwing estimate in its place
-            return {"error": _js_error(exc)}
 
-    doc["message_tokens"] = [tokens(m) for m in table.messages]
-    for key in (
-        "entry_message",
-        "entry_file_ops",
-        "tree",
-        "labels",
-        "contexts",
-        "context_special",
-        "branches",
-        "leaves",
-        "leaf_stats",
-        "compaction",
-        "branch_summary",
-        "serialize",
-    ):
-        if key in encoded:
-            doc[key] = encoded[key]
-    return doc
+def _message_tokens(message: Any, profile: PiProfile) -> Any:
+    """``estimateTokens`` of one table message, or the error pi's harness records where it throws."""
+    try:
+        return estimate_tokens(message, profile)
+    except Exception as exc:  # noqa: BLE001 - pi's harness records a throwing estimate in its place
+        return {"error": _js_error(exc)}
 
 
 def render(doc: dict[str, Any]) -> str:
