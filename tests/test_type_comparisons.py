@@ -54,7 +54,7 @@ def comparisons(tree: ast.AST) -> list[int]:
                 for pattern in ast.walk(case.pattern):
                     if isinstance(pattern, ast.MatchValue) and any(w in KIND_WORDS for w in _literals(pattern.value)):
                         lines.append(pattern.lineno)
-    return lines
+    return sorted(lines)
 
 
 def outside_session() -> dict[str, list[int]]:
