@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from desktop_app.session.entries import make_header
+from desktop_app.settings import Settings
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
+from tests.present.builders import msg
 
 REAL = Path(__file__).parents[1] / "fixtures" / "conformance" / "before-compaction.jsonl"  # written by pi 0.73.1
 
@@ -63,3 +68,39 @@ def test_reveal_near_the_leaf_keeps_following(window: MainWindow) -> None:
         pin = window.graph.pin_center()
         assert pin is not None and viewport.contains(pin)  # the leaf still shows: nothing to stop
         assert window.graph.following
+
+
+def test_the_compaction_preview_shows_its_cut_and_the_compaction_lands_in_view(tmp_path: Path) -> None:
+    """The preview brings the cut line into view (here far above the leaf); that is the window's own
+    doing, not the user looking away: once Compact writes it, the compaction (the new leaf) is in view."""
+    Settings.load().save_value(("compaction", "keepRecentTokens"), 2000)
+    path = tmp_path / "long.jsonl"
+    lines: list[dict[str, Any]] = [make_header("long", str(tmp_path), "2025-01-01T00:00:00.000Z")]
+    parent: str | None = None
+    for i in range(30):
+        lines.append(msg(f"u{i}", parent, "user", f"question {i} " + "word " * 60))
+        lines.append(msg(f"a{i}", f"u{i}", "assistant", f"answer {i} " + "word " * 60))
+        parent = f"a{i}"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    window = open_window(path, size=(1280, 800))
+    try:
+        window.graph.set_use_dot(False)
+        window.graph.set_folding(False)
+        viewport = window.graph.viewport().rect()
+        dialog = window.steering.compact()
+        pump(50)
+        first_kept = window.graph.node_center(dialog.preview.first_kept_entry_id or "")
+        assert first_kept is not None and viewport.contains(first_kept)  # the cut in view
+        pin = window.graph.pin_center()
+        assert pin is not None and not viewport.contains(pin)  # far from the leaf: the case at hand
+        dialog.compact_button.click()
+        deadline = time.monotonic() + 10
+        while (window.steering.compaction_dialog is not None or window.agent.busy) and time.monotonic() < deadline:
+            pump(20)
+        pump(200)
+        assert window.session.get_entry(window.session.leaf_id or "")["type"] == "compaction"  # type: ignore[index]
+        pin = window.graph.pin_center()
+        assert pin is not None and viewport.contains(pin) and window.graph.following
+    finally:
+        window.close()
+        pump(50)
