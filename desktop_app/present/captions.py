@@ -14,7 +14,7 @@ from typing import Literal
 
 from .lod import Rect
 
-__all__ = ["ARROWS", "CaptionSpot", "Side", "off_screen", "pin_caption"]
+__all__ = ["ARROWS", "CaptionSpot", "Side", "apart", "off_screen", "pin_caption"]
 
 #: ``band``: at the top-left corner inside the labelled rectangle; ``line``: just above a
 #: horizontal line, at its right end; ``left``: left of the labelled rectangle, vertically centred.
@@ -81,3 +81,31 @@ def pin_caption(target: Rect, width: float, height: float, viewport: Rect, spot:
             low_x = max(low_x, seen_left + MARGIN)
             high_x = min(high_x, seen_right - width - MARGIN)
     return Rect(_clamp(x, low_x, high_x), _clamp(y, low_y, high_y), width, height)
+
+
+#: Pixels between two captions stacked apart.
+GAP = 2.0
+
+
+def _clash(a: Rect, b: Rect) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom
+
+
+def apart(rects: list[Rect], viewport: Rect) -> list[Rect]:
+    """The captions' rectangles with none drawn over another: each, in order, moves down past the
+    ones before it that it would cover (up when that would leave the viewport). Pinned captions
+    meet at the viewport's edges: the summarized band's, pinned to the top with its arrow, was
+    painted under the kept band's words at the top of its band ("▲ sumkept word for word")."""
+    placed: list[Rect] = []
+    for rect in rects:
+        for _ in range(len(placed) + 1):
+            other = next((p for p in placed if _clash(rect, p)), None)
+            if other is None:
+                break
+            down = other.bottom + GAP
+            if down + rect.h <= viewport.bottom - MARGIN:
+                rect = Rect(rect.x, down, rect.w, rect.h)
+            else:
+                rect = Rect(rect.x, max(viewport.y + MARGIN, other.y - GAP - rect.h), rect.w, rect.h)
+        placed.append(rect)
+    return placed

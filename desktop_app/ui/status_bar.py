@@ -426,8 +426,10 @@ class ArborStatusBar(QStatusBar):
         self._file.set_full_text(os.fspath(path) if path is not None else "unsaved session")
 
     def set_following(self, following: bool) -> None:
-        """Whether the session file is followed for external appends."""
-        self._following.setText("● following" if following else "")
+        """Whether the session file is followed for external appends. Said as "watching file":
+        "following" beside the canvas read as the canvas following the leaf (issue 22, Found 1),
+        even while its "Jump to leaf" button said it did not."""
+        self._following.setText("● watching file" if following else "")
         self._following.setVisible(following)
 
     # ================================================================================ reading back

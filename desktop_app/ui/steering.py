@@ -185,7 +185,7 @@ class Steering(QObject):
             return
         question = SummaryQuestion(preview, self.host)
         self.summary_question = question
-        window.graph.reveal(entry_id)  # the target unfolded, in view
+        window.graph.reveal(entry_id, keep_following=True)  # the target unfolded, in view
         window.graph.graph_scene().show_audit(preview.as_audit())
 
         def answered(answer: SummaryAnswer | None) -> None:
@@ -442,7 +442,7 @@ class Steering(QObject):
         preview = preview_compaction(self._view, self.window.settings.compaction, self.window.agent.session.profile)
         dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
         if preview.runnable and preview.first_kept_entry_id is not None:
-            self.window.graph.reveal(preview.first_kept_entry_id)  # the cut line in view
+            self.window.graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
             self.window.graph.graph_scene().show_audit(preview.as_audit())
         dialog.compact_requested.connect(lambda focus: self._run_compaction(dialog, focus))
         return dialog

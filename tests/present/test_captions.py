@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from desktop_app.present.audit_words import audit_words
-from desktop_app.present.captions import ARROWS, MARGIN, off_screen, pin_caption
+from desktop_app.present.captions import ARROWS, MARGIN, apart, off_screen, pin_caption
 from desktop_app.present.lod import Rect
 
 VIEW = Rect(0, 0, 800, 600)
@@ -63,3 +63,32 @@ def test_band_words_name_the_counts() -> None:
     assert words.kept_band == "kept word for word · 4 entries"
     assert audit_words(1, 0, False, False).kept_band == "nothing kept"
     assert audit_words(5, 0, False, False, keeps_nothing=True).kept_band == "nothing kept"
+
+
+def test_captions_that_would_overlap_are_stacked_apart_inside_the_view() -> None:
+    """At 1280×800 on a real pi session the summarized band's caption, pinned to the top edge with
+    its arrow, was drawn under the kept band's caption at the top of its band ("▲ sumkept word…")."""
+    pinned = pin_caption(Rect(50, -900, 300, 400), 200, 18, VIEW, "band")  # above the view: at the top edge
+    kept = pin_caption(Rect(40, -20, 300, 700), 180, 18, VIEW, "band")  # its band runs past the top
+    assert pinned is not None and kept is not None
+    rects = apart([pinned, kept], VIEW)
+    assert rects[0] == pinned  # the first placed keeps its place
+    assert not _overlap(rects[0], rects[1]) and all(_inside(r) for r in rects)
+    assert rects[1].x == kept.x and rects[1].y > kept.y  # moved the least: down, past the first
+
+
+def test_stacking_near_the_bottom_edge_goes_up_instead() -> None:
+    a = Rect(100, VIEW.bottom - 22, 200, 18)
+    b = Rect(120, VIEW.bottom - 22, 200, 18)
+    rects = apart([a, b], VIEW)
+    assert not _overlap(rects[0], rects[1]) and all(_inside(r) for r in rects)
+    assert rects[1].bottom <= a.y
+
+
+def test_captions_apart_already_stay_put() -> None:
+    a, b = Rect(10, 10, 100, 18), Rect(10, 40, 100, 18)
+    assert apart([a, b], VIEW) == [a, b]
+
+
+def _overlap(a: Rect, b: Rect) -> bool:
+    return a.x < b.right and b.x < a.right and a.y < b.bottom and b.y < a.bottom

@@ -53,7 +53,7 @@ def test_shows_model_thinking_file_and_follow_state(bar: ArborStatusBar) -> None
     assert bar.model_text() == "claude-sonnet-4-5"
     assert bar.thinking_text() == "thinking high"
     assert bar.file_text() == path
-    assert bar.following_text() == "● following"
+    assert bar.following_text() == "● watching file"  # the file, not the canvas following the leaf
     bar.set_following(False)
     assert bar.following_text() == ""
     bar.set_model(None)

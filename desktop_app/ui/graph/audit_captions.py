@@ -14,7 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QTransform
 
-from desktop_app.present.captions import ARROWS, off_screen, pin_caption
+from desktop_app.present.captions import ARROWS, apart, off_screen, pin_caption
 from desktop_app.present.lod import Rect
 
 from .audit_bands import BandCaption
@@ -48,6 +48,8 @@ class AuditCaptionPainter:
             spot = pin_caption(target, width, height, seen, caption.spot)
             if spot is not None:
                 placed.append((caption, spot))
+        spots = apart([spot for _caption, spot in placed], seen)  # pinned at one edge, never on top of each other
+        placed = [(caption, spot) for (caption, _old), spot in zip(placed, spots, strict=True)]
         self.placed = placed
         return [rect for _caption, rect in placed]
 

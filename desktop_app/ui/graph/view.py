@@ -345,15 +345,21 @@ class GraphView(QGraphicsView):
 
     # ================================================================================ automation
 
-    def reveal(self, entry_id: str) -> bool:
+    def reveal(self, entry_id: str, *, keep_following: bool = False) -> bool:
         """Unfold and scroll so ``entry_id`` has its own visible item (DESIGN.md §7.1).
 
-        ``False`` when the entry is filtered out (no node of its own in this filter mode).
+        ``False`` when the entry is filtered out (no node of its own in this filter mode). When the
+        leaf is then out of sight the canvas stops following it, as after a search jump: else the
+        next relayout (a click that unfolds) pulled the view back to the leaf, away from ``entry_id``.
+        ``keep_following``: the window shows something for a moment (the compaction preview's cut)
+        and the leaf it is about to write must still be brought into view.
         """
         node = self._updates.unfold_for(entry_id)
         if node is None or node != entry_id or node not in self._scene.positions:
             return False
         self._camera.bring_into_view(node)
+        if not keep_following and not self._camera.leaf_visible():  # taken away from the leaf, as a search jump does
+            self.user_moved()
         return True
 
     def node_center(self, entry_id: str) -> QPoint | None:
