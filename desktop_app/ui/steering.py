@@ -186,6 +186,7 @@ class Steering(QObject):
         question = SummaryQuestion(preview, self.host)
         self.summary_question = question
         window.graph.reveal(entry_id, keep_following=True)  # the target unfolded, in view
+        self.reader.show_detail(False)  # the question tells the preview's bands; a selected audit would not
         window.graph.graph_scene().show_audit(preview.as_audit())
 
         def answered(answer: SummaryAnswer | None) -> None:
@@ -443,6 +444,7 @@ class Steering(QObject):
         dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
         if preview.runnable and preview.first_kept_entry_id is not None:
             self.window.graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
+            self.reader.show_detail(False)  # the dialog tells the preview's bands; a selected compaction's audit would not
             self.window.graph.graph_scene().show_audit(preview.as_audit())
         dialog.compact_requested.connect(lambda focus: self._run_compaction(dialog, focus))
         return dialog

@@ -104,3 +104,26 @@ def test_the_compaction_preview_shows_its_cut_and_the_compaction_lands_in_view(t
     finally:
         window.close()
         pump(50)
+
+
+def test_the_compaction_preview_hides_a_selected_compactions_audit_and_brings_it_back(window: MainWindow) -> None:
+    """Found while looking at the loop: with a compaction selected, Compact's preview drew its own bands
+    on the canvas while the audit beside it still described the selected compaction (77 entries
+    against the preview's 20). The preview's facts are in its dialog; the stale audit steps aside
+    and comes back when the dialog closes."""
+    compaction = _compactions(window.session.session_file or "")[0]
+    assert window.graph.reveal(compaction)
+    QTest.mouseClick(
+        window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+        window.graph.node_center(compaction),
+    )
+    pump(50)
+    reader = window.steering.reader
+    assert reader.detail_shown()
+    dialog = window.steering.compact()
+    pump(50)
+    assert dialog.preview.runnable
+    assert not reader.detail_shown()
+    dialog.reject()
+    pump(100)
+    assert window.graph.selected_entry() == compaction and reader.detail_shown()
