@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.filters import pi_visible
 from desktop_app.present.text import KIND_TITLES, NodeKind, entry_kind, entry_text, full_text, searchable_text
 from desktop_app.session.kinds import EntryKind, Role
 
@@ -62,3 +63,12 @@ def test_every_role_has_a_text(role: Role) -> None:
     text = entry_text(entry)
     assert text == (f"[{role.value}]" if role in _NOT_STORED else text) and text
     assert role.value in searchable_text(entry)
+
+
+@pytest.mark.parametrize("mode", ["default", "no-tools", "user-only", "labeled-only", "all"])
+def test_an_entry_whose_type_is_a_list_is_filtered_as_pi_does(mode: str) -> None:
+    """pi's settings test is ``[...].includes(entry.type)``: false for a list, so such an entry shows
+    where any unknown one does (the frozenset lookup raised ``TypeError: unhashable type``)."""
+    odd = _entry(["label"], id="x")  # type: ignore[arg-type]
+    unknown = _entry("weird", id="x")
+    assert pi_visible(odd, mode, None, {}) is pi_visible(unknown, mode, None, {})
