@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.card_actions import card_actions, has_action_line
 from desktop_app.present.filters import pi_visible
 from desktop_app.present.text import KIND_TITLES, NodeKind, entry_kind, entry_text, full_text, searchable_text
 from desktop_app.session.kinds import EntryKind, Role
@@ -72,3 +73,10 @@ def test_an_entry_whose_type_is_a_list_is_filtered_as_pi_does(mode: str) -> None
     odd = _entry(["label"], id="x")  # type: ignore[arg-type]
     unknown = _entry("weird", id="x")
     assert pi_visible(odd, mode, None, {}) is pi_visible(unknown, mode, None, {})
+
+
+def test_a_message_whose_role_is_a_list_has_no_action_line() -> None:
+    """Like any unknown role (the frozenset lookup raised ``TypeError: unhashable type``)."""
+    odd = {"role": ["user"], "content": "hi"}
+    assert not has_action_line(odd)
+    assert card_actions(odd) == ()
