@@ -388,7 +388,7 @@ def build_view_graph(
                 kind = _kind(member, by_id, cache)
                 kinds[kind] = kinds.get(kind, 0) + 1
             nodes[key] = ViewNode(
-                "segment",
+                NodeKind.SEGMENT,
                 _info(first, by_id, tool_calls, cache, sk)[1],
                 ids,
                 on_active_path=any(m in on_path for m in ids),
