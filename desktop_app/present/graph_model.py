@@ -21,7 +21,7 @@ which is O(n) and cheap next to a layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, assert_never
 
@@ -305,46 +305,30 @@ def _abandoned_leaf(entry: Entry) -> str | None:
     return target if isinstance(target, str) else None
 
 
-def build_view_graph(
-    index: SessionIndex,
-    leaf_id: str | None,
-    filter_mode: str = "default",
-    folding: bool = True,
-    expanded: frozenset[str] = frozenset(),
-    *,
-    _skel: _Skeleton | None = None,
-    _tool_calls: ToolCalls | None = None,
-    _cache: _Info | None = None,
-) -> ViewGraph:
-    """The view graph of ``index`` seen from ``leaf_id`` (see the module docstring).
+@dataclass
+class _Visible:
+    """The filtered tree: each entry's anchor (itself, or its nearest visible ancestor), the visible
+    entries' parents and children (``None`` holds the roots) and their pre-order."""
 
-    ``expanded`` holds the first entry ids of runs the user unfolded; see :class:`ViewGraph` for
-    what the result holds.
-    """
-    by_id = index.by_id
-    labels = index.labels
-    sk = _skel if _skel is not None else _skeleton(index)
-    tool_calls = _tool_calls if _tool_calls is not None else _tool_call_map(by_id.values())
-    cache: _Info = _cache if _cache is not None else {}
-    leaf = leaf_id if leaf_id in by_id else None
-    show_all = filter_mode == "all"
+    anchor: dict[str, str | None] = field(default_factory=dict)
+    parent: dict[str, str | None] = field(default_factory=dict)
+    children: dict[str | None, list[str]] = field(default_factory=lambda: {None: []})
+    order: list[str] = field(default_factory=list)
 
-    on_path = set(sk.path(index, leaf, remember=False))  # may run on a worker thread
 
-    # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
-    # rule would hide a reply that only called tools), so the edit's link lands on it.
-    edit_targets = _edit_targets(by_id.values())
-    edited = set(edit_targets.values())
-
-    # Filter: pre-order walk carrying the nearest visible ancestor; visible children stay in order.
-    anchor: dict[str, str | None] = {}
-    vparent: dict[str, str | None] = {}
-    vchildren: dict[str | None, list[str]] = {None: []}
-    order: list[str] = []
+def _visible(
+    sk: _Skeleton, index: SessionIndex, filter_mode: str, leaf: str | None, always: Collection[str]
+) -> _Visible:
+    """Filter: a pre-order walk carrying the nearest visible ancestor, so that hidden entries'
+    descendants hang from it (pi's list); visible children stay in order. Entries in ``always``
+    are shown whatever the filter."""
+    by_id, labels, show_all = index.by_id, index.labels, filter_mode == "all"
+    out = _Visible()
+    anchor, vparent, vchildren, order = out.anchor, out.parent, out.children, out.order
     stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
     while stack:
         entry_id, carried = stack.pop()
-        if show_all or entry_id in edited or is_visible(by_id[entry_id], filter_mode, leaf, labels):
+        if show_all or entry_id in always or is_visible(by_id[entry_id], filter_mode, leaf, labels):
             anchor[entry_id] = entry_id
             vparent[entry_id] = carried
             vchildren[carried].append(entry_id)
@@ -356,25 +340,36 @@ def build_view_graph(
         kids = sk.kids(entry_id)
         if kids:
             stack.extend((k, carried) for k in reversed(kids))
+    return out
 
-    leaf_rep = anchor.get(leaf) if leaf is not None else None
 
-    # Fold: runs of foldable nodes (one visible child at most, none of the never-fold kinds).
-    can_fold = {
-        n: len(vchildren[n]) <= 1
-        and n != leaf_rep
-        and n not in labels
-        and n not in edited
-        and _kind(n, by_id, cache) not in _KEEP_KINDS
-        for n in order
-    }
-    runs, run_of = foldable_runs(order, vparent, vchildren, can_fold)
+@dataclass
+class _Folded:
+    """The nodes of a filtered tree once runs are folded: every visible entry's node, the nodes
+    with their parents and children, and the runs."""
 
-    node_of: dict[str, Node] = {}
-    nodes: dict[Node, ViewNode] = {}
-    parent: dict[Node, Node] = {}
-    children: dict[Node, list[Node]] = {}
-    for n in order:
+    node_of: dict[str, Node]
+    nodes: dict[Node, ViewNode]
+    parent: dict[Node, Node]
+    children: dict[Node, list[Node]]
+    runs: dict[str, tuple[str, ...]]
+    run_of: dict[str, str]
+
+
+def _fold(
+    visible: _Visible,
+    can_fold: Mapping[str, bool],
+    folding: bool,
+    expanded: Collection[str],
+    entry_node: Callable[[str], ViewNode],
+    segment_node: Callable[[tuple[str, ...]], ViewNode],
+) -> _Folded:
+    """Fold (when ``folding``): each run of foldable nodes whose first id is not ``expanded`` becomes
+    one segment node (``segment_node`` of its ids); every other visible entry gets its own (``entry_node``)."""
+    runs, run_of = foldable_runs(visible.order, visible.parent, visible.children, can_fold)
+    out = _Folded({}, {}, {}, {}, runs, run_of)
+    node_of, nodes, parent, children = out.node_of, out.nodes, out.parent, out.children
+    for n in visible.order:
         first = run_of.get(n) if folding else None
         if first is not None and first not in expanded:
             # one key per run, shared by its members (a key each was 78,000 tuples at 100k)
@@ -382,56 +377,120 @@ def build_view_graph(
             node_of[n] = key
             if n != first:
                 continue
-            ids = runs[first]
-            kinds: dict[str, int] = {}
-            for member in ids:
-                kind = _kind(member, by_id, cache)
-                kinds[kind] = kinds.get(kind, 0) + 1
-            nodes[key] = ViewNode(
-                NodeKind.SEGMENT,
-                _info(first, by_id, tool_calls, cache, sk)[1],
-                ids,
-                on_active_path=any(m in on_path for m in ids),
-                kinds=tuple(kinds.items()),
-            )
+            nodes[key] = segment_node(runs[first])
         else:
             key = node_of[n] = n
-            kind, text = _info(n, by_id, tool_calls, cache, sk)
-            nodes[n] = _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
+            nodes[n] = entry_node(n)
         children[key] = []
-        up = vparent[n]
+        up = visible.parent[n]
         if up is not None:
             parent[key] = node_of[up]
             children[node_of[up]].append(key)
+    return out
 
+
+def _summary_links(by_id: Mapping[str, Entry], visible: _Visible, node_of: Mapping[str, Node]) -> list[tuple[Node, Node]]:
+    """Arbor's branch summaries → the node showing the leaf they abandoned."""
     links: list[tuple[Node, Node]] = []
-    for n in order:
+    for n in visible.order:
         target = _abandoned_leaf(by_id[n])
-        target_anchor = anchor.get(target) if target is not None else None
+        target_anchor = visible.anchor.get(target) if target is not None else None
         if target_anchor is not None:
             links.append((node_of[n], node_of[target_anchor]))
-    edit_links: list[tuple[Node, Node]] = []
+    return links
+
+
+def _edit_links(
+    edit_targets: Mapping[str, str], anchor: Mapping[str, str | None], node_of: Mapping[str, Node]
+) -> list[tuple[Node, Node]]:
+    """Visible context edits → the node showing the entry they edit (when that is another node)."""
+    links: list[tuple[Node, Node]] = []
     for edit_id, target in edit_targets.items():
         edit_anchor, target_anchor = anchor.get(edit_id), anchor.get(target)
         if edit_anchor == edit_id and target_anchor is not None and node_of[target_anchor] != node_of[edit_id]:
-            edit_links.append((node_of[edit_id], node_of[target_anchor]))
+            links.append((node_of[edit_id], node_of[target_anchor]))
+    return links
 
+
+def build_view_graph(
+    index: SessionIndex,
+    leaf_id: str | None,
+    filter_mode: str = "default",
+    folding: bool = True,
+    expanded: frozenset[str] = frozenset(),
+    *,
+    _skel: _Skeleton | None = None,
+    _tool_calls: ToolCalls | None = None,
+    _cache: _Info | None = None,
+) -> ViewGraph:
+    """The view graph of ``index`` seen from ``leaf_id`` (see the module docstring): the tree,
+    filtered (:func:`_visible`), folded (:func:`_fold`) and linked (summaries and edits).
+
+    ``expanded`` holds the first entry ids of runs the user unfolded; see :class:`ViewGraph` for
+    what the result holds.
+    """
+    by_id = index.by_id
+    labels = index.labels
+    sk = _skel if _skel is not None else _skeleton(index)
+    tool_calls = _tool_calls if _tool_calls is not None else _tool_call_map(by_id.values())
+    cache: _Info = _cache if _cache is not None else {}
+    leaf = leaf_id if leaf_id in by_id else None
+
+    on_path = set(sk.path(index, leaf, remember=False))  # may run on a worker thread
+
+    # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
+    # rule would hide a reply that only called tools), so the edit's link lands on it.
+    edit_targets = _edit_targets(by_id.values())
+    edited = set(edit_targets.values())
+
+    visible = _visible(sk, index, filter_mode, leaf, edited)
+    leaf_rep = visible.anchor.get(leaf) if leaf is not None else None
+
+    # Foldable: one visible child at most, none of the never-fold kinds or entries.
+    can_fold = {
+        n: len(visible.children[n]) <= 1
+        and n != leaf_rep
+        and n not in labels
+        and n not in edited
+        and _kind(n, by_id, cache) not in _KEEP_KINDS
+        for n in visible.order
+    }
+
+    def entry_node(n: str) -> ViewNode:
+        kind, text = _info(n, by_id, tool_calls, cache, sk)
+        return _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
+
+    def segment_node(ids: tuple[str, ...]) -> ViewNode:
+        kinds: dict[str, int] = {}
+        for member in ids:
+            kind = _kind(member, by_id, cache)
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return ViewNode(
+            NodeKind.SEGMENT,
+            _info(ids[0], by_id, tool_calls, cache, sk)[1],
+            ids,
+            on_active_path=any(m in on_path for m in ids),
+            kinds=tuple(kinds.items()),
+        )
+
+    folded = _fold(visible, can_fold, folding, expanded, entry_node, segment_node)
+    node_of = folded.node_of
     return ViewGraph(
-        nodes=nodes,
-        parent=parent,
-        children=children,
-        roots=[node_of[r] for r in vchildren[None]],
+        nodes=folded.nodes,
+        parent=folded.parent,
+        children=folded.children,
+        roots=[node_of[r] for r in visible.children[None]],
         leaf_id=leaf,
         leaf_node=node_of.get(leaf_rep) if leaf_rep is not None else None,
         filter_mode=filter_mode,
         folding=folding,
         expanded=frozenset(expanded),
         node_of=node_of,
-        anchor=anchor,
-        runs=runs,
-        run_of=run_of,
-        summary_links=links,
-        edit_links=edit_links,
+        anchor=visible.anchor,
+        runs=folded.runs,
+        run_of=folded.run_of,
+        summary_links=_summary_links(by_id, visible, node_of),
+        edit_links=_edit_links(edit_targets, visible.anchor, node_of),
         broken_edges=list(sk.broken_edges),
     )
 
