@@ -14,12 +14,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 
 from .pi16_words import system_summary
 
 __all__ = ["AuditWords", "audit_words", "checkpoint_words", "split_summary", "turn_start"]
 
 _FILES = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
+#: What starts a turn pi's cut can keep: these entries, and message entries of these roles.
+_TURN_START_KINDS = frozenset({EntryKind.BRANCH_SUMMARY, EntryKind.CUSTOM_MESSAGE})
+_TURN_START_ROLES = frozenset({Role.USER, Role.BASH_EXECUTION})
 
 
 @dataclass(frozen=True)
@@ -79,10 +83,7 @@ def turn_start(path: Sequence[Entry], first_kept_id: str | None) -> str | None:
     if first_kept_id not in ids:
         return None
     for entry in reversed(path[: ids.index(first_kept_id) + 1]):
-        entry_type = entry.get("type")
-        message = entry.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        if entry_type in ("branch_summary", "custom_message") or role in ("user", "bashExecution"):
+        if kind_of(entry) in _TURN_START_KINDS or role_of(entry.get("message")) in _TURN_START_ROLES:
             entry_id = entry.get("id")
             return entry_id if isinstance(entry_id, str) else None
     return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.compaction.branch_entries import collect_entries_for_branch_summary, prepare_branch_entries
 from desktop_app.session import SessionView
+from desktop_app.session.kinds import EntryKind, kind_of
 
 from .compaction_preview import bands_audit
 from .context_meter import format_tokens
@@ -56,7 +57,8 @@ class BranchPreview:
         return "\n".join(lines)
 
 
-_SAYS = frozenset({"message", "custom_message", "branch_summary", "compaction"})
+#: Entries whose line says something of the branch (not its settings).
+_SAYS = frozenset({EntryKind.MESSAGE, EntryKind.CUSTOM_MESSAGE, EntryKind.BRANCH_SUMMARY, EntryKind.COMPACTION})
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -70,7 +72,7 @@ def preview_branch_summary(view: SessionView, target_id: str) -> BranchPreview:
     texts = [
         _short(entry_text(e))
         for e in collected.entries
-        if e.get("type") in _SAYS and entry_text(e)
+        if kind_of(e) in _SAYS and entry_text(e)
     ]
     return BranchPreview(
         entry_ids=tuple(str(e.get("id")) for e in collected.entries),

@@ -29,10 +29,6 @@ def _clamp(value: float, low: float, high: float) -> float:
     return low if high < low else min(max(value, low), high)
 
 
-def _overlaps(a: Rect, b: Rect) -> bool:
-    return a.x <= b.right and b.x <= a.right and a.y <= b.bottom and b.y <= a.bottom
-
-
 def off_screen(target: Rect, viewport: Rect) -> Side:
     """Where ``target`` lies when no part of it is in ``viewport`` (``""``: partly or wholly on screen)."""
     if target.bottom < viewport.y:

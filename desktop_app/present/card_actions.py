@@ -19,6 +19,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
+
 __all__ = [
     "CARD_KINDS_WITH_ACTIONS",
     "CardAction",
@@ -39,11 +41,7 @@ class CardAction(Enum):
 
 
 #: Message roles whose cards carry an action line.
-CARD_KINDS_WITH_ACTIONS = frozenset({"user", "assistant"})
-
-
-def _role(message: Any) -> str | None:
-    return message.get("role") if type(message) is dict else None
+CARD_KINDS_WITH_ACTIONS = frozenset({Role.USER, Role.ASSISTANT})
 
 
 def _text(message: Any) -> str:
@@ -51,7 +49,7 @@ def _text(message: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        return "".join(str(b.get("text") or "") for b in content if block_kind(b) is BlockKind.TEXT)
     return ""
 
 
@@ -63,34 +61,32 @@ def _empty(message: Any) -> bool:
     if not isinstance(content, list):
         return True
     for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text" and str(block.get("text") or "").strip():
-            return False
-        if kind == "thinking" and str(block.get("thinking") or "").strip():
-            return False
-        if kind in ("toolCall", "image"):
-            return False
+        match block_kind(block):
+            case BlockKind.TEXT if str(block.get("text") or "").strip():
+                return False
+            case BlockKind.THINKING if str(block.get("thinking") or "").strip():
+                return False
+            case BlockKind.TOOL_CALL | BlockKind.IMAGE:
+                return False
     return True
 
 
 def failed_reply(message: Any) -> bool:
     """An assistant reply that failed, was stopped or came back empty: it is retried, not regenerated."""
-    return _role(message) == "assistant" and (message.get("stopReason") in ("error", "aborted") or _empty(message))
+    return role_of(message) is Role.ASSISTANT and (message.get("stopReason") in ("error", "aborted") or _empty(message))
 
 
 def unanswered(user: Any, following: Any | None) -> bool:
     """Whether a user message has no usable answer: nothing follows it in the chat, or what follows
     is a reply that failed, was stopped or is empty."""
-    if _role(user) != "user":
+    if role_of(user) is not Role.USER:
         return False
     return following is None or failed_reply(following)
 
 
 def has_action_line(message: Any, *, streaming: bool = False) -> bool:
     """Whether the card shows an action line (cheap: the layout asks for every row)."""
-    return not streaming and _role(message) in CARD_KINDS_WITH_ACTIONS
+    return not streaming and role_of(message) in CARD_KINDS_WITH_ACTIONS
 
 
 def card_actions(
@@ -102,7 +98,7 @@ def card_actions(
     if not has_action_line(message, streaming=streaming):
         return ()
     copy = (CardAction.COPY,) if _text(message).strip() else ()
-    if _role(message) == "assistant":
+    if role_of(message) is Role.ASSISTANT:
         return (CardAction.RETRY if failed_reply(message) else CardAction.REGENERATE, *copy)
     retry = (CardAction.RETRY,) if not reply_streaming and unanswered(message, following) else ()
     return (*retry, CardAction.EDIT_BRANCH, *copy)

@@ -68,6 +68,7 @@ from desktop_app.session.context import (
     entry_context_messages,
     project_path,
 )
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 from desktop_app.session.system_prompt import content_text
 
@@ -92,7 +93,8 @@ __all__ = [
 ]
 
 Message = dict[str, Any]
-_REBIND_TYPES = ("compaction", "branch_summary", "context_edit")  # they change the context above them: rebind
+#: Entries that change the context above them: the chat rebinds.
+_REBIND_KINDS = frozenset({EntryKind.COMPACTION, EntryKind.BRANCH_SUMMARY, EntryKind.CONTEXT_EDIT})
 
 #: Key of a row's context-edit mark: ``{"state": "omitted" | "replaced", "editId", "targetId",
 #: "original"}`` (``original``: the text the edit replaced). Rows only; never written to a file.
@@ -117,7 +119,8 @@ def chat_messages(session: SessionView, leaf_id: str | None = None) -> list[Any]
     rows: list[Any] = messages
     if session.index.context_edits:  # else no walk of the path (72,000 entries at 100k: ~20 ms)
         path = session.get_branch(target) if target is not None else []
-        if any(e.get("type") == "context_edit" for e in path):
+        edit = EntryKind.CONTEXT_EDIT
+        if any(kind_of(e) is edit for e in path):
             rows = _edit_marked(path, messages, session_profile(session))
     if any(_is_system(m) for m in rows):
         rows = _system_marked(rows)
@@ -153,7 +156,7 @@ def _system_marked(rows: list[Any]) -> list[Any]:
     seen = False
     for i, message in enumerate(rows):
         if _is_system(message):
-            checkpoint = i + 1 < len(rows) and type(rows[i + 1]) is dict and rows[i + 1].get("role") == "compactionSummary"
+            checkpoint = i + 1 < len(rows) and role_of(rows[i + 1]) is Role.COMPACTION_SUMMARY
             message = _system_row(message, whole=checkpoint or not seen, checkpoint=checkpoint)
             seen = True
         out.append(message)
@@ -161,7 +164,7 @@ def _system_marked(rows: list[Any]) -> list[Any]:
 
 
 def _is_system(message: Any) -> bool:
-    return type(message) is dict and message.get("role") == "system"
+    return role_of(message) is Role.SYSTEM
 
 
 def _system_row(message: dict[str, Any], *, whole: bool, checkpoint: bool) -> dict[str, Any]:
@@ -258,7 +261,7 @@ class ChatFeed:
     def message_of(self, entry_id: str) -> Any | None:
         """The message entry ``entry_id`` stands for in the chat (``None``: not a message entry)."""
         entry = self._session.get_entry(entry_id)
-        if entry is None or entry.get("type") != "message":
+        if entry is None or kind_of(entry) is not EntryKind.MESSAGE:
             return None
         return entry.get("message")
 
@@ -276,7 +279,7 @@ class ChatFeed:
             if entry.get("message") is message:
                 return str(entry.get("id"))
         for entry in reversed(branch):
-            if entry.get("type") == "message" and entry.get("message") == message:
+            if kind_of(entry) is EntryKind.MESSAGE and entry.get("message") == message:
                 return str(entry.get("id"))
         return None
 
@@ -307,7 +310,7 @@ class ChatFeed:
         parent = self.leaf_id
         system_shown = self.system_shown
         for entry in appended:
-            if entry.get("parentId") != parent or entry.get("type") in _REBIND_TYPES:
+            if entry.get("parentId") != parent or kind_of(entry) in _REBIND_KINDS:
                 return self.refresh()
             message = context_message(entry)
             if message is not None:
@@ -327,23 +330,14 @@ class ChatFeed:
                 self.streaming, self.partial = True, None
                 return [StreamStarted(), SetBusy(True)]
             case StreamUpdated(partial=partial):
-                if not self.streaming:
-                    return []
-                self.partial = partial
-                return [StreamChanged(partial)]
+                return self._stream_updated(partial)
             case MessageAppended(entry_id=entry_id, message=message):
                 return self._reply_saved(entry_id, message)
             case RetryScheduled():
                 self.streaming, self.partial = True, None
                 return [StreamStarted()]
             case TurnFinished():
-                updates: list[ChatUpdate] = [SetBusy(False)]
-                if self.streaming:
-                    self.streaming, self.partial = False, None
-                    updates.append(StreamDropped())
-                if self.leaf_id != self._session.leaf_id:
-                    updates.append(self._rebind())
-                return updates
+                return self._turn_finished()
             case CompactionFinished():
                 return self.refresh()
             case AgentError(message=message):
@@ -371,8 +365,25 @@ class ChatFeed:
             case _:
                 assert_never(event)
 
+    def _stream_updated(self, partial: Message) -> list[ChatUpdate]:
+        """The live row grows (ignored when none is up: the turn already ended)."""
+        if not self.streaming:
+            return []
+        self.partial = partial
+        return [StreamChanged(partial)]
+
+    def _turn_finished(self) -> list[ChatUpdate]:
+        """Not busy; a live row with no reply saved goes, and rows the turn left behind are caught up."""
+        updates: list[ChatUpdate] = [SetBusy(False)]
+        if self.streaming:
+            self.streaming, self.partial = False, None
+            updates.append(StreamDropped())
+        if self.leaf_id != self._session.leaf_id:
+            updates.append(self._rebind())
+        return updates
+
     def _reply_saved(self, entry_id: str, message: Message) -> list[ChatUpdate]:
-        if message.get("role") != "assistant" or not self.streaming:
+        if role_of(message) is not Role.ASSISTANT or not self.streaming:
             return []
         self.streaming, self.partial = False, None
         self.leaf_id = entry_id  # the live row became this entry's message

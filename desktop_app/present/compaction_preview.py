@@ -16,6 +16,7 @@ from desktop_app.compaction.prepare import CompactionPreparation, prepare_compac
 from desktop_app.compaction.tokens import CompactionSettings, estimate_tokens
 from desktop_app.session import SessionView
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .context_meter import format_tokens
@@ -123,7 +124,7 @@ def preview_compaction(
     path = view.get_branch()
     if not path:
         return _nothing("the session is empty")
-    if path[-1].get("type") == "compaction":
+    if kind_of(path[-1]) is EntryKind.COMPACTION:
         return _nothing("the branch ends in a compaction already")
     keep = format_tokens(settings.keep_recent_tokens)
     try:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.compaction.tokens import estimate_context_tokens, estimate_tokens
+from desktop_app.session.kinds import EntryKind, kind_of
 
 __all__ = ["ContextMeterState", "MeterReading", "format_tokens"]
 
@@ -88,11 +89,12 @@ class ContextMeterState:
         links lead, and at 100,000 entries the comparison cost 30 ms per reading.
         """
         length, before = self._length, self._tokens
+        compaction = EntryKind.COMPACTION
         grew = (
             length > 0
             and len(path) >= length
             and (path[0].get("id"), path[length - 1].get("id")) == self._ends
-            and not any(entry.get("type") == "compaction" for entry in path[length:])
+            and not any(kind_of(entry) is compaction for entry in path[length:])
         )
         self._length = len(path)
         self._ends = (path[0].get("id"), path[-1].get("id")) if path else (None, None)

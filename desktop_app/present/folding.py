@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from .text import NodeKind
 from .viewgraph import SegmentKey, ViewGraph
 
 __all__ = ["NEVER_FOLD_KINDS", "foldable_runs", "straddling_segments"]
 
-NEVER_FOLD_KINDS = frozenset({"compaction", "branch_summary"})
+NEVER_FOLD_KINDS = frozenset({NodeKind.COMPACTION, NodeKind.BRANCH_SUMMARY})
 
 
 def foldable_runs(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum, auto
-from typing import TypeAlias
+from typing import TypeAlias, assert_never
 
 from .navigation import branch_target_below, segment_start_above
 from .viewgraph import Node, SegmentKey, ViewGraph
@@ -147,40 +147,59 @@ class GraphController:
         ``order`` is :func:`~.navigation.visible_order` of ``graph``; ``searching`` says a search
         is active (Escape clears it).
         """
-        if key is Key.ZOOM_IN:
-            return Zoom(1.25)
-        if key is Key.ZOOM_OUT:
-            return Zoom(0.8)
-        if key is Key.ESCAPE:
-            return ClearSearch() if searching else None
-        if not order:
-            return None
-        current = selected if selected is not None and selected in graph else graph.leaf_node
-        position = order.index(current) if current in order else -1
-        target: Node | None = None
-        if key is Key.UP:
-            target = order[(position - 1) % len(order)] if position >= 0 else order[-1]
-        elif key is Key.DOWN:
-            target = order[(position + 1) % len(order)] if position >= 0 else order[0]
-        elif key is Key.PAGE_UP:
-            target = order[max(0, position - PAGE)]
-        elif key is Key.PAGE_DOWN:
-            target = order[min(len(order) - 1, position + PAGE)]
-        elif key is Key.HOME:
-            target = order[0]
-        elif key is Key.END:
-            target = order[-1]
-        elif key is Key.ENTER:
-            return self.activate(graph, current)
-        elif current is None:
-            return None
-        elif key is Key.LEFT:
-            entry = graph.nodes[current].entry_id
-            if graph.run_of.get(entry) in graph.expanded:
-                return Collapse(entry)
-            target = segment_start_above(graph, current)
-        elif key is Key.RIGHT:
-            if isinstance(current, SegmentKey):
-                return Expand(current)
-            target = branch_target_below(graph, current)
-        return Select(target, center=True) if target is not None else None
+        match key:
+            case Key.ZOOM_IN:
+                return Zoom(1.25)
+            case Key.ZOOM_OUT:
+                return Zoom(0.8)
+            case Key.ESCAPE:
+                return ClearSearch() if searching else None
+            case Key.UP | Key.DOWN | Key.PAGE_UP | Key.PAGE_DOWN | Key.HOME | Key.END:
+                target = _list_target(order, _current(graph, selected), key) if order else None
+                return Select(target, center=True) if target is not None else None
+            case Key.ENTER:
+                return self.activate(graph, _current(graph, selected)) if order else None
+            case Key.LEFT | Key.RIGHT:
+                current = _current(graph, selected) if order else None
+                return _tree_move(graph, current, key) if current is not None else None
+            case _ as unreachable:
+                assert_never(unreachable)
+
+
+def _current(graph: ViewGraph, selected: Node | None) -> Node | None:
+    """The node keys move from: the selected one, else the leaf's."""
+    return selected if selected is not None and selected in graph else graph.leaf_node
+
+
+def _list_target(order: list[Node], current: Node | None, key: Key) -> Node | None:
+    """Up, Down, Page Up, Page Down, Home and End move through ``order`` like a list (Up and Down wrap
+    around; from no current node Up goes to the end and Down to the start)."""
+    position = order.index(current) if current in order else -1
+    if key is Key.UP:
+        return order[(position - 1) % len(order)] if position >= 0 else order[-1]
+    if key is Key.DOWN:
+        return order[(position + 1) % len(order)] if position >= 0 else order[0]
+    if key is Key.PAGE_UP:
+        return order[max(0, position - PAGE)]
+    if key is Key.PAGE_DOWN:
+        return order[min(len(order) - 1, position + PAGE)]
+    if key is Key.HOME:
+        return order[0]
+    if key is Key.END:
+        return order[-1]
+    return None
+
+
+def _tree_move(graph: ViewGraph, current: Node, key: Key) -> GraphCommand | None:
+    """Left folds back an unfolded run or goes to the start of the segment above; Right unfolds a
+    segment or goes down to the next branch."""
+    if key is Key.LEFT:
+        entry = graph.nodes[current].entry_id
+        if graph.run_of.get(entry) in graph.expanded:
+            return Collapse(entry)
+        target = segment_start_above(graph, current)
+    else:
+        if isinstance(current, SegmentKey):
+            return Expand(current)
+        target = branch_target_below(graph, current)
+    return Select(target, center=True) if target is not None else None

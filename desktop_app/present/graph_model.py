@@ -21,7 +21,7 @@ which is O(n) and cheap next to a layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, assert_never
 
@@ -34,19 +34,23 @@ from desktop_app.session import (
     SessionFailed,
 )
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of
 from desktop_app.session.tree import SessionIndex, TreeNode, sort_by_timestamp
 
 from .filters import check_mode, is_visible
 from .folding import NEVER_FOLD_KINDS, foldable_runs
 from .pi16_words import edit_text, system_summary
-from .text import ToolCalls, entry_kind, entry_text, summary_headline, tool_calls_of
+from .text import NodeKind, ToolCalls, entry_kind, entry_text, summary_headline, tool_calls_of
 from .viewgraph import Node, SegmentKey, ViewGraph, ViewNode
 
 __all__ = ["GraphDelta", "ViewGraphModel", "build_view_graph"]
 
 #: Kinds that stay on screen although folding could hide them: what the model was told (system
 #: messages) and what was cut out of or rewritten in its context (context edits and their targets).
-_KEEP_KINDS = NEVER_FOLD_KINDS | {"system", "context_edit"}
+_KEEP_KINDS = NEVER_FOLD_KINDS | {NodeKind.SYSTEM, NodeKind.CONTEXT_EDIT}
+
+# Compared once per entry of the file: a global is read faster than an enum member (Python 3.11).
+_SYSTEM, _CONTEXT_EDIT, _BRANCH_SUMMARY = Role.SYSTEM, EntryKind.CONTEXT_EDIT, EntryKind.BRANCH_SUMMARY
 
 # ----------------------------------------------------------------------------------- skeleton
 
@@ -223,22 +227,22 @@ def _tool_call_map(entries: Iterable[Entry]) -> ToolCalls:
     return calls
 
 
-_Info = dict[str, tuple[str, str]]  # entry id → (kind, text): entries never change, so cache them
+_Info = dict[str, tuple[NodeKind, str]]  # entry id → (kind, text): entries never change, so cache them
 
 
 def _info(
     entry_id: str, by_id: Mapping[str, Entry], tool_calls: ToolCalls, cache: _Info, sk: _Skeleton
-) -> tuple[str, str]:
+) -> tuple[NodeKind, str]:
     found = cache.get(entry_id)
     if found is None:
         entry = by_id[entry_id]
         kind = entry_kind(entry)
-        if kind == "branch_summary":  # pi's line would start with the same preamble every time
+        if kind is NodeKind.BRANCH_SUMMARY:  # pi's line would start with the same preamble every time
             summary = entry.get("summary")
             text = summary_headline(summary) if isinstance(summary, str) else ""
-        elif kind == "system":  # the prompt itself, or a change to it: only the path above can tell
+        elif kind is NodeKind.SYSTEM:  # the prompt itself, or a change to it: only the path above can tell
             text = system_summary(entry["message"], whole=not _system_above(entry_id, sk))
-        elif kind == "context_edit":
+        elif kind is NodeKind.CONTEXT_EDIT:
             target_id = entry.get("targetId")
             target = by_id.get(target_id) if isinstance(target_id, str) else None
             text = edit_text(entry, entry_text(target, tool_calls) if target is not None else None)
@@ -249,8 +253,8 @@ def _info(
 
 
 def _is_system_entry(entry: Entry) -> bool:
-    """A pi 1.6.0 ``system`` message (the type test first: this runs once per entry of the file)."""
-    return entry.get("type") == "message" and entry_kind(entry) == "system"
+    """A pi 1.6.0 ``system`` message."""
+    return entry_role(entry) is _SYSTEM
 
 
 def _system_above(entry_id: str, sk: _Skeleton) -> bool:
@@ -272,14 +276,14 @@ def _edit_targets(entries: Iterable[Entry]) -> dict[str, str]:
     """Context edit id → the id of the entry it edits (pi 1.6.0's ``targetId``)."""
     out: dict[str, str] = {}
     for entry in entries:
-        if entry.get("type") == "context_edit":
+        if kind_of(entry) is _CONTEXT_EDIT:
             entry_id, target = entry.get("id"), entry.get("targetId")
             if isinstance(entry_id, str) and isinstance(target, str):
                 out[entry_id] = target
     return out
 
 
-def _kind(entry_id: str, by_id: Mapping[str, Entry], cache: _Info) -> str:
+def _kind(entry_id: str, by_id: Mapping[str, Entry], cache: _Info) -> NodeKind:
     """The entry's kind without computing its text: folding needs the kinds of all entries, the
     texts only of the entries that get a node of their own (a run's first)."""
     found = cache.get(entry_id)
@@ -295,10 +299,117 @@ def _entry_node(
 def _abandoned_leaf(entry: Entry) -> str | None:
     """``details.abandonedLeafId`` of an Arbor-made branch summary (pi's own summaries lack it)."""
     details = entry.get("details")
-    if entry.get("type") != "branch_summary" or not isinstance(details, dict):
+    if not isinstance(details, dict) or kind_of(entry) is not _BRANCH_SUMMARY:  # most have none
         return None
     target = details.get("abandonedLeafId")
     return target if isinstance(target, str) else None
+
+
+@dataclass
+class _Visible:
+    """The filtered tree: each entry's anchor (itself, or its nearest visible ancestor), the visible
+    entries' parents and children (``None`` holds the roots) and their pre-order."""
+
+    anchor: dict[str, str | None] = field(default_factory=dict)
+    parent: dict[str, str | None] = field(default_factory=dict)
+    children: dict[str | None, list[str]] = field(default_factory=lambda: {None: []})
+    order: list[str] = field(default_factory=list)
+
+
+def _visible(
+    sk: _Skeleton, index: SessionIndex, filter_mode: str, leaf: str | None, always: Collection[str]
+) -> _Visible:
+    """Filter: a pre-order walk carrying the nearest visible ancestor, so that hidden entries'
+    descendants hang from it (pi's list); visible children stay in order. Entries in ``always``
+    are shown whatever the filter."""
+    by_id, labels, show_all = index.by_id, index.labels, filter_mode == "all"
+    out = _Visible()
+    anchor, vparent, vchildren, order = out.anchor, out.parent, out.children, out.order
+    stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
+    while stack:
+        entry_id, carried = stack.pop()
+        if show_all or entry_id in always or is_visible(by_id[entry_id], filter_mode, leaf, labels):
+            anchor[entry_id] = entry_id
+            vparent[entry_id] = carried
+            vchildren[carried].append(entry_id)
+            vchildren[entry_id] = []
+            order.append(entry_id)
+            carried = entry_id
+        else:
+            anchor[entry_id] = carried
+        kids = sk.kids(entry_id)
+        if kids:
+            stack.extend((k, carried) for k in reversed(kids))
+    return out
+
+
+@dataclass
+class _Folded:
+    """The nodes of a filtered tree once runs are folded: every visible entry's node, the nodes
+    with their parents and children, and the runs."""
+
+    node_of: dict[str, Node]
+    nodes: dict[Node, ViewNode]
+    parent: dict[Node, Node]
+    children: dict[Node, list[Node]]
+    runs: dict[str, tuple[str, ...]]
+    run_of: dict[str, str]
+
+
+def _fold(
+    visible: _Visible,
+    can_fold: Mapping[str, bool],
+    folding: bool,
+    expanded: Collection[str],
+    entry_node: Callable[[str], ViewNode],
+    segment_node: Callable[[tuple[str, ...]], ViewNode],
+) -> _Folded:
+    """Fold (when ``folding``): each run of foldable nodes whose first id is not ``expanded`` becomes
+    one segment node (``segment_node`` of its ids); every other visible entry gets its own (``entry_node``)."""
+    runs, run_of = foldable_runs(visible.order, visible.parent, visible.children, can_fold)
+    out = _Folded({}, {}, {}, {}, runs, run_of)
+    node_of, nodes, parent, children = out.node_of, out.nodes, out.parent, out.children
+    for n in visible.order:
+        first = run_of.get(n) if folding else None
+        if first is not None and first not in expanded:
+            # one key per run, shared by its members (a key each was 78,000 tuples at 100k)
+            key: Node = node_of[first] if n != first and first in node_of else SegmentKey(first)
+            node_of[n] = key
+            if n != first:
+                continue
+            nodes[key] = segment_node(runs[first])
+        else:
+            key = node_of[n] = n
+            nodes[n] = entry_node(n)
+        children[key] = []
+        up = visible.parent[n]
+        if up is not None:
+            parent[key] = node_of[up]
+            children[node_of[up]].append(key)
+    return out
+
+
+def _summary_links(by_id: Mapping[str, Entry], visible: _Visible, node_of: Mapping[str, Node]) -> list[tuple[Node, Node]]:
+    """Arbor's branch summaries → the node showing the leaf they abandoned."""
+    links: list[tuple[Node, Node]] = []
+    for n in visible.order:
+        target = _abandoned_leaf(by_id[n])
+        target_anchor = visible.anchor.get(target) if target is not None else None
+        if target_anchor is not None:
+            links.append((node_of[n], node_of[target_anchor]))
+    return links
+
+
+def _edit_links(
+    edit_targets: Mapping[str, str], anchor: Mapping[str, str | None], node_of: Mapping[str, Node]
+) -> list[tuple[Node, Node]]:
+    """Visible context edits → the node showing the entry they edit (when that is another node)."""
+    links: list[tuple[Node, Node]] = []
+    for edit_id, target in edit_targets.items():
+        edit_anchor, target_anchor = anchor.get(edit_id), anchor.get(target)
+        if edit_anchor == edit_id and target_anchor is not None and node_of[target_anchor] != node_of[edit_id]:
+            links.append((node_of[edit_id], node_of[target_anchor]))
+    return links
 
 
 def build_view_graph(
@@ -312,7 +423,8 @@ def build_view_graph(
     _tool_calls: ToolCalls | None = None,
     _cache: _Info | None = None,
 ) -> ViewGraph:
-    """The view graph of ``index`` seen from ``leaf_id`` (see the module docstring).
+    """The view graph of ``index`` seen from ``leaf_id`` (see the module docstring): the tree,
+    filtered (:func:`_visible`), folded (:func:`_fold`) and linked (summaries and edits).
 
     ``expanded`` holds the first entry ids of runs the user unfolded; see :class:`ViewGraph` for
     what the result holds.
@@ -323,7 +435,6 @@ def build_view_graph(
     tool_calls = _tool_calls if _tool_calls is not None else _tool_call_map(by_id.values())
     cache: _Info = _cache if _cache is not None else {}
     leaf = leaf_id if leaf_id in by_id else None
-    show_all = filter_mode == "all"
 
     on_path = set(sk.path(index, leaf, remember=False))  # may run on a worker thread
 
@@ -332,102 +443,54 @@ def build_view_graph(
     edit_targets = _edit_targets(by_id.values())
     edited = set(edit_targets.values())
 
-    # Filter: pre-order walk carrying the nearest visible ancestor; visible children stay in order.
-    anchor: dict[str, str | None] = {}
-    vparent: dict[str, str | None] = {}
-    vchildren: dict[str | None, list[str]] = {None: []}
-    order: list[str] = []
-    stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
-    while stack:
-        entry_id, carried = stack.pop()
-        if show_all or entry_id in edited or is_visible(by_id[entry_id], filter_mode, leaf, labels):
-            anchor[entry_id] = entry_id
-            vparent[entry_id] = carried
-            vchildren[carried].append(entry_id)
-            vchildren[entry_id] = []
-            order.append(entry_id)
-            carried = entry_id
-        else:
-            anchor[entry_id] = carried
-        kids = sk.kids(entry_id)
-        if kids:
-            stack.extend((k, carried) for k in reversed(kids))
+    visible = _visible(sk, index, filter_mode, leaf, edited)
+    leaf_rep = visible.anchor.get(leaf) if leaf is not None else None
 
-    leaf_rep = anchor.get(leaf) if leaf is not None else None
-
-    # Fold: runs of foldable nodes (one visible child at most, none of the never-fold kinds).
+    # Foldable: one visible child at most, none of the never-fold kinds or entries.
     can_fold = {
-        n: len(vchildren[n]) <= 1
+        n: len(visible.children[n]) <= 1
         and n != leaf_rep
         and n not in labels
         and n not in edited
         and _kind(n, by_id, cache) not in _KEEP_KINDS
-        for n in order
+        for n in visible.order
     }
-    runs, run_of = foldable_runs(order, vparent, vchildren, can_fold)
 
-    node_of: dict[str, Node] = {}
-    nodes: dict[Node, ViewNode] = {}
-    parent: dict[Node, Node] = {}
-    children: dict[Node, list[Node]] = {}
-    for n in order:
-        first = run_of.get(n) if folding else None
-        if first is not None and first not in expanded:
-            # one key per run, shared by its members (a key each was 78,000 tuples at 100k)
-            key: Node = node_of[first] if n != first and first in node_of else SegmentKey(first)
-            node_of[n] = key
-            if n != first:
-                continue
-            ids = runs[first]
-            kinds: dict[str, int] = {}
-            for member in ids:
-                kind = _kind(member, by_id, cache)
-                kinds[kind] = kinds.get(kind, 0) + 1
-            nodes[key] = ViewNode(
-                "segment",
-                _info(first, by_id, tool_calls, cache, sk)[1],
-                ids,
-                on_active_path=any(m in on_path for m in ids),
-                kinds=tuple(kinds.items()),
-            )
-        else:
-            key = node_of[n] = n
-            kind, text = _info(n, by_id, tool_calls, cache, sk)
-            nodes[n] = _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
-        children[key] = []
-        up = vparent[n]
-        if up is not None:
-            parent[key] = node_of[up]
-            children[node_of[up]].append(key)
+    def entry_node(n: str) -> ViewNode:
+        kind, text = _info(n, by_id, tool_calls, cache, sk)
+        return _entry_node(n, kind, text, labels.get(n), n in on_path, n == leaf)
 
-    links: list[tuple[Node, Node]] = []
-    for n in order:
-        target = _abandoned_leaf(by_id[n])
-        target_anchor = anchor.get(target) if target is not None else None
-        if target_anchor is not None:
-            links.append((node_of[n], node_of[target_anchor]))
-    edit_links: list[tuple[Node, Node]] = []
-    for edit_id, target in edit_targets.items():
-        edit_anchor, target_anchor = anchor.get(edit_id), anchor.get(target)
-        if edit_anchor == edit_id and target_anchor is not None and node_of[target_anchor] != node_of[edit_id]:
-            edit_links.append((node_of[edit_id], node_of[target_anchor]))
+    def segment_node(ids: tuple[str, ...]) -> ViewNode:
+        kinds: dict[str, int] = {}
+        for member in ids:
+            kind = _kind(member, by_id, cache)
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return ViewNode(
+            NodeKind.SEGMENT,
+            _info(ids[0], by_id, tool_calls, cache, sk)[1],
+            ids,
+            on_active_path=any(m in on_path for m in ids),
+            kinds=tuple(kinds.items()),
+        )
 
+    folded = _fold(visible, can_fold, folding, expanded, entry_node, segment_node)
+    node_of = folded.node_of
     return ViewGraph(
-        nodes=nodes,
-        parent=parent,
-        children=children,
-        roots=[node_of[r] for r in vchildren[None]],
+        nodes=folded.nodes,
+        parent=folded.parent,
+        children=folded.children,
+        roots=[node_of[r] for r in visible.children[None]],
         leaf_id=leaf,
         leaf_node=node_of.get(leaf_rep) if leaf_rep is not None else None,
         filter_mode=filter_mode,
         folding=folding,
         expanded=frozenset(expanded),
         node_of=node_of,
-        anchor=anchor,
-        runs=runs,
-        run_of=run_of,
-        summary_links=links,
-        edit_links=edit_links,
+        anchor=visible.anchor,
+        runs=folded.runs,
+        run_of=folded.run_of,
+        summary_links=_summary_links(by_id, visible, node_of),
+        edit_links=_edit_links(edit_targets, visible.anchor, node_of),
         broken_edges=list(sk.broken_edges),
     )
 
@@ -650,7 +713,7 @@ class ViewGraphModel:
         entries = [e for e in appended if isinstance(e, dict)]
         if not entries:
             return GraphDelta()
-        labels = any(e.get("type") == "label" for e in entries)  # part of the target's search text
+        labels = any(kind_of(e) is EntryKind.LABEL for e in entries)  # part of the target's search text
         if leaf_id != entries[-1].get("id"):
             self.leaf_id = leaf_id
             return replace(self.rebuild(reindex=True), texts_changed=labels)
@@ -683,7 +746,7 @@ class ViewGraphModel:
             isinstance(entry_id, str)
             and entry_id not in anchor
             and new_leaf == entry_id
-            and entry.get("type") not in ("label", "context_edit")  # they restyle or link other nodes
+            and kind_of(entry) not in (EntryKind.LABEL, EntryKind.CONTEXT_EDIT)  # they restyle or link other nodes
             and self._skel is not None
             and self._tool_calls is not None
             and parent is not None

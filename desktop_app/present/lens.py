@@ -35,6 +35,7 @@ from desktop_app.session.context import (
     project_path,
 )
 from desktop_app.session.entries import Entry, Message
+from desktop_app.session.kinds import BlockKind, EntryKind, Role, block_kind, kind_of, role_of
 from desktop_app.session.profile import PiProfile
 
 from .chat_feed import session_profile
@@ -107,34 +108,34 @@ class Lens:
 def _first_line(message: Message) -> str:
     if not isinstance(message, dict):  # a compaction's odd ``systemMessage`` (a string, ``true``)
         return message if isinstance(message, str) else json.dumps(message)
-    role = message.get("role")
-    if role in ("compactionSummary", "branchSummary"):
-        summary = message.get("summary")
-        return summary_headline(summary) if isinstance(summary, str) else ""
-    if role == "bashExecution":
-        return "$ " + str(message.get("command", ""))
-    if role == "system":
-        return system_summary(message, whole=None)
-    content = message.get("content")
+    match role_of(message):
+        case Role.COMPACTION_SUMMARY | Role.BRANCH_SUMMARY:
+            summary = message.get("summary")
+            return summary_headline(summary) if isinstance(summary, str) else ""
+        case Role.BASH_EXECUTION:
+            return "$ " + str(message.get("command", ""))
+        case Role.SYSTEM:
+            return system_summary(message, whole=None)
+    return " ".join(_content_words(message.get("content")).split())[:160]
+
+
+def _content_words(content: object) -> str:
+    """A message's content in a line's words: its text, its tool calls as ``→ name``, and
+    ``(thinking)`` for a reply that only thought so far."""
     if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        parts: list[str] = []
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            kind = block.get("type")
-            if kind == "text" and isinstance(block.get("text"), str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts: list[str] = []
+    for block in content:
+        match block_kind(block):
+            case BlockKind.TEXT if isinstance(block.get("text"), str):
                 parts.append(block["text"])
-            elif kind == "toolCall":
+            case BlockKind.TOOL_CALL:
                 parts.append(f"→ {block.get('name', 'tool')}")
-            elif kind == "thinking" and not parts:
+            case BlockKind.THINKING if not parts:
                 parts.append("(thinking)")
-        text = " ".join(parts)
-    else:
-        text = ""
-    text = " ".join(text.split())
-    return text[:160]
+    return " ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,8 @@ def _sourced(path: list[Entry], profile: PiProfile) -> list[_Source]:
     """The messages of pi's projection at the end of ``path``, each with its entry and section,
     and the messages an edit omitted, in their places (pi16-delta.md §4.1)."""
     projected = project_path(path, profile=profile)
-    compaction_at = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
+    compaction = EntryKind.COMPACTION
+    compaction_at = max((i for i, e in enumerate(path) if kind_of(e) is compaction), default=-1)
     after = len(path) - compaction_at - 1 if compaction_at >= 0 else len(path)
     edits = active_edits(path, profile)
     out: list[_Source] = []

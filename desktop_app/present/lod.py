@@ -25,12 +25,12 @@ import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import Enum, StrEnum
 from itertools import islice
 from operator import attrgetter
-from typing import Final
+from typing import Final, assert_never
 
-from .text import KIND_TITLES
+from .text import KIND_TITLES, NodeKind
 from .viewgraph import Node, ViewGraph, ViewNode
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
     "LANDMARK_ROLES",
     "Detail",
     "Mark",
+    "MarkRole",
     "Marks",
     "Placed",
     "Rect",
@@ -98,22 +99,28 @@ def stretch_rows(count: int) -> int:
 
 # ----------------------------------------------------------------------------------- marks
 
-#: Roles in order of importance: when labels compete for room, the earlier role wins.
-_ROLE_RANK: Final[dict[str, int]] = {
-    "active-leaf": 0,
-    "root": 1,
-    "label": 2,
-    "compaction": 3,
-    "branch_summary": 4,
-    "branch": 5,
-    "leaf": 6,
-    "segment": 7,
-    "entry": 8,
-}
+class MarkRole(StrEnum):
+    """Why the canvas labels a node, most important first: when labels compete for room, the
+    earlier role wins."""
+
+    ACTIVE_LEAF = "active-leaf"
+    ROOT = "root"
+    LABEL = "label"
+    COMPACTION = "compaction"
+    BRANCH_SUMMARY = "branch_summary"
+    BRANCH = "branch"
+    LEAF = "leaf"
+    SEGMENT = "segment"
+    ENTRY = "entry"
+
+
+_ROLE_RANK: Final[dict[str, int]] = {role: rank for rank, role in enumerate(MarkRole)}
 #: The roles that are labelled far out (everything but plain entries and folded runs).
-LANDMARK_ROLES: Final = frozenset(_ROLE_RANK) - {"segment", "entry"}
+LANDMARK_ROLES: Final = frozenset(MarkRole) - {MarkRole.SEGMENT, MarkRole.ENTRY}
 #: The first rank that is not a landmark's: every landmark role ranks before it (:func:`landmarks_of`).
 _FIRST_PLAIN_ROLE_RANK: Final = min(rank for role, rank in _ROLE_RANK.items() if role not in LANDMARK_ROLES)
+#: Node kinds that are a role of their own.
+_LANDMARK_KINDS: Final[dict[str, MarkRole]] = {NodeKind.COMPACTION: MarkRole.COMPACTION, NodeKind.BRANCH_SUMMARY: MarkRole.BRANCH_SUMMARY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +128,7 @@ class Mark:
     """What one node says when the canvas labels it, and how much that matters."""
 
     node: Node
-    role: str  #: one of :data:`LANDMARK_ROLES`, ``"segment"`` or ``"entry"``
+    role: MarkRole
     text: str  #: the label, one line, at most ~44 characters
     kind: str  #: the node's kind (for its colour)
     rank: tuple[int, int, int]  #: sort key: role, off the active path, pre-order position
@@ -143,49 +150,52 @@ def _compaction_words(text: str) -> str:
     return "tokens before unknown"
 
 
-def _role(graph: ViewGraph, node: Node, view: ViewNode) -> str:
+def _role(graph: ViewGraph, node: Node, view: ViewNode) -> MarkRole:
     if view.is_leaf or node == graph.leaf_node:
-        return "active-leaf"
+        return MarkRole.ACTIVE_LEAF
     if view.label:
-        return "label"
-    if view.kind in ("compaction", "branch_summary"):
-        return view.kind
+        return MarkRole.LABEL
+    landmark = _LANDMARK_KINDS.get(view.kind)
+    if landmark is not None:
+        return landmark
     if len(graph.children_of(node)) > 1:
-        return "branch"
+        return MarkRole.BRANCH
     if graph.parent_of(node) is None:
-        return "root"
+        return MarkRole.ROOT
     if not graph.children_of(node):
-        return "leaf"
-    return "segment" if view.is_segment else "entry"
+        return MarkRole.LEAF
+    return MarkRole.SEGMENT if view.is_segment else MarkRole.ENTRY
 
 
-def _text(graph: ViewGraph, node: Node, view: ViewNode, role: str, session_name: str | None) -> str:
+def _text(graph: ViewGraph, node: Node, view: ViewNode, role: MarkRole, session_name: str | None) -> str:
     first = view.text or KIND_TITLES.get(view.kind, view.kind)
-    if view.kind == "compaction":
+    if view.kind == NodeKind.COMPACTION:
         body = "✂ " + _compaction_words(view.text)
-    elif view.kind == "branch_summary":
+    elif view.kind == NodeKind.BRANCH_SUMMARY:
         body = "⤺ " + (view.text or "branch summary")
     elif view.is_segment:
         body = f"⋯ {view.count} · {first}"
     else:
         body = f"{KIND_TITLES.get(view.kind, view.kind)}: {first}"
-    if role == "active-leaf":
-        return _cut("● leaf · " + body)
-    if role == "label":
-        return _cut(f"⚑ {view.label} · {body}", _MAX_CHARS + 8)
-    if role == "root":
-        return _cut(f"◉ {session_name}" if session_name else "◉ start · " + body)
-    if role == "branch":
-        return _cut(f"⋔ {len(graph.children_of(node))} branches · {body}")
-    if role == "leaf":
-        return _cut("◦ " + body)
-    return _cut(body)
+    match role:
+        case MarkRole.ACTIVE_LEAF:
+            return _cut("● leaf · " + body)
+        case MarkRole.LABEL:
+            return _cut(f"⚑ {view.label} · {body}", _MAX_CHARS + 8)
+        case MarkRole.ROOT:
+            return _cut(f"◉ {session_name}" if session_name else "◉ start · " + body)
+        case MarkRole.BRANCH:
+            return _cut(f"⋔ {len(graph.children_of(node))} branches · {body}")
+        case MarkRole.LEAF:
+            return _cut("◦ " + body)
+        case MarkRole.COMPACTION | MarkRole.BRANCH_SUMMARY | MarkRole.SEGMENT | MarkRole.ENTRY:
+            return _cut(body)
+        case _ as unreachable:
+            assert_never(unreachable)
 
 
 def _mark(graph: ViewGraph, node: Node, view: ViewNode, position: int, session_name: str | None) -> Mark:
     role = _role(graph, node, view)
-    if role == "root" and session_name is None and view.kind in ("compaction", "branch_summary"):
-        role = view.kind
     text = _text(graph, node, view, role, session_name)
     rank = (_ROLE_RANK[role], 0 if view.on_active_path else 1, position)
     return Mark(node, role, text, view.kind, rank)
@@ -540,7 +550,7 @@ def place_labels(
         ):
             rect = Rect(x, y, width, line_height)
             # the active leaf's label may cover other markers: it is the one thing always labelled
-            blocked = shapes.hits(rect) and mark.role != "active-leaf"
+            blocked = shapes.hits(rect) and mark.role is not MarkRole.ACTIVE_LEAF
             if viewport.contains(rect) and not grid.hits(rect) and not blocked:
                 grid.add(rect)
                 placed.append(Placed(mark, text, rect, False))

@@ -16,7 +16,7 @@ from typing import assert_never
 from desktop_app.session import SessionView
 from desktop_app.session.entries import Entry
 
-from .text import entry_kind, full_text
+from .text import NodeKind, entry_kind, full_text
 
 __all__ = ["MenuAction", "MenuItem", "menu_item", "node_menu"]
 
@@ -57,10 +57,6 @@ class MenuItem:
         return self.action.value
 
 
-def _role(entry: Entry) -> str:
-    return entry_kind(entry)
-
-
 def _writes(busy: bool, read_only: bool) -> str | None:
     """Why an item that writes (or moves the leaf) cannot run now; ``None`` when it can."""
     if read_only:
@@ -70,69 +66,113 @@ def _writes(busy: bool, read_only: bool) -> str | None:
     return None
 
 
-def menu_item(view: SessionView, entry: Entry, action: MenuAction, *, busy: bool) -> MenuItem:
-    """Whether ``action`` applies to ``entry`` now, and the tooltip that says why (or what it does)."""
-    entry_id = str(entry.get("id"))
-    kind = _role(entry)
-    blocked = _writes(busy, view.read_only)
-    is_leaf = entry_id == view.leaf_id
-    has_parent = isinstance(entry.get("parentId"), str)
-    separator = action in _GROUP_STARTS
+@dataclass(frozen=True)
+class _Target:
+    """What the items of one node's menu are decided by."""
 
-    def item(enabled: bool, reason: str) -> MenuItem:
-        return MenuItem(action, enabled, reason, separator)
+    view: SessionView
+    entry: Entry
+    entry_id: str
+    kind: NodeKind
+    busy: bool
+    blocked: str | None  #: why writing is not possible now (:func:`_writes`)
 
+
+_Rule = tuple[bool, str]  # enabled, and the tooltip: why not, or what it does
+
+
+def _continue(t: _Target) -> _Rule:
+    if t.blocked:
+        return False, t.blocked
+    if t.entry_id == t.view.leaf_id:
+        return False, "This is already the active leaf"
+    if t.kind in (NodeKind.USER, NodeKind.CUSTOM_MESSAGE):
+        return True, "Move the leaf to the message's parent and put its text in the composer"
+    return True, "Make this entry the active leaf: the chat continues from here"
+
+
+def _edit_branch(t: _Target) -> _Rule:
+    if t.kind is not NodeKind.USER:
+        return False, "Only a user message can be edited"
+    if t.blocked:
+        return False, t.blocked
+    return True, "Put this message in the composer and branch from its parent"
+
+
+def _regenerate(t: _Target) -> _Rule:
+    if t.kind is not NodeKind.ASSISTANT:
+        return False, "Only an assistant reply can be regenerated"
+    if not isinstance(t.entry.get("parentId"), str):
+        return False, "This reply has no parent to answer again"
+    if t.blocked:
+        return False, t.blocked
+    return True, "Ask the model again from the same parent: a new sibling reply"
+
+
+def _fork(t: _Target) -> _Rule:
+    if t.kind is not NodeKind.USER:
+        return False, "Fork starts before a user message; use Clone up to here for this entry"
+    if t.busy:
+        return False, BUSY
+    return True, "A new session with the path before this message; its text goes to the composer"
+
+
+def _clone(t: _Target) -> _Rule:
+    if t.busy:
+        return False, BUSY
+    return True, "A new session with the path up to and including this entry"
+
+
+def _label(t: _Target) -> _Rule:
+    if t.view.read_only:
+        return False, READ_ONLY
+    return True, "Name this entry (a label entry is appended)"
+
+
+def _clear_label(t: _Target) -> _Rule:
+    if not t.view.get_label(t.entry_id):
+        return False, "This entry has no label"
+    if t.view.read_only:
+        return False, READ_ONLY
+    return True, "Remove the label (a label entry is appended)"
+
+
+def _copy_text(t: _Target) -> _Rule:
+    if not full_text(t.entry, limit=10**9):
+        return False, "This entry has no text"
+    return True, "Copy the entry's full text to the clipboard"
+
+
+def _rule(action: MenuAction, t: _Target) -> _Rule:
     match action:
         case MenuAction.CONTINUE:
-            if blocked:
-                return item(False, blocked)
-            if is_leaf:
-                return item(False, "This is already the active leaf")
-            if kind in ("user", "custom_message"):
-                return item(True, "Move the leaf to the message's parent and put its text in the composer")
-            return item(True, "Make this entry the active leaf: the chat continues from here")
+            return _continue(t)
         case MenuAction.EDIT_BRANCH:
-            if kind != "user":
-                return item(False, "Only a user message can be edited")
-            if blocked:
-                return item(False, blocked)
-            return item(True, "Put this message in the composer and branch from its parent")
+            return _edit_branch(t)
         case MenuAction.REGENERATE:
-            if kind != "assistant":
-                return item(False, "Only an assistant reply can be regenerated")
-            if not has_parent:
-                return item(False, "This reply has no parent to answer again")
-            if blocked:
-                return item(False, blocked)
-            return item(True, "Ask the model again from the same parent: a new sibling reply")
+            return _regenerate(t)
         case MenuAction.FORK:
-            if kind != "user":
-                return item(False, "Fork starts before a user message; use Clone up to here for this entry")
-            if busy:
-                return item(False, BUSY)
-            return item(True, "A new session with the path before this message; its text goes to the composer")
+            return _fork(t)
         case MenuAction.CLONE:
-            if busy:
-                return item(False, BUSY)
-            return item(True, "A new session with the path up to and including this entry")
+            return _clone(t)
         case MenuAction.LABEL:
-            if view.read_only:
-                return item(False, READ_ONLY)
-            return item(True, "Name this entry (a label entry is appended)")
+            return _label(t)
         case MenuAction.CLEAR_LABEL:
-            if not view.get_label(entry_id):
-                return item(False, "This entry has no label")
-            if view.read_only:
-                return item(False, READ_ONLY)
-            return item(True, "Remove the label (a label entry is appended)")
+            return _clear_label(t)
         case MenuAction.COPY_TEXT:
-            if not full_text(entry, limit=10**9):
-                return item(False, "This entry has no text")
-            return item(True, "Copy the entry's full text to the clipboard")
+            return _copy_text(t)
         case MenuAction.SHOW_CONTEXT:
-            return item(True, "Show the messages the model would receive at this entry")
+            return True, "Show the messages the model would receive at this entry"
         case _:
             assert_never(action)
+
+
+def menu_item(view: SessionView, entry: Entry, action: MenuAction, *, busy: bool) -> MenuItem:
+    """Whether ``action`` applies to ``entry`` now, and the tooltip that says why (or what it does)."""
+    blocked = _writes(busy, view.read_only)
+    target = _Target(view, entry, str(entry.get("id")), entry_kind(entry), busy, blocked)
+    enabled, reason = _rule(action, target)
+    return MenuItem(action, enabled, reason, action in _GROUP_STARTS)
 
 
 def node_menu(view: SessionView, entry_id: str, *, busy: bool) -> tuple[MenuItem, ...]:

@@ -12,6 +12,7 @@ from desktop_app.session import SessionView
 
 from .chat_feed import session_profile
 from .preview import preview_html
+from .text import NodeKind
 from .viewgraph import Node, ViewGraph
 
 __all__ = ["node_preview"]
@@ -24,7 +25,7 @@ def node_preview(graph: ViewGraph, node: Node, session: SessionView) -> str:
         return ""
     index = session.index
     compaction = (
-        audit_compaction(index, shown.entry_id, session_profile(session)) if shown.kind == "compaction" else None
+        audit_compaction(index, shown.entry_id, session_profile(session)) if shown.kind == NodeKind.COMPACTION else None
     )
-    abandoned = branch_summary_info(index, shown.entry_id).abandoned_text if shown.kind == "branch_summary" else None
+    abandoned = branch_summary_info(index, shown.entry_id).abandoned_text if shown.kind == NodeKind.BRANCH_SUMMARY else None
     return preview_html(graph, node, index, compaction=compaction, abandoned_text=abandoned)

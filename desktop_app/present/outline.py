@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from .lod import LANDMARK_ROLES, Mark, Marks, landmarks_of, node_marks
+from .lod import LANDMARK_ROLES, Mark, MarkRole, Marks, landmarks_of, node_marks
 from .viewgraph import Node, ViewGraph, ViewNode
 
 __all__ = ["OUTLINE_GROUPS", "OutlineCache", "OutlineItem", "outline", "outline_counts"]
@@ -20,11 +20,11 @@ __all__ = ["OUTLINE_GROUPS", "OutlineCache", "OutlineItem", "outline", "outline_
 #: The outline's filter choices: a title and the roles it shows.
 OUTLINE_GROUPS: Final[dict[str, frozenset[str]]] = {
     "Everything": LANDMARK_ROLES,
-    "Compactions": frozenset({"compaction"}),
-    "Branch points": frozenset({"branch"}),
-    "Labels": frozenset({"label"}),
-    "Leaves": frozenset({"leaf", "active-leaf"}),
-    "Branch summaries": frozenset({"branch_summary"}),
+    "Compactions": frozenset({MarkRole.COMPACTION}),
+    "Branch points": frozenset({MarkRole.BRANCH}),
+    "Labels": frozenset({MarkRole.LABEL}),
+    "Leaves": frozenset({MarkRole.LEAF, MarkRole.ACTIVE_LEAF}),
+    "Branch summaries": frozenset({MarkRole.BRANCH_SUMMARY}),
 }
 
 

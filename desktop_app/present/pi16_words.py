@@ -11,7 +11,7 @@ model call outside the context (a cache warm-up, a classifier).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from desktop_app.session.entries import Entry
@@ -145,9 +145,3 @@ def usage_text(entry: Entry) -> str:
     if isinstance(note, str) and note:
         parts.append(note)
     return " · ".join(parts)
-
-
-def first_words(values: Iterable[str], limit: int = 120) -> str:
-    """The values joined with spaces and squeezed to one line of at most ``limit`` characters."""
-    text = " ".join(" ".join(values).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -16,6 +16,7 @@ from desktop_app.compaction.tokens import estimate_tokens
 from desktop_app.session import SessionView
 from desktop_app.session.context import context_entries, edit_key, is_system_entry, latest_edits
 from desktop_app.session.entries import Entry, message_text
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 
 from .chat_feed import session_profile
 from .context_meter import format_tokens
@@ -68,7 +69,8 @@ def _status(view: SessionView, entry_id: str) -> str:
         return "On another branch (not in the active context)"
     profile = session_profile(view)
     position = ids.index(entry_id)
-    last = max((i for i, e in enumerate(active) if e.get("type") == "compaction"), default=-1)
+    compaction = EntryKind.COMPACTION
+    last = max((i for i, e in enumerate(active) if kind_of(e) is compaction), default=-1)
     if position < last:
         audit = audit_compaction(view.index, ids[last], profile)
         if entry_id in audit.checkpoint_ids or (profile.projected_compaction and is_system_entry(active[position])):
@@ -94,7 +96,7 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
     label = view.get_label(entry_id)
     title = kind.capitalize() + (f" · ⚑ {label}" if label else "")
     body = full_text(entry, limit=10**9) or entry_text(entry)
-    if entry.get("type") == "context_edit":  # name the target by what it says, not only its id
+    if kind_of(entry) is EntryKind.CONTEXT_EDIT:  # name the target by what it says, not only its id
         target_id = entry.get("targetId")
         target = view.get_entry(target_id) if isinstance(target_id, str) else None
         body = edit_text(entry, entry_text(target) if target is not None else None)
@@ -121,7 +123,7 @@ def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:
         tokens = int(estimate_tokens(message, session_profile(view)))
         total += tokens
         role = str(message.get("role", "?"))
-        if role == "system":
+        if role_of(message) is Role.SYSTEM:
             text = system_summary(message, whole=None)
         else:
             text = message_text(message.get("content"), " ") or str(message.get("summary") or "")

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from desktop_app.session.entries import Entry
+from desktop_app.session.kinds import BlockKind, EntryKind, block_kind, kind_of
 from desktop_app.session.tree import SessionIndex
 
 from .text import full_text, searchable_text
@@ -52,36 +53,34 @@ def _content_text(content: Any, out: list[str]) -> None:
     if not isinstance(content, list):
         return
     for block in content:
-        if not isinstance(block, dict):
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            _strings(block.get("text"), out)
-        elif kind == "thinking":
-            _strings(block.get("thinking"), out)
-        elif kind == "toolCall":
-            _strings(block.get("name"), out)
-            arguments = block.get("arguments")
-            out.append(json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, (dict, list)) else "")
-            _strings(arguments, out)
+        match block_kind(block):
+            case BlockKind.TEXT:
+                _strings(block.get("text"), out)
+            case BlockKind.THINKING:
+                _strings(block.get("thinking"), out)
+            case BlockKind.TOOL_CALL:
+                _strings(block.get("name"), out)
+                arguments = block.get("arguments")
+                out.append(json.dumps(arguments, ensure_ascii=False) if isinstance(arguments, (dict, list)) else "")
+                _strings(arguments, out)
 
 
 def find_text(entry: Entry, label: str | None = None) -> str:
     """All the text of ``entry`` a find bar searches (see the module docstring), one string."""
     parts = [searchable_text(entry, label)]
-    entry_type = entry.get("type")
     message = entry.get("message")
-    if entry_type == "message" and isinstance(message, dict):
-        _content_text(message.get("content"), parts)
-        for key in ("command", "output", "toolName", "errorMessage", "customType"):
-            _strings(message.get(key), parts)
-    elif entry_type == "custom_message":
-        _content_text(entry.get("content"), parts)
-    elif entry_type in ("compaction", "branch_summary"):
-        _strings(entry.get("summary"), parts)
-        _strings(entry.get("details"), parts)
-    else:
-        parts.append(full_text(entry))
+    match kind_of(entry):
+        case EntryKind.MESSAGE if isinstance(message, dict):
+            _content_text(message.get("content"), parts)
+            for key in ("command", "output", "toolName", "errorMessage", "customType"):
+                _strings(message.get(key), parts)
+        case EntryKind.CUSTOM_MESSAGE:
+            _content_text(entry.get("content"), parts)
+        case EntryKind.COMPACTION | EntryKind.BRANCH_SUMMARY:
+            _strings(entry.get("summary"), parts)
+            _strings(entry.get("details"), parts)
+        case _:
+            parts.append(full_text(entry))
     return "\n".join(p for p in parts if p)
 
 

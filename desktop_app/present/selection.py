@@ -15,6 +15,7 @@ from typing import Generic, Protocol, TypeVar
 
 from .folding import straddling_segments
 from .graph_model import ViewGraphModel
+from .text import NodeKind
 from .viewgraph import Node
 
 __all__ = ["AuditLike", "Selection", "SelectionChange"]
@@ -80,7 +81,7 @@ class Selection(Generic[A]):
         view = graph.nodes[self.node] if self.node is not None else None
         kind = view.kind if view is not None else None
         entry_id = view.entry_id if view is not None else None
-        compaction = entry_id if kind == "compaction" else None
+        compaction = entry_id if kind == NodeKind.COMPACTION else None
         if compaction is None and self.audit is None:
             return SelectionChange(self.node, entry_id, kind, None, False, False, False)
 

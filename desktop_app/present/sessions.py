@@ -22,6 +22,7 @@ from pathlib import Path, PurePath
 from desktop_app.session import SessionView
 from desktop_app.session.catalog import SessionCatalog, SessionInfo
 from desktop_app.session.entries import message_text
+from desktop_app.session.kinds import Role, message_of, role_of
 from desktop_app.session.paths import arbor_sessions_root, pi_sessions_root
 
 __all__ = [
@@ -238,8 +239,8 @@ def session_title(view: SessionView) -> str:
     if name:
         return _one_line(name)
     for entry in view.get_entries():
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if isinstance(message, dict) and message.get("role") == "user":
+        message = message_of(entry)
+        if message is not None and role_of(message) is Role.USER:
             text = message_text(message.get("content"), " ").strip()
             if text:
                 return _one_line(text)

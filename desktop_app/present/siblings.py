@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.session import SessionView
+from desktop_app.session.kinds import EntryKind, kind_of, message_of
 
 __all__ = ["FlipOffer", "SiblingCache", "SiblingSwitch", "flip_offer", "newest_leaf", "sibling_switches"]
 
@@ -120,6 +121,7 @@ class SiblingCache:
         at 100,000; a map of all 72,000 messages' positions was ~6 MB kept for this."""
         assert self.path is not None
         path, wanted, first = self.path, set(shown), len(self.path)
+        compaction = EntryKind.COMPACTION
         kept_from: Any = None
         for i in range(len(path) - 1, -1, -1):
             entry = path[i]
@@ -129,7 +131,7 @@ class SiblingCache:
                 wanted.discard(id(message))
                 if not wanted:
                     break
-            if kept_from is None and entry.get("type") == "compaction":
+            if kept_from is None and kind_of(entry) is compaction:
                 kept_from = entry.get("firstKeptEntryId")
             if kept_from is not None and entry.get("id") == kept_from:
                 break
@@ -234,7 +236,7 @@ def sibling_switches(
         k = siblings.index(active)
         end = points[at + 1] + 1 if at + 1 < len(points) else len(path)
         carrier = next(
-            (path[j] for j in range(i + 1, end) if path[j].get("type") == "message" and isinstance(path[j].get("message"), dict)),
+            (path[j] for j in range(i + 1, end) if message_of(path[j]) is not None),
             None,
         )
         if carrier is None or (shown is not None and id(carrier["message"]) not in shown):

@@ -7,11 +7,13 @@ shows the same one-liner a pi user sees in ``/tree`` and a search matches what p
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from enum import StrEnum
+from typing import Any, assert_never
 
 from desktop_app.compaction.prompts import BRANCH_SUMMARY_PREAMBLE
 from desktop_app.session.entries import Entry
 from desktop_app.session.jsjson import js_trim
+from desktop_app.session.kinds import BlockKind, EntryKind, Role, block_kind, kind_of, message_of, role_of
 from desktop_app.tools.display import js_text as _js_string
 from desktop_app.tools.display import one_line as _normalize
 from desktop_app.tools.registry import format_tool_call
@@ -19,8 +21,8 @@ from desktop_app.tools.registry import format_tool_call
 from .pi16_words import edit_text, system_summary, system_text, usage_text
 
 __all__ = [
-    "KINDS",
     "KIND_TITLES",
+    "NodeKind",
     "ToolCalls",
     "entry_kind",
     "entry_text",
@@ -32,53 +34,76 @@ __all__ = [
 ]
 
 
+class NodeKind(StrEnum):
+    """What a node of the tree stands for, in pi's ``/tree`` words: the role of a message entry's
+    message, the type of any other entry, or a folded run (:attr:`SEGMENT`, the graph model's own).
+
+    Views key shapes, colours and tags by these; the values are the strings they always were, so a
+    view that still compares with ``"user"`` sees no change."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL_RESULT = "toolResult"
+    BASH_EXECUTION = "bashExecution"
+    CUSTOM_MESSAGE = "custom_message"
+    CUSTOM = "custom"
+    MODEL_CHANGE = "model_change"
+    THINKING_LEVEL_CHANGE = "thinking_level_change"
+    COMPACTION = "compaction"
+    BRANCH_SUMMARY = "branch_summary"
+    LABEL = "label"
+    SESSION_INFO = "session_info"
+    SYSTEM = "system"
+    CONTEXT_EDIT = "context_edit"
+    USAGE = "usage"
+    UNKNOWN = "unknown"
+    SEGMENT = "segment"
+
+
 #: Short names shown in the small tag on each node.
-KIND_TITLES = {
-    "user": "user",
-    "assistant": "assistant",
-    "toolResult": "tool result",
-    "bashExecution": "bash",
-    "custom_message": "custom message",
-    "custom": "custom",
-    "model_change": "model",
-    "thinking_level_change": "thinking",
-    "compaction": "COMPACTION",
-    "branch_summary": "BRANCH SUMMARY",
-    "label": "label",
-    "session_info": "title",
-    "system": "SYSTEM",
-    "context_edit": "CONTEXT EDIT",
-    "usage": "usage",
-    "unknown": "entry",
-    "segment": "folded",
+KIND_TITLES: dict[str, str] = {
+    NodeKind.USER: "user",
+    NodeKind.ASSISTANT: "assistant",
+    NodeKind.TOOL_RESULT: "tool result",
+    NodeKind.BASH_EXECUTION: "bash",
+    NodeKind.CUSTOM_MESSAGE: "custom message",
+    NodeKind.CUSTOM: "custom",
+    NodeKind.MODEL_CHANGE: "model",
+    NodeKind.THINKING_LEVEL_CHANGE: "thinking",
+    NodeKind.COMPACTION: "COMPACTION",
+    NodeKind.BRANCH_SUMMARY: "BRANCH SUMMARY",
+    NodeKind.LABEL: "label",
+    NodeKind.SESSION_INFO: "title",
+    NodeKind.SYSTEM: "SYSTEM",
+    NodeKind.CONTEXT_EDIT: "CONTEXT EDIT",
+    NodeKind.USAGE: "usage",
+    NodeKind.UNKNOWN: "entry",
+    NodeKind.SEGMENT: "folded",
 }
 
-#: Every value :func:`entry_kind` can return (``"segment"``, a folded run, is the model's own).
-KINDS = tuple(kind for kind in KIND_TITLES if kind != "segment")
-
-
-_MESSAGE_ROLES = {
-    "user": "user",
-    "assistant": "assistant",
-    "toolResult": "toolResult",
-    "bashExecution": "bashExecution",
-    "custom": "custom_message",  # v2-migrated hook messages and direct appendMessage calls
-    "system": "system",  # pi 1.6.0: the system prompt and tool set, and changes to them
+#: The node of a message entry, by its message's role; roles not here (pi's summary and hook
+#: messages, which entries do not store) are :attr:`NodeKind.UNKNOWN`.
+_ROLE_NODES: dict[Role, NodeKind] = {
+    Role.USER: NodeKind.USER,
+    Role.ASSISTANT: NodeKind.ASSISTANT,
+    Role.TOOL_RESULT: NodeKind.TOOL_RESULT,
+    Role.BASH_EXECUTION: NodeKind.BASH_EXECUTION,
+    Role.CUSTOM: NodeKind.CUSTOM_MESSAGE,  # v2-migrated hook messages and direct appendMessage calls
+    Role.SYSTEM: NodeKind.SYSTEM,  # pi 1.6.0: the system prompt and tool set, and changes to them
 }
-_PLAIN_TYPES = frozenset(
-    {
-        "custom_message",
-        "custom",
-        "model_change",
-        "thinking_level_change",
-        "compaction",
-        "branch_summary",
-        "label",
-        "session_info",
-        "context_edit",  # pi 1.6.0
-        "usage",  # pi 1.6.0
-    }
-)
+#: The node of every other entry, by its kind; the header and unknown types are :attr:`NodeKind.UNKNOWN`.
+_ENTRY_NODES: dict[EntryKind, NodeKind] = {
+    EntryKind.CUSTOM_MESSAGE: NodeKind.CUSTOM_MESSAGE,
+    EntryKind.CUSTOM: NodeKind.CUSTOM,
+    EntryKind.MODEL_CHANGE: NodeKind.MODEL_CHANGE,
+    EntryKind.THINKING_LEVEL_CHANGE: NodeKind.THINKING_LEVEL_CHANGE,
+    EntryKind.COMPACTION: NodeKind.COMPACTION,
+    EntryKind.BRANCH_SUMMARY: NodeKind.BRANCH_SUMMARY,
+    EntryKind.LABEL: NodeKind.LABEL,
+    EntryKind.SESSION_INFO: NodeKind.SESSION_INFO,
+    EntryKind.CONTEXT_EDIT: NodeKind.CONTEXT_EDIT,  # pi 1.6.0
+    EntryKind.USAGE: NodeKind.USAGE,  # pi 1.6.0
+}
 
 #: toolCallId → the ``toolCall`` block (its ``name`` and ``arguments``), collected from assistant
 #: messages (pi's ``toolCallMap``). The entries' own blocks: a tuple of its own for each call was
@@ -87,17 +112,18 @@ ToolCalls = dict[str, dict[str, Any]]
 
 _CONTENT_MAX = 200  # pi's extractContent limit, shared by the display line and the search text
 
+# Python 3.11 reads an enum member through its metaclass, several times slower than a global: the
+# helpers below run once per entry or block of a 100,000-entry file, so they compare with these.
+_MESSAGE, _ASSISTANT, _TEXT, _TOOL_CALL = EntryKind.MESSAGE, Role.ASSISTANT, BlockKind.TEXT, BlockKind.TOOL_CALL
+_UNKNOWN_NODE = NodeKind.UNKNOWN
 
-def entry_kind(entry: Entry) -> str:
+
+def entry_kind(entry: Entry) -> NodeKind:
     """The node kind: the message role for ``message`` entries, else the entry type."""
-    entry_type = entry.get("type")
-    if entry_type == "message":
-        message = entry.get("message")
-        role = message.get("role") if isinstance(message, dict) else None
-        return _MESSAGE_ROLES.get(role, "unknown") if isinstance(role, str) else "unknown"
-    if isinstance(entry_type, str) and entry_type in _PLAIN_TYPES:
-        return entry_type
-    return "unknown"
+    kind = kind_of(entry)
+    if kind is _MESSAGE:
+        return _ROLE_NODES.get(role_of(entry.get("message")), _UNKNOWN_NODE)
+    return _ENTRY_NODES.get(kind, _UNKNOWN_NODE)
 
 
 def _extract_content(content: Any, limit: int | None = _CONTENT_MAX) -> str:
@@ -108,7 +134,7 @@ def _extract_content(content: Any, limit: int | None = _CONTENT_MAX) -> str:
         return ""
     out = ""
     for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
+        if block_kind(block) is _TEXT:
             text = block.get("text")
             out += text if isinstance(text, str) else ""
             if limit is not None and len(out) >= limit:
@@ -122,7 +148,7 @@ def has_text_content(content: Any) -> bool:
         return bool(js_trim(content))
     if isinstance(content, list):
         for block in content:
-            if isinstance(block, dict) and block.get("type") == "text":
+            if block_kind(block) is _TEXT:
                 text = block.get("text")
                 if isinstance(text, str) and js_trim(text):
                     return True
@@ -131,10 +157,8 @@ def has_text_content(content: Any) -> bool:
 
 def tool_calls_of(entry: Entry) -> list[dict[str, Any]]:
     """The ``toolCall`` blocks with a string ``id`` in an assistant entry (empty otherwise)."""
-    if entry.get("type") != "message":
-        return []
-    message = entry.get("message")
-    if not isinstance(message, dict) or message.get("role") != "assistant":
+    message = message_of(entry)
+    if message is None or role_of(message) is not _ASSISTANT:
         return []
     content = message.get("content")
     if not isinstance(content, list):
@@ -142,7 +166,7 @@ def tool_calls_of(entry: Entry) -> list[dict[str, Any]]:
     return [
         block
         for block in content
-        if isinstance(block, dict) and block.get("type") == "toolCall" and isinstance(block.get("id"), str)
+        if block_kind(block) is _TOOL_CALL and isinstance(block.get("id"), str)
     ]
 
 
@@ -156,66 +180,91 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = N
 
     The role is what the node's shape and colour say; the text is what the entry says.
     """
-    entry_type = entry.get("type")
-    if entry_type == "message":
-        message = entry.get("message")
-        if not isinstance(message, dict):
-            return "[message]"
-        role = message.get("role")
-        if role == "user":
+    match kind_of(entry):
+        case EntryKind.MESSAGE:
+            message = entry.get("message")
+            return _message_text(entry, message, tool_calls) if isinstance(message, dict) else "[message]"
+        case EntryKind.CUSTOM_MESSAGE:
+            return f"[{_js_string(entry.get('customType'))}]: {_normalize(_extract_content(entry.get('content'), None))}"
+        case EntryKind.COMPACTION:
+            tokens = entry.get("tokensBefore")
+            if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
+                return f"[compaction: {round(tokens / 1000)}k tokens]"
+            return "[compaction]"
+        case EntryKind.BRANCH_SUMMARY:
+            return f"[branch summary]: {_normalize(_js_string(entry.get('summary')))}"
+        case EntryKind.MODEL_CHANGE:
+            return f"[model: {_js_string(entry.get('modelId'))}]"
+        case EntryKind.THINKING_LEVEL_CHANGE:
+            return f"[thinking: {_js_string(entry.get('thinkingLevel'))}]"
+        case EntryKind.CUSTOM:
+            return f"[custom: {_js_string(entry.get('customType'))}]"
+        case EntryKind.LABEL:
+            label = entry.get("label")
+            return f"[label: {label if label is not None else '(cleared)'}]"
+        case EntryKind.SESSION_INFO:
+            name = entry.get("name")
+            name = js_trim(name) if isinstance(name, str) else ""
+            return f"[title: {name}]" if name else "[title: empty]"
+        case EntryKind.CONTEXT_EDIT:
+            return edit_text(entry, None)
+        case EntryKind.USAGE:
+            return usage_text(entry)
+        case EntryKind.HEADER | EntryKind.UNKNOWN:
+            return f"[{_js_string(entry.get('type')) or 'unknown'}]"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _message_text(entry: Entry, message: dict[str, Any], tool_calls: Mapping[str, dict[str, Any]] | None) -> str:
+    """:func:`entry_text` of a message entry, by its message's role."""
+    match role_of(message):
+        case Role.USER:
             return _normalize(_extract_content(message.get("content")))
-        if role == "assistant":
-            text = _normalize(_extract_content(message.get("content")))
-            if text:
-                return text
-            if message.get("stopReason") == "aborted":
-                return "(aborted)"
-            error = message.get("errorMessage")
-            if error:
-                return _normalize(_js_string(error))[:80]
-            calls = tool_calls_of(entry)
-            if calls:  # pi shows "(no content)"; the graph names the calls instead, they are the content
-                return "→ " + ", ".join(str(call.get("name", "")) for call in calls)
-            return "(no content)"
-        if role == "toolResult":
+        case Role.ASSISTANT:
+            return _assistant_text(entry, message)
+        case Role.TOOL_RESULT:
             call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
             if call is not None:
                 return _format_call(call)
             return f"[{message.get('toolName') or 'tool'}]"
-        if role == "bashExecution":
+        case Role.BASH_EXECUTION:
             return f"[bash]: {_normalize(_js_string(message.get('command')))}"
-        if role == "custom":
+        case Role.CUSTOM:
             return f"[{_js_string(message.get('customType'))}]: {_normalize(_extract_content(message.get('content')))}"
-        if role == "system":
+        case Role.SYSTEM:
             return system_summary(message, whole=None)
-        return f"[{_js_string(role)}]"
-    if entry_type == "custom_message":
-        return f"[{_js_string(entry.get('customType'))}]: {_normalize(_extract_content(entry.get('content'), None))}"
-    if entry_type == "compaction":
-        tokens = entry.get("tokensBefore")
-        if isinstance(tokens, (int, float)) and not isinstance(tokens, bool):
-            return f"[compaction: {round(tokens / 1000)}k tokens]"
-        return "[compaction]"
-    if entry_type == "branch_summary":
-        return f"[branch summary]: {_normalize(_js_string(entry.get('summary')))}"
-    if entry_type == "model_change":
-        return f"[model: {_js_string(entry.get('modelId'))}]"
-    if entry_type == "thinking_level_change":
-        return f"[thinking: {_js_string(entry.get('thinkingLevel'))}]"
-    if entry_type == "custom":
-        return f"[custom: {_js_string(entry.get('customType'))}]"
-    if entry_type == "label":
-        label = entry.get("label")
-        return f"[label: {label if label is not None else '(cleared)'}]"
-    if entry_type == "session_info":
-        name = entry.get("name")
-        name = js_trim(name) if isinstance(name, str) else ""
-        return f"[title: {name}]" if name else "[title: empty]"
-    if entry_type == "context_edit":
-        return edit_text(entry, None)
-    if entry_type == "usage":
-        return usage_text(entry)
-    return f"[{_js_string(entry_type) or 'unknown'}]"
+        case Role.HOOK_MESSAGE | Role.BRANCH_SUMMARY | Role.COMPACTION_SUMMARY | Role.UNKNOWN:
+            return f"[{_js_string(message.get('role'))}]"  # messages entries do not store: named as they are
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _assistant_text(entry: Entry, message: dict[str, Any]) -> str:
+    """An assistant message's line: its text, else why it has none (aborted, an error), else its calls."""
+    text = _normalize(_extract_content(message.get("content")))
+    if text:
+        return text
+    if message.get("stopReason") == "aborted":
+        return "(aborted)"
+    error = message.get("errorMessage")
+    if error:
+        return _normalize(_js_string(error))[:80]
+    calls = tool_calls_of(entry)
+    if calls:  # pi shows "(no content)"; the graph names the calls instead, they are the content
+        return "→ " + ", ".join(str(call.get("name", "")) for call in calls)
+    return "(no content)"
+
+
+#: The word and the field pi's ``getSearchableText`` adds for the entries that are one setting.
+_SEARCH_WORDS: dict[EntryKind, tuple[str, str]] = {
+    EntryKind.BRANCH_SUMMARY: ("branch summary", "summary"),
+    EntryKind.MODEL_CHANGE: ("model", "modelId"),
+    EntryKind.THINKING_LEVEL_CHANGE: ("thinking", "thinkingLevel"),
+    EntryKind.CUSTOM: ("custom", "customType"),
+    EntryKind.LABEL: ("label", "label"),
+    EntryKind.SESSION_INFO: ("title", "name"),
+}
 
 
 def searchable_text(entry: Entry, label: str | None = None) -> str:
@@ -223,63 +272,69 @@ def searchable_text(entry: Entry, label: str | None = None) -> str:
     parts: list[str] = []
     if label:
         parts.append(label)
-    entry_type = entry.get("type")
-    if entry_type == "message":
-        message = entry.get("message")
-        if isinstance(message, dict):
-            parts.append(_js_string(message.get("role")))
-            if message.get("content"):
-                parts.append(_extract_content(message.get("content")))
-            if message.get("role") == "bashExecution" and message.get("command"):
-                parts.append(_js_string(message.get("command")))
-    elif entry_type == "custom_message":
-        parts.append(_js_string(entry.get("customType")))
-        parts.append(_extract_content(entry.get("content")))
-    elif entry_type == "compaction":
-        parts.append("compaction")
-    elif entry_type == "branch_summary":
-        parts += ["branch summary", _js_string(entry.get("summary"))]
-    elif entry_type == "model_change":
-        parts += ["model", _js_string(entry.get("modelId"))]
-    elif entry_type == "thinking_level_change":
-        parts += ["thinking", _js_string(entry.get("thinkingLevel"))]
-    elif entry_type == "custom":
-        parts += ["custom", _js_string(entry.get("customType"))]
-    elif entry_type == "label":
-        parts += ["label", _js_string(entry.get("label"))]
-    elif entry_type == "session_info":
-        parts += ["title", _js_string(entry.get("name"))]
+    match kind := kind_of(entry):
+        case EntryKind.MESSAGE:
+            message = entry.get("message")
+            if isinstance(message, dict):
+                parts.append(_js_string(message.get("role")))
+                if message.get("content"):
+                    parts.append(_extract_content(message.get("content")))
+                if role_of(message) is Role.BASH_EXECUTION and message.get("command"):
+                    parts.append(_js_string(message.get("command")))
+        case EntryKind.CUSTOM_MESSAGE:
+            parts.append(_js_string(entry.get("customType")))
+            parts.append(_extract_content(entry.get("content")))
+        case EntryKind.COMPACTION:
+            parts.append("compaction")
+        case (
+            EntryKind.BRANCH_SUMMARY
+            | EntryKind.MODEL_CHANGE
+            | EntryKind.THINKING_LEVEL_CHANGE
+            | EntryKind.CUSTOM
+            | EntryKind.LABEL
+            | EntryKind.SESSION_INFO
+        ):
+            word, field = _SEARCH_WORDS[kind]
+            parts += [word, _js_string(entry.get(field))]
+        case EntryKind.HEADER | EntryKind.CONTEXT_EDIT | EntryKind.USAGE | EntryKind.UNKNOWN:
+            pass  # pi's search has no words for them
+        case _ as unreachable:
+            assert_never(unreachable)
     return " ".join(parts)
 
 
 def full_text(entry: Entry, limit: int = 1200) -> str:
     """A longer preview for tooltips: the whole text of the entry, cut at ``limit`` characters."""
-    entry_type = entry.get("type")
-    text = ""
-    if entry_type == "message":
-        message = entry.get("message")
-        if isinstance(message, dict):
-            role = message.get("role")
-            if role == "bashExecution":
-                text = f"$ {_js_string(message.get('command'))}\n{_js_string(message.get('output'))}"
-            elif role == "system":
-                text = system_text(message)
-            else:
-                text = _extract_content(message.get("content"), None)
-                if role == "assistant":
-                    calls = tool_calls_of(entry)
-                    if calls:
-                        text += "".join(f"\n→ {_format_call(call)}" for call in calls)
-                    if not text and message.get("errorMessage"):
-                        text = _js_string(message.get("errorMessage"))
-    elif entry_type in ("compaction", "branch_summary"):
-        text = _js_string(entry.get("summary"))
-    elif entry_type == "custom_message":
-        text = _extract_content(entry.get("content"), None)
-    else:
-        text = entry_text(entry)
+    match kind_of(entry):
+        case EntryKind.MESSAGE:
+            message = entry.get("message")
+            text = _message_full_text(entry, message) if isinstance(message, dict) else ""
+        case EntryKind.COMPACTION | EntryKind.BRANCH_SUMMARY:
+            text = _js_string(entry.get("summary"))
+        case EntryKind.CUSTOM_MESSAGE:
+            text = _extract_content(entry.get("content"), None)
+        case _:
+            text = entry_text(entry)
     text = text.strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _message_full_text(entry: Entry, message: dict[str, Any]) -> str:
+    """:func:`full_text` of a message entry: a command and its output, a system prompt, or the
+    content (an assistant's with its tool calls, or its error when it has nothing else)."""
+    role = role_of(message)
+    if role is Role.BASH_EXECUTION:
+        return f"$ {_js_string(message.get('command'))}\n{_js_string(message.get('output'))}"
+    if role is Role.SYSTEM:
+        return system_text(message)
+    text = _extract_content(message.get("content"), None)
+    if role is Role.ASSISTANT:
+        calls = tool_calls_of(entry)
+        if calls:
+            text += "".join(f"\n→ {_format_call(call)}" for call in calls)
+        if not text and message.get("errorMessage"):
+            text = _js_string(message.get("errorMessage"))
+    return text
 
 
 def summary_headline(summary: str) -> str:
