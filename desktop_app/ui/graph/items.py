@@ -26,7 +26,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
 from desktop_app.present.lod import FULL_SCALE
-from desktop_app.present.text import KIND_TITLES
+from desktop_app.present.text import KIND_TITLES, NodeKind
 from desktop_app.present.viewgraph import Node, ViewNode
 
 from .node_lines import paint_lines
@@ -65,6 +65,35 @@ def _body_of(width: float, height: float) -> QRectF:
         body = _BODIES[(width, height)] = QRectF(-width / 2, -height / 2, width, height)
     return body
 
+
+
+def _tag_and_text(kind: str, text: str, count: int) -> tuple[str, str]:
+    """A node's tag line and body text: the kind's title, with the words some kinds put first
+    ("✂ COMPACTION", a folded run's size, a context edit's verb) and their body reworded."""
+    title = KIND_TITLES.get(kind, kind)
+    match kind:
+        case NodeKind.SEGMENT:
+            title = f"⋯ {count} entries folded"
+        case NodeKind.COMPACTION:
+            title = "✂ COMPACTION"
+            if text.startswith("[compaction: "):  # "[compaction: 18k tokens]"
+                text = text.removeprefix("[compaction: ").removesuffix("]") + " before"
+            else:
+                text = "tokens before unknown"
+        case NodeKind.BRANCH_SUMMARY:
+            title = "⤺ BRANCH SUMMARY"
+            text = text or "(empty summary)"
+        case NodeKind.SYSTEM:
+            head, _, rest = text.partition(" · ")
+            title = "⚙ " + (head.upper() if head.startswith("System") else "SYSTEM")
+            text = rest or head
+        case NodeKind.CONTEXT_EDIT:
+            verb, _, rest = text.partition(": ")
+            title = "✎ CONTEXT EDIT · " + ("OMITS" if verb == "omits" else "REPLACES")
+            text = rest or text
+        case NodeKind.BASH_EXECUTION:
+            text = "$ " + text.removeprefix("[bash]: ")
+    return title, text
 
 class NodeItem(QGraphicsRectItem):
     """A view node: shape and colour by kind, text, label flag, leaf pin, selection and matches."""
@@ -235,43 +264,19 @@ class NodeItem(QGraphicsRectItem):
             return
         if ks.shape == "pill":
             inner = r.adjusted(24, PILL_INSET, -22, -PILL_INSET)
-            painter.setPen(style.muted if kind != "toolResult" else style.text)
-            paint_lines(painter, inner, text, style.mono_font if kind == "toolResult" else style.font)
+            painter.setPen(style.muted if kind != NodeKind.TOOL_RESULT else style.text)
+            paint_lines(painter, inner, text, style.mono_font if kind == NodeKind.TOOL_RESULT else style.font)
             return
         left = r.left() + (14 if ks.shape in ("card", "terminal", "note") else 26 if ks.shape == "hexagon" else 12)
         right = r.right() - (26 if ks.shape == "hexagon" else 10)
-        title = KIND_TITLES.get(kind, kind)
-        if kind == "segment":
-            count = self.view.count
-            title = f"⋯ {count} entries folded"
-        elif kind == "compaction":
-            title = "✂ COMPACTION"
-        elif kind == "branch_summary":
-            title = "⤺ BRANCH SUMMARY"
-            if not text:
-                text = "(empty summary)"
-        elif kind == "system":
-            head, _, rest = text.partition(" · ")
-            title = "⚙ " + (head.upper() if head.startswith("System") else "SYSTEM")
-            text = rest or head
-        elif kind == "context_edit":
-            verb, _, rest = text.partition(": ")
-            title = "✎ CONTEXT EDIT · " + ("OMITS" if verb == "omits" else "REPLACES")
-            text = rest or text
+        title, text = _tag_and_text(kind, text, self.view.count)
         painter.setFont(style.tag_font)
         painter.setPen(ks.text if ks.shape in ("slab", "hexagon", "terminal") else ks.accent)
         tag_rect = QRectF(left, r.top() + 4, right - left, 14)
         painter.drawText(tag_rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, title)
-        font = style.mono_font if kind == "bashExecution" else style.font
+        font = style.mono_font if kind == NodeKind.BASH_EXECUTION else style.font
         painter.setPen(ks.text)
         body_rect = QRectF(left, r.top() + 19, right - left, r.height() - 22)
-        if kind == "compaction":
-            if text.startswith("[compaction: "):  # "[compaction: 18k tokens]"
-                text = text.removeprefix("[compaction: ").removesuffix("]") + " before"
-            else:
-                text = "tokens before unknown"
-        elif kind == "bashExecution":
-            text = "$ " + text.removeprefix("[bash]: ")
         paint_lines(painter, body_rect, text, font)  # two lines, wrapped once and cached
 
     def _paint_flag(self, painter: QPainter, label: str, lod: float) -> None:
