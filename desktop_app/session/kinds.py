@@ -8,17 +8,15 @@ shapes below are :class:`~typing.TypedDict` views, one per kind, each with a :da
 ``match``es on them ending in ``assert_never``: a new kind added to an enum is then a mypy error in
 every exhaustive consumer, and a misspelt kind is an attribute error instead of a silent ``False``.
 
-The ``as_*`` accessors give the typed view of an entry already known to be of that kind, for typed
-reads of its fields. They are casts, not checks: a field of an odd file may still hold any JSON
-value (pi keeps such entries as they are, and so does Arbor), so values read through them that feed
-arithmetic or string work are still checked where they are used.
+The shapes say what pi writes; they are not checks: a field of an odd file may hold any JSON value
+(pi keeps such entries as they are, and so does Arbor), so values that feed arithmetic or string work
+are still checked where they are used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NotRequired, Required, TypedDict, cast, get_args, get_type_hints
+from typing import Any, Literal, NotRequired, Required, TypedDict, get_args, get_type_hints
 
 __all__ = [
     "BlockKind", "EntryKind", "Role", "block_kind", "kind_of", "role_of", "message_of", "entry_role",
@@ -259,37 +257,35 @@ _BLOCK_KINDS: dict[str, BlockKind] = {b.value: b for b in BlockKind if b is not 
 _NO_KIND, _NO_ROLE, _NO_BLOCK = EntryKind.UNKNOWN, Role.UNKNOWN, BlockKind.UNKNOWN
 
 
-def kind_of(entry: Any) -> EntryKind:
+def kind_of(entry: Any, _find: Any = _ENTRY_KINDS.get) -> EntryKind:
     """The kind of ``entry``; :attr:`EntryKind.UNKNOWN` for a non-dict or an unknown ``type``.
 
-    Runs once per entry on 100k-entry walks: the plain-dict and plain-string cases are tested by
-    exact type first (an ``isinstance`` against the ``Mapping`` ABC costs as much as the rest)."""
-    if type(entry) is not dict and not isinstance(entry, Mapping):
+    Runs several times per entry on 100k-entry walks, so it is one lookup: a value that is not a
+    string is simply not a key (an unhashable one, a list from an odd file, raises ``TypeError``), and
+    a value without ``.get`` (not a mapping) raises ``AttributeError``."""
+    try:
+        kind: EntryKind = _find(entry.get("type"), _NO_KIND)
+    except (AttributeError, TypeError):
         return _NO_KIND
-    value = entry.get("type")
-    if type(value) is not str and not isinstance(value, str):
-        return _NO_KIND
-    return _ENTRY_KINDS.get(value, _NO_KIND)
+    return kind
 
 
-def role_of(message: Any) -> Role:
+def role_of(message: Any, _find: Any = _ROLES.get) -> Role:
     """The role of ``message``; :attr:`Role.UNKNOWN` for a non-dict or an unknown ``role``."""
-    if type(message) is not dict and not isinstance(message, Mapping):
+    try:
+        role: Role = _find(message.get("role"), _NO_ROLE)
+    except (AttributeError, TypeError):
         return _NO_ROLE
-    value = message.get("role")
-    if type(value) is not str and not isinstance(value, str):
-        return _NO_ROLE
-    return _ROLES.get(value, _NO_ROLE)
+    return role
 
 
-def block_kind(block: Any) -> BlockKind:
+def block_kind(block: Any, _find: Any = _BLOCK_KINDS.get) -> BlockKind:
     """The kind of a content block; :attr:`BlockKind.UNKNOWN` for a non-dict or an unknown ``type``."""
-    if type(block) is not dict and not isinstance(block, Mapping):
+    try:
+        kind: BlockKind = _find(block.get("type"), _NO_BLOCK)
+    except (AttributeError, TypeError):
         return _NO_BLOCK
-    value = block.get("type")
-    if type(value) is not str and not isinstance(value, str):
-        return _NO_BLOCK
-    return _BLOCK_KINDS.get(value, _NO_BLOCK)
+    return kind
 
 
 def message_of(entry: Any) -> dict[str, Any] | None:
@@ -304,26 +300,6 @@ def entry_role(entry: Any) -> Role | None:
     """The role of the message a ``message`` entry holds; ``None`` for other entries."""
     message = message_of(entry)
     return None if message is None else role_of(message)
-
-
-# ------------------------------------------------------------------------------------ typed views
-
-
-def as_compaction(entry: Mapping[str, Any]) -> CompactionEntry:
-    """The typed view of an entry :func:`kind_of` found a compaction (a cast; see the module doc)."""
-    return cast(CompactionEntry, entry)
-
-
-def as_branch_summary(entry: Mapping[str, Any]) -> BranchSummaryEntry:
-    return cast(BranchSummaryEntry, entry)
-
-
-def as_label(entry: Mapping[str, Any]) -> LabelEntry:
-    return cast(LabelEntry, entry)
-
-
-def as_context_edit(entry: Mapping[str, Any]) -> ContextEditEntry:
-    return cast(ContextEditEntry, entry)
 
 
 def literal_type(shape: type) -> str:

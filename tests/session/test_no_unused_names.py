@@ -16,14 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = ROOT / "desktop_app" / "session"
 SEARCHED = ("desktop_app", "tests", "benchmarks", "tools", "packaging")
-AWAITING_USE = {
-    # session.kinds' typed views, for the code outside session/ that is being converted to kinds
-    # (issue 24 item 1); kinds.py is that work's, not this test's.
-    ("kinds", "as_compaction"),
-    ("kinds", "as_branch_summary"),
-    ("kinds", "as_label"),
-    ("kinds", "as_context_edit"),
-}
+AWAITING_USE: set[tuple[str, str]] = set()
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 
