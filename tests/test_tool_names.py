@@ -13,6 +13,7 @@ import ast
 from pathlib import Path
 
 from desktop_app.tools import ALL_TOOLS
+from tests import source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "desktop_app"
 TOOL_NAMES = frozenset(ALL_TOOLS)
@@ -50,11 +51,11 @@ def tool_name_uses(tree: ast.AST) -> list[int]:
 
 def outside_tools() -> dict[str, list[int]]:
     found: dict[str, list[int]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in source.modules(PACKAGE):
         relative = path.relative_to(PACKAGE)
         if relative.parts[0] == "tools":
             continue
-        lines = tool_name_uses(ast.parse(path.read_text(encoding="utf-8")))
+        lines = tool_name_uses(source.tree(path))
         if lines:
             found[relative.as_posix()] = lines
     return found

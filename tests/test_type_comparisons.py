@@ -11,9 +11,11 @@ kinds, and are not counted.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from desktop_app.session.kinds import BlockKind, EntryKind, Role
+from tests import source
 
 PACKAGE = Path(__file__).resolve().parents[1] / "desktop_app"
 KIND_WORDS = {k.value for k in (*EntryKind, *Role, *BlockKind)} - {"?"}
@@ -57,12 +59,14 @@ def comparisons(tree: ast.AST) -> list[int]:
     return sorted(lines)
 
 
+@functools.cache
 def outside_session() -> dict[str, list[int]]:
+    """File → lines of kind comparisons outside ``session/`` (cached per process: read, do not change)."""
     found: dict[str, list[int]] = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in source.modules(PACKAGE):
         if "session" in path.relative_to(PACKAGE).parts[:1]:
             continue
-        lines = comparisons(ast.parse(path.read_text(encoding="utf-8")))
+        lines = comparisons(source.tree(path))
         if lines:
             found[str(path.relative_to(PACKAGE))] = lines
     return found

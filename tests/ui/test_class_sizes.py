@@ -12,6 +12,7 @@ import ast
 from pathlib import Path
 
 import desktop_app
+from tests import source
 
 LIMIT = 500
 
@@ -25,8 +26,8 @@ def class_sizes(root: Path) -> dict[str, int]:
     """Every class under ``root`` (nested ones too) → its length in source lines."""
     sizes: dict[str, int] = {}
     base = root.parent
-    for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for path in source.modules(root):
+        tree = source.tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
                 key = f"{path.relative_to(base).as_posix()}::{node.name}"

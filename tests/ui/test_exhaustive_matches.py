@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 import desktop_app
+from tests import source
 
 UI = Path(desktop_app.__file__).parent / "ui"
 
@@ -47,8 +48,8 @@ def _ends_in_assert_never(match: ast.Match) -> bool:
 def silent_wildcards(root: Path) -> list[str]:
     """``file:line`` of every match whose last case is a wildcard that is not ``assert_never``."""
     found = []
-    for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path in source.modules(root):
+        tree = source.tree(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Match) and _is_wildcard(node.cases[-1]) and not _ends_in_assert_never(node):
                 found.append(f"{path.relative_to(root).as_posix()}:{node.cases[-1].pattern.lineno}")
@@ -71,7 +72,7 @@ def test_no_match_in_ui_ends_in_a_silent_wildcard() -> None:
 def test_union_consumers_end_in_assert_never() -> None:
     missing = []
     for (file, function), union in CONSUMERS.items():
-        tree = ast.parse((UI / file).read_text(encoding="utf-8"))
+        tree = source.tree(UI / file)
         defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == function]
         assert defs, f"{file}: no {function}()"
         matches = [n for d in defs for n in ast.walk(d) if isinstance(n, ast.Match)]

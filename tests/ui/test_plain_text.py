@@ -25,6 +25,7 @@ from desktop_app.session.paths import arbor_sessions_root
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.plain import plain_label, plain_text
 from desktop_app.ui.testing import open_window, pump
+from tests import source
 from tests.present.test_sessions import make_session
 from tests.ui.test_sessions_panel import wait_listed
 
@@ -202,8 +203,8 @@ _RICH_ON_PURPOSE = {"self._target.preview_text(node)"}
 
 def _violations() -> list[str]:
     bad = []
-    for path in sorted(UI.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for path in source.modules(UI):
+        tree = source.tree(path)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
                 continue

@@ -3,7 +3,6 @@ compared in its files, and the height estimates, stream blocks and odd roles rea
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from PySide6.QtWidgets import QListView
 
 from desktop_app.ui.chat.delegate import MessageDelegate
 from desktop_app.ui.chat.model import ChatModel
+from tests import source
 from tests.test_type_comparisons import PACKAGE, comparisons
 
 from .conftest import assistant
@@ -24,7 +24,7 @@ CONVERTED = [
 
 @pytest.mark.parametrize("path", CONVERTED)
 def test_no_kind_strings_compared(path: str) -> None:
-    tree = ast.parse((PACKAGE / path).read_text(encoding="utf-8"))
+    tree = source.tree(PACKAGE / path)
     assert comparisons(tree) == [], f"{Path(path).name} compares kind strings; ask session.kinds"
 
 
