@@ -43,6 +43,7 @@ from typing import Any
 
 import anthropic as sdk
 import httpx2
+from anthropic import types as wire
 
 from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 
@@ -126,6 +127,7 @@ _STOP_REASONS = {
 # The Messages API's own words, where Arbor reads back a request it built (not pi's kinds).
 _API_USER = "user"
 _CACHEABLE_BLOCKS = frozenset({"text", "image", "tool_result"})
+_TEXT, _THINKING, _TOOL_CALL = BlockKind.TEXT, BlockKind.THINKING, BlockKind.TOOL_CALL
 """Request block types that may carry a ``cache_control`` breakpoint."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _TOOL_ID_UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
@@ -508,7 +510,7 @@ class _Translator:
         self.stop_reason: str | None = None
         self.saw_message_stop = False
         self._positions: dict[int, int] = {}  # SDK block index → position in content
-        self._pending: dict[int, str] = {}  # SDK block index → "text"/"thinking" not yet placed
+        self._pending: dict[int, BlockKind] = {}  # SDK block index → a text or thinking block not yet placed
         self._blocks = 0
 
     def _usage_event(self) -> UsageUpdate:
@@ -518,55 +520,58 @@ class _Translator:
         return UsageUpdate(copy.deepcopy(u))
 
     def handle(self, event: Any) -> list[StreamEvent]:
-        kind = getattr(event, "type", None)
-        if kind == "message_start":
-            message = event.message
-            self.state.extra["responseId"] = message.id
-            usage = message.usage
-            self.usage["input"] = usage.input_tokens or 0
-            self.usage["output"] = usage.output_tokens or 0
-            self.usage["cacheRead"] = usage.cache_read_input_tokens or 0
-            self.usage["cacheWrite"] = usage.cache_creation_input_tokens or 0
-            return [self._usage_event()]
-        if kind == "content_block_start":
-            return self._block_start(event.index, event.content_block)
-        if kind == "content_block_delta":
-            return self._block_delta(event.index, event.delta)
-        if kind == "content_block_stop":
-            return self._block_stop(event.index)
-        if kind == "message_delta":
-            if event.delta.stop_reason:
-                self.stop_reason = event.delta.stop_reason
-            usage = event.usage
-            for key, attr in (
-                ("input", "input_tokens"),
-                ("output", "output_tokens"),
-                ("cacheRead", "cache_read_input_tokens"),
-                ("cacheWrite", "cache_creation_input_tokens"),
-            ):
-                value = getattr(usage, attr, None)
-                if value is not None:
-                    self.usage[key] = value
-            return [self._usage_event()]
-        if kind == "message_stop":
-            self.saw_message_stop = True
+        """One SDK stream event → Arbor's stream events, by the SDK's own event classes."""
+        match event:
+            case wire.RawMessageStartEvent(message=message):
+                self.state.extra["responseId"] = message.id
+                usage = message.usage
+                self.usage["input"] = usage.input_tokens or 0
+                self.usage["output"] = usage.output_tokens or 0
+                self.usage["cacheRead"] = usage.cache_read_input_tokens or 0
+                self.usage["cacheWrite"] = usage.cache_creation_input_tokens or 0
+                return [self._usage_event()]
+            case wire.RawContentBlockStartEvent(index=index, content_block=block):
+                return self._block_start(index, block)
+            case wire.RawContentBlockDeltaEvent(index=index, delta=delta):
+                return self._block_delta(index, delta)
+            case wire.RawContentBlockStopEvent(index=index):
+                return self._block_stop(index)
+            case wire.RawMessageDeltaEvent():
+                return self._message_delta(event)
+            case wire.RawMessageStopEvent():
+                self.saw_message_stop = True
         return []  # ping and the SDK's derived events (text, thinking, input_json, signature, …)
 
+    def _message_delta(self, event: Any) -> list[StreamEvent]:
+        if event.delta.stop_reason:
+            self.stop_reason = event.delta.stop_reason
+        usage = event.usage
+        for key, attr in (
+            ("input", "input_tokens"),
+            ("output", "output_tokens"),
+            ("cacheRead", "cache_read_input_tokens"),
+            ("cacheWrite", "cache_creation_input_tokens"),
+        ):
+            value = getattr(usage, attr, None)
+            if value is not None:
+                self.usage[key] = value
+        return [self._usage_event()]
+
     def _block_start(self, index: int, block: Any) -> list[StreamEvent]:
-        kind = getattr(block, "type", None)
-        if kind in ("text", "thinking"):
-            # Placed at its first delta (or its end, if it stays empty), so every delta event carries
-            # content; blocks arrive one after another, so no other block can take the place meanwhile.
-            self._pending[index] = kind
-            return []
-        position = self._blocks
         out: StreamEvent
-        if kind == "redacted_thinking":
-            out = ThinkingDelta(REDACTED_THINKING_TEXT, position, signature=block.data, redacted=True)
-        elif kind == "tool_use":
-            out = ToolCallStart(position, block.id, block.name)
-        else:
-            return []  # server tools and other block types are not part of pi's content
+        position = self._blocks
+        match block:
+            case wire.TextBlock() | wire.ThinkingBlock():
+                # Placed at its first delta (or its end, if it stays empty), so every delta event carries
+                # content; blocks arrive one after another, so no other block can take the place meanwhile.
+                self._pending[index] = _TEXT if isinstance(block, wire.TextBlock) else _THINKING
+                return []
+            case wire.RedactedThinkingBlock():
+                out = ThinkingDelta(REDACTED_THINKING_TEXT, position, signature=block.data, redacted=True)
+            case wire.ToolUseBlock():
+                out = ToolCallStart(position, block.id, block.name)
+            case _:
+                return []  # server tools and other block types are not part of pi's content
         self._positions[index] = position
         self._blocks += 1
         return [out]
@@ -585,39 +590,43 @@ class _Translator:
         return block_kind(content[position]) if position < len(content) else BlockKind.UNKNOWN
 
     def _block_delta(self, index: int, delta: Any) -> list[StreamEvent]:
-        kind = getattr(delta, "type", None)
         pending = self._pending.get(index)
         if pending is not None:
-            text = delta.text if kind == "text_delta" and pending == "text" else None
-            thought = delta.thinking if kind == "thinking_delta" and pending == "thinking" else None
-            signature = delta.signature if kind == "signature_delta" and pending == "thinking" else None
-            if not (text or thought or signature):
-                return []
-            position = self._place(index)
-            assert position is not None
-            if pending == "text":
-                return [TextDelta(str(text), position)]
-            return [ThinkingDelta(thought or "", position, signature=signature or "")]
+            return self._first_delta(index, pending, delta)
         position = self._positions.get(index)
         if position is None:
             return []
         block = self._block_kind(position)
-        if kind == "text_delta" and block is BlockKind.TEXT:
-            return [TextDelta(delta.text, position)] if delta.text else []
-        if kind == "thinking_delta" and block is BlockKind.THINKING:
-            return [ThinkingDelta(delta.thinking, position)] if delta.thinking else []
-        if kind == "signature_delta" and block is BlockKind.THINKING:
-            return [ThinkingDelta("", position, signature=delta.signature)] if delta.signature else []
-        if kind == "input_json_delta" and block is BlockKind.TOOL_CALL:
-            return [ToolCallDelta(position, delta.partial_json)] if delta.partial_json else []
+        match delta:
+            case wire.TextDelta(text=text) if block is _TEXT:
+                return [TextDelta(text, position)] if text else []
+            case wire.ThinkingDelta(thinking=thinking) if block is _THINKING:
+                return [ThinkingDelta(thinking, position)] if thinking else []
+            case wire.SignatureDelta(signature=signature) if block is _THINKING:
+                return [ThinkingDelta("", position, signature=signature)] if signature else []
+            case wire.InputJSONDelta(partial_json=partial) if block is _TOOL_CALL:
+                return [ToolCallDelta(position, partial)] if partial else []
         return []
+
+    def _first_delta(self, index: int, pending: BlockKind, delta: Any) -> list[StreamEvent]:
+        """The first delta of a text or thinking block: it takes its place now (an empty one does not)."""
+        text = delta.text if isinstance(delta, wire.TextDelta) and pending is _TEXT else None
+        thought = delta.thinking if isinstance(delta, wire.ThinkingDelta) and pending is _THINKING else None
+        signature = delta.signature if isinstance(delta, wire.SignatureDelta) and pending is _THINKING else None
+        if not (text or thought or signature):
+            return []
+        position = self._place(index)
+        assert position is not None
+        if pending is _TEXT:
+            return [TextDelta(str(text), position)]
+        return [ThinkingDelta(thought or "", position, signature=signature or "")]
 
     def _block_stop(self, index: int) -> list[StreamEvent]:
         pending = self._pending.get(index)
         if pending is not None:  # a block that stayed empty still takes its place, as in the API's reply
             position = self._place(index)
             assert position is not None
-            return [TextDelta("", position) if pending == "text" else ThinkingDelta("", position, signature="")]
+            return [TextDelta("", position) if pending is _TEXT else ThinkingDelta("", position, signature="")]
         position = self._positions.get(index)
         if position is None or self._block_kind(position) is not BlockKind.TOOL_CALL:
             return []
