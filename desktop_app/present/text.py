@@ -184,12 +184,10 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = N
     """
     kind = kind_of(entry)
     if kind is _MESSAGE:  # most entries: before the match, whose value patterns each read an enum member
-        message = entry.get("message")
-        return _message_text(entry, message, tool_calls) if isinstance(message, dict) else "[message]"
+        return _message_entry_text(entry, tool_calls)
     match kind:
         case EntryKind.MESSAGE:
-            message = entry.get("message")
-            return _message_text(entry, message, tool_calls) if isinstance(message, dict) else "[message]"
+            return _message_entry_text(entry, tool_calls)
         case EntryKind.CUSTOM_MESSAGE:
             return f"[{_js_string(entry.get('customType'))}]: {_normalize(_extract_content(entry.get('content'), None))}"
         case EntryKind.COMPACTION:
@@ -222,18 +220,19 @@ def entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None = N
             assert_never(unreachable)
 
 
+def _message_entry_text(entry: Entry, tool_calls: Mapping[str, dict[str, Any]] | None) -> str:
+    message = entry.get("message")
+    return _message_text(entry, message, tool_calls) if isinstance(message, dict) else "[message]"
+
+
 def _message_text(entry: Entry, message: dict[str, Any], tool_calls: Mapping[str, dict[str, Any]] | None) -> str:
     """:func:`entry_text` of a message entry, by its message's role."""
     role = role_of(message)
-    if role is _USER:  # the common roles first: see entry_text
-        return _normalize(_extract_content(message.get("content")))
-    if role is _ASSISTANT:
-        return _assistant_text(entry, message)
+    if role is _USER or role is _ASSISTANT:  # the common roles before the match: see entry_text
+        return _user_or_assistant_text(entry, message, role)
     match role:
-        case Role.USER:
-            return _normalize(_extract_content(message.get("content")))
-        case Role.ASSISTANT:
-            return _assistant_text(entry, message)
+        case Role.USER | Role.ASSISTANT:
+            return _user_or_assistant_text(entry, message, role)
         case Role.TOOL_RESULT:
             call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
             if call is not None:
@@ -249,6 +248,12 @@ def _message_text(entry: Entry, message: dict[str, Any], tool_calls: Mapping[str
             return f"[{_js_string(message.get('role'))}]"  # messages entries do not store: named as they are
         case _ as unreachable:
             assert_never(unreachable)
+
+
+def _user_or_assistant_text(entry: Entry, message: dict[str, Any], role: Role) -> str:
+    if role is _USER:
+        return _normalize(_extract_content(message.get("content")))
+    return _assistant_text(entry, message)
 
 
 def _assistant_text(entry: Entry, message: dict[str, Any]) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +16,8 @@ from tests.fakes import anthropic_server as fa
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from desktop_app.ui.main_window import MainWindow  # noqa: E402
+from desktop_app.ui.testing import open_window, pump  # noqa: E402
 from tests.present.conftest import open_case  # noqa: E402, F401  (the shared conformance-case fixture)
 
 
@@ -75,3 +79,18 @@ def server() -> Iterator[fa.FakeAnthropicServer]:
     fake = fa.FakeAnthropicServer().start()
     yield fake
     fake.stop()
+
+
+REAL = Path(__file__).parents[1] / "fixtures" / "conformance" / "before-compaction.jsonl"  # written by pi 0.73.1
+
+
+@pytest.fixture
+def real_window(tmp_path: Path) -> Iterator[MainWindow]:
+    """pi 0.73.1's own 1,000-line session with compactions, open at 1280×800 (tidy layout, no dot)."""
+    path = tmp_path / "real.jsonl"
+    shutil.copyfile(REAL, path)
+    opened = open_window(path, size=(1280, 800))
+    opened.graph.set_use_dot(False)
+    yield opened
+    opened.close()
+    pump(50)

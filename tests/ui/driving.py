@@ -60,3 +60,9 @@ def finish_turn(window: MainWindow) -> None:
     assert pump_until(lambda: window.agent.busy), "the turn never started"
     assert pump_until(lambda: not window.agent.busy), "the turn never ended"
     pump(60)
+
+
+def compactions_in(path: str) -> list[str]:
+    """The ids of the compactions in the session file at ``path``, in file order."""
+    lines = (json.loads(line) for line in Path(path).read_text().splitlines() if line.strip())
+    return [entry["id"] for entry in lines if entry.get("type") == "compaction"]

@@ -4,40 +4,23 @@ readable height, and the canvas names both bands — wherever they are scrolled.
 
 from __future__ import annotations
 
-import json
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtTest import QTest
 
 from desktop_app.ui.graph.outline_panel import Legend
 from desktop_app.ui.main_window import CHAT_MIN_HEIGHT, MainWindow
-from desktop_app.ui.testing import open_window, pump
-
-REAL = Path(__file__).parents[1] / "fixtures" / "conformance" / "before-compaction.jsonl"  # written by pi 0.73.1
+from desktop_app.ui.testing import pump
+from tests.ui.driving import compactions_in
 
 
 @pytest.fixture
-def window(tmp_path: Path) -> Iterator[MainWindow]:
-    path = tmp_path / "real.jsonl"
-    shutil.copyfile(REAL, path)
-    opened = open_window(path, size=(1280, 800))
-    opened.graph.set_use_dot(False)
-    yield opened
-    opened.close()
-    pump(50)
-
-
-def _compactions(path: str) -> list[str]:
-    lines = (json.loads(line) for line in Path(path).read_text().splitlines() if line.strip())
-    return [entry["id"] for entry in lines if entry.get("type") == "compaction"]
+def window(real_window: MainWindow) -> MainWindow:
+    return real_window
 
 
 def test_a_clicked_compaction_reads_once_rendered_with_both_bands_named(window: MainWindow) -> None:
-    compactions = _compactions(window.session.session_file or "")
+    compactions = compactions_in(window.session.session_file or "")
     assert compactions
     for compaction in compactions:
         assert window.graph.reveal(compaction)
@@ -60,7 +43,7 @@ def test_a_clicked_compaction_reads_once_rendered_with_both_bands_named(window: 
 
 
 def test_a_plain_node_after_a_compaction_shows_its_own_text(window: MainWindow) -> None:
-    compaction = _compactions(window.session.session_file or "")[0]
+    compaction = compactions_in(window.session.session_file or "")[0]
     window.graph.select(compaction, center=True, notify=True)
     pump(20)
     assert window.steering.reader.detail_shown()

@@ -6,9 +6,7 @@ the view back to the leaf, the compaction off the left edge while the status bar
 from __future__ import annotations
 
 import json
-import shutil
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,29 +19,17 @@ from desktop_app.settings import Settings
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from tests.present.builders import msg
-
-REAL = Path(__file__).parents[1] / "fixtures" / "conformance" / "before-compaction.jsonl"  # written by pi 0.73.1
+from tests.ui.driving import compactions_in
 
 
 @pytest.fixture
-def window(tmp_path: Path) -> Iterator[MainWindow]:
-    path = tmp_path / "real.jsonl"
-    shutil.copyfile(REAL, path)
-    opened = open_window(path, size=(1280, 800))
-    opened.graph.set_use_dot(False)
-    yield opened
-    opened.close()
-    pump(50)
-
-
-def _compactions(path: str) -> list[str]:
-    lines = (json.loads(line) for line in Path(path).read_text().splitlines() if line.strip())
-    return [entry["id"] for entry in lines if entry.get("type") == "compaction"]
+def window(real_window: MainWindow) -> MainWindow:
+    return real_window
 
 
 def test_a_revealed_and_clicked_compaction_stays_in_view(window: MainWindow) -> None:
     viewport = window.graph.viewport().rect()
-    for compaction in _compactions(window.session.session_file or ""):
+    for compaction in compactions_in(window.session.session_file or ""):
         assert window.graph.reveal(compaction)
         point = window.graph.node_center(compaction)
         assert point is not None and viewport.contains(point)
@@ -111,7 +97,7 @@ def test_the_compaction_preview_hides_a_selected_compactions_audit_and_brings_it
     on the canvas while the audit beside it still described the selected compaction (77 entries
     against the preview's 20). The preview's facts are in its dialog; the stale audit steps aside
     and comes back when the dialog closes."""
-    compaction = _compactions(window.session.session_file or "")[0]
+    compaction = compactions_in(window.session.session_file or "")[0]
     assert window.graph.reveal(compaction)
     QTest.mouseClick(
         window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,

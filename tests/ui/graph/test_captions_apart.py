@@ -5,28 +5,18 @@ band's, "▲ sumkept word for word · 7 entries")."""
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from desktop_app.present.lod import Rect
 from desktop_app.ui.main_window import MainWindow
-from desktop_app.ui.testing import open_window, pump
-
-REAL = Path(__file__).parents[2] / "fixtures" / "conformance" / "before-compaction.jsonl"  # written by pi 0.73.1
+from desktop_app.ui.testing import pump
 
 
 @pytest.fixture
-def window(tmp_path: Path) -> Iterator[MainWindow]:
-    path = tmp_path / "real.jsonl"
-    shutil.copyfile(REAL, path)
-    opened = open_window(path, size=(1280, 800))
-    opened.graph.set_use_dot(False)
-    yield opened
-    opened.close()
-    pump(50)
+def window(real_window: MainWindow) -> MainWindow:
+    return real_window
 
 
 def _clash(a: Rect, b: Rect) -> bool:
