@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -13,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_app.cli import main
+from tests.cli_runs import arbor_in_process
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance"
 
@@ -26,16 +24,7 @@ def run_process(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    """``arbor inspect`` through ``cli.main`` in this process (what the entry point calls), with its
-    stdout, stderr and exit code captured as a child's would be: a fresh interpreter per call cost
-    ~0.4 s of imports and taught nothing the ``run_process`` tests don't."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(["inspect", *args])
-        except SystemExit as exc:  # argparse refusing an option
-            code = exc.code if isinstance(exc.code, int) else 2
-    return subprocess.CompletedProcess(["arbor", "inspect", *args], code, out.getvalue(), err.getvalue())
+    return arbor_in_process("inspect", *args)
 
 
 @pytest.mark.parametrize("case", ["mig-v1-basic", "edge-no-header", "edge-null-line", "malformed-lines", "edge-empty-file"])
