@@ -34,7 +34,7 @@ from .cut_points import (
     find_valid_cut_points,
 )
 
-__all__ = ["CutChoice", "CutSpace", "InvalidCutError", "cut_space", "cut_choices"]
+__all__ = ["CutChoice", "CutSpace", "InvalidCutError", "cut_space", "cut_choices", "cut_refusal"]
 
 
 class InvalidCutError(ValueError):
@@ -171,6 +171,17 @@ def cut_space(path_entries: list[Entry], profile: PiProfile = PI_1_6_0) -> CutSp
 
 def _one(message: Message | None) -> list[Message]:
     return [] if message is None else [message]
+
+
+def cut_refusal(path_entries: list[Entry], entry_id: str, profile: PiProfile = PI_1_6_0) -> str | None:
+    """Why a manual compaction of ``path_entries`` cannot keep from ``entry_id``; ``None`` when it can."""
+    if path_entries and kind_of(path_entries[-1]) is EntryKind.COMPACTION:
+        return "The active path ends with a compaction already"
+    try:
+        cut_space(path_entries, profile).check(entry_id)
+    except InvalidCutError as exc:
+        return str(exc)
+    return None
 
 
 def cut_choices(path_entries: list[Entry], profile: PiProfile = PI_1_6_0) -> list[CutChoice]:
