@@ -9,8 +9,9 @@ searches, with the same rules per profile:
 * pi 0.73.1: the raw path from the previous compaction's first kept entry (pi-spec §5.5).
 
 A cut with nothing before it to summarize is refused: such a compaction would only add a summary of
-nothing. The chosen entry is kept as it is chosen (pi's backward scan over settings entries is for
-the budget's cut; the entries it would pull in give no message, so the context is the same).
+nothing. The chosen entry is kept as it is chosen: pi's backward scan over entries that give no message
+(a model change, a label, an edit just before the kept message) is for the budget's cut, and such an
+entry is accepted too when chosen, since pi itself writes cuts there (the context is the same).
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ class CutSpace:
     end: int
     profile: PiProfile
     points: list[int]
+    summarized: frozenset[str] = frozenset()
+    """Ids of the path the newest compaction summarized (1.6.0: not in :attr:`entries`), to say so."""
 
     def cut_at(self, index: int) -> CutPointResult:
         """pi's cut result for a cut at ``index`` (a cut point): split when it is no turn start."""
@@ -115,12 +118,27 @@ class CutSpace:
             if choice.entry_id == entry_id:
                 return choice.index
         at = next((i for i, e in enumerate(self.entries) if e.get("id") == entry_id), None)
+        if at is not None and self._settings_before_cut(at, {c.index for c in choices}):
+            return at
         nearest = _nearest(choices, at)
         names = _named(nearest, choices, at)
         hint = f" Nearest valid cuts: {names}." if nearest else " There is no valid cut on this path."
         raise InvalidCutError(f"Entry {entry_id} cannot be the first kept entry: {self._why(entry_id, at)}.{hint}", nearest)
 
+    def _settings_before_cut(self, at: int, valid: set[int]) -> bool:
+        """Whether ``at`` gives no message and only such entries lead from it to a valid cut: pi's own cut
+        moves back onto these (a model change, a label, an edit just before a kept message), so such an
+        id is accepted as pi would write it, and keeps what that cut keeps."""
+        if at < self.start:
+            return False
+        j = at
+        while j < self.end and not self.messages[j] and kind_of(self.entries[j]) is not EntryKind.COMPACTION:
+            j += 1
+        return j != at and j in valid
+
     def _why(self, entry_id: str, at: int | None) -> str:
+        if at is None and entry_id in self.summarized:
+            return "it is already summarized by the newest compaction"
         if at is None:
             return "it is not in the context of the active branch (unknown, on another branch, or already summarized)"
         entry = self.entries[at]
@@ -162,7 +180,10 @@ def cut_space(path_entries: list[Entry], profile: PiProfile = PI_1_6_0) -> CutSp
         entries = [p.source for p in projected]
         messages = [p.messages for p in projected]
         start = 1 if entries and kind_of(entries[0]) is EntryKind.COMPACTION else 0
-        return CutSpace(entries, messages, start, len(entries), profile, _cut_points_of(entries, messages, start, len(entries)))
+        points = _cut_points_of(entries, messages, start, len(entries))
+        inside = {id(e) for e in entries}
+        summarized = frozenset(i for e in path_entries if id(e) not in inside and isinstance(i := e.get("id"), str))
+        return CutSpace(entries, messages, start, len(entries), profile, points, summarized)
     bounds = compaction_boundaries(path_entries)
     messages = [[] if kind_of(e) is EntryKind.COMPACTION else _one(message_from_entry(e)) for e in path_entries]
     points = find_valid_cut_points(path_entries, bounds.start, bounds.end, profile)
