@@ -20,6 +20,7 @@ from desktop_app.agent.context_hand import NO_EDITS_IN_0_73_1, context_edit_stat
 from desktop_app.compaction.manual_cut import InvalidCutError
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.llm.offline import OfflineProvider
+from desktop_app.present.compaction_preview import preview_compaction
 from desktop_app.present.context_actions import (
     ContextAction,
     TokenChange,
@@ -172,6 +173,16 @@ def test_the_edit_dialog_shows_the_token_change() -> None:
     assert edit_token_change(view, ids["user"], None, profile).after == 0
     agent.edit_context(ids["user"], None)
     assert edit_token_change(view, ids["user"], "read the file", profile) == TokenChange(0, 4)
+
+
+def test_the_preview_draws_a_dragged_cut() -> None:
+    agent, ids = _session()
+    settings = agent.settings.compaction
+    preview = preview_compaction(agent.view, settings, PI_1_6_0, first_kept_entry_id=ids["call"])
+    assert preview.runnable and preview.first_kept_entry_id == ids["call"]
+    assert preview.kept_ids == (ids["call"], ids["result"], ids["reply"]) and preview.is_split_turn
+    refused = preview_compaction(agent.view, settings, PI_1_6_0, first_kept_entry_id=ids["result"])
+    assert not refused.runnable and "a cut never separates a result from its call" in (refused.nothing_reason or "")
 
 
 def test_compact_keeps_its_old_signature() -> None:
