@@ -1,5 +1,6 @@
 """The asyncio turn loop: prompts, retries, abort, auto-compaction, tree navigation, forks."""
 
+from .context_hand import ContextEditError
 from .events import (
     AgentError,
     AgentEvent,
@@ -44,6 +45,7 @@ __all__ = [
     "CompactionFinished",
     "CompactionProgress",
     "CompactionStarted",
+    "ContextEditError",
     "ContextUsage",
     "ForkPosition",
     "ForkResult",

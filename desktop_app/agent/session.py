@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from desktop_app.compaction.branch_entries import collect_entries_for_branch_summary
 from desktop_app.compaction.branch_summary import generate_branch_summary
-from desktop_app.compaction.session_ops import NothingToCompactError, compact_session
+from desktop_app.compaction.session_ops import NothingToCompactError, compact_session, summarize_session
 from desktop_app.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
@@ -80,6 +80,7 @@ from desktop_app.tools import (
 )
 from desktop_app.tools.prompt import environment_prompt, tools_prompt
 
+from . import context_hand
 from .events import (
     AgentError,
     AgentEvent,
@@ -783,15 +784,57 @@ class AgentSession:
             return False
         return True
 
-    async def compact(self, custom_instructions: str | None = None) -> str:
-        """Manual compaction (pi's ``/compact``): aborts a running turn first; returns the new entry id."""
+    async def compact(
+        self,
+        custom_instructions: str | None = None,
+        *,
+        summary: str | None = None,
+        first_kept_entry_id: str | None = None,
+    ) -> str:
+        """Manual compaction (pi's ``/compact``): aborts a running turn first; returns the new entry id.
+
+        ``summary`` is the user's own summary, stored verbatim (no model call); ``first_kept_entry_id``
+        is the user's cut, a ``ValueError`` (:class:`~desktop_app.compaction.manual_cut.InvalidCutError`)
+        saying why and naming the nearest valid cuts when it is none. Everything else is pi's.
+        """
         if self.busy:
             self.abort()
             await self.wait_idle()
-        return await self._run_exclusive(self._compact(self.session, "manual", custom_instructions, will_retry=False))
+        return await self._run_exclusive(
+            self._compact(
+                self.session, "manual", custom_instructions, will_retry=False, summary=summary, first_kept=first_kept_entry_id
+            )
+        )
+
+    async def generate_summary(
+        self, custom_instructions: str | None = None, *, first_kept_entry_id: str | None = None
+    ) -> str:
+        """The summary a manual compaction would store (file lists included), nothing written: the
+        "generate" of generate → edit → :meth:`compact` ``(summary=…)``."""
+        if self.busy:
+            raise AgentBusyError("Arbor is busy with another request")
+        level = self.thinking_level if self.thinking_level != "off" else None
+        result = await self._run_exclusive(
+            summarize_session(
+                self.session,
+                self.provider,
+                settings=self.settings.compaction,
+                custom_instructions=custom_instructions,
+                thinking_level=level,
+                first_kept_entry_id=first_kept_entry_id,
+            )
+        )
+        return result.summary
 
     async def _compact(
-        self, session: SessionManager, reason: str, custom_instructions: str | None, *, will_retry: bool
+        self,
+        session: SessionManager,
+        reason: str,
+        custom_instructions: str | None,
+        *,
+        will_retry: bool,
+        summary: str | None = None,
+        first_kept: str | None = None,
     ) -> str:
         self._emit(CompactionStarted(reason))
 
@@ -807,6 +850,8 @@ class AgentSession:
                 custom_instructions=custom_instructions,
                 thinking_level=level,
                 on_progress=progress,
+                summary=summary,
+                first_kept_entry_id=first_kept,
             )
         except asyncio.CancelledError:
             self._emit(CompactionFailed(reason, True, "Compaction cancelled"))
@@ -816,6 +861,30 @@ class AgentSession:
             raise
         self._emit(CompactionFinished(reason, outcome.entry_id, will_retry, int(outcome.result.tokens_before)))
         return outcome.entry_id
+
+    # ------------------------------------------------------------------------------- context by hand
+
+    def edit_context(self, entry_id: str, replacement: str | list[Any] | None) -> str:
+        """Hide an entry from the model's context from now on (``None``) or replace its text: a pi 1.6.0
+        ``context_edit`` (:mod:`.context_hand`); returns its id, the new leaf. :class:`ContextEditError`
+        says why when pi's rules (or piVersion 0.73.1) do not allow it."""
+        self._refuse_while_busy()
+        return context_hand.edit_context(self.session, entry_id, replacement)
+
+    def show_in_context(self, entry_id: str) -> str:
+        """Show a hidden entry again, or restore an edited one's own text (one more edit)."""
+        self._refuse_while_busy()
+        return context_hand.show_in_context(self.session, entry_id)
+
+    def expand_compaction(self, compaction_id: str) -> str | None:
+        """Continue without a compaction: a new branch under its parent with copies of what followed it
+        on the active path (:func:`.context_hand.expand_compaction`); returns the new leaf."""
+        self._refuse_while_busy()
+        return context_hand.expand_compaction(self.session, compaction_id)
+
+    def _refuse_while_busy(self) -> None:
+        if self.busy:
+            raise AgentBusyError("Stop the running reply first")
 
     # ------------------------------------------------------------------------------- tree
 

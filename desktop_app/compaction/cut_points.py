@@ -11,7 +11,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.session.context import entry_context_messages
+from desktop_app.session.context import entry_context_messages, same_id
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -25,6 +25,8 @@ __all__ = [
     "find_cut_point",
     "cut_on_messages",
     "OmissionRule",
+    "CompactionBoundaries",
+    "compaction_boundaries",
 ]
 
 _CUT_ROLES = frozenset(
@@ -249,3 +251,35 @@ def cut_on_messages(
     starts_turn = _has_role(entries[cut], messages[cut], _TURN_START_ROLES_1_6)
     turn_start = -1 if starts_turn else _turn_start_of(entries, messages, cut, start)
     return CutPointResult(cut, turn_start, not starts_turn and turn_start != -1)
+
+
+@dataclass(frozen=True)
+class CompactionBoundaries:
+    """The range ``[start, end)`` of the path that ``find_cut_point`` searches, and the previous compaction."""
+
+    prev_compaction_index: int
+    start: int
+    end: int
+
+
+def compaction_boundaries(path_entries: list[Entry]) -> CompactionBoundaries:
+    """Start at the previous compaction's first kept entry (or just after it if that id isn't on the path)."""
+    prev = _last_compaction_index(path_entries)
+    start = 0
+    if prev >= 0:
+        first_kept = path_entries[prev].get("firstKeptEntryId")
+        start = prev + 1
+        if first_kept is not None:
+            for i, entry in enumerate(path_entries):
+                if entry.get("id") == first_kept and same_id(entry.get("id"), first_kept):  # ===: true is not 1
+                    start = i
+                    break
+    return CompactionBoundaries(prev, start, len(path_entries))
+
+
+def _last_compaction_index(path_entries: list[Entry]) -> int:
+    """The index of the path's newest compaction, or -1."""
+    for i in range(len(path_entries) - 1, -1, -1):
+        if kind_of(path_entries[i]) is EntryKind.COMPACTION:
+            return i
+    return -1

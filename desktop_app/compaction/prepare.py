@@ -15,14 +15,21 @@ from desktop_app.session.context import (
     entry_context_messages,
     message_from_entry,
     project_path,
-    same_id,
 )
 from desktop_app.session.entries import Entry, Message
 from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
-from .cut_points import OmissionRule, cut_on_messages, find_cut_point
+from .cut_points import (
+    CompactionBoundaries,
+    OmissionRule,
+    _cut_points_of,
+    compaction_boundaries,
+    cut_on_messages,
+    find_cut_point,
+)
 from .file_ops import FileOperations, extract_file_ops
+from .manual_cut import CutSpace, cut_space
 from .tokens import (
     DEFAULT_COMPACTION_SETTINGS,
     CompactionSettings,
@@ -45,30 +52,6 @@ def compaction_message_from_entry(entry: Entry) -> Message | None:
     Unlike the session context, an empty branch summary still counts here (pi maps it regardless).
     """
     return None if kind_of(entry) is EntryKind.COMPACTION else message_from_entry(entry)
-
-
-@dataclass(frozen=True)
-class CompactionBoundaries:
-    """The range ``[start, end)`` of the path that ``find_cut_point`` searches, and the previous compaction."""
-
-    prev_compaction_index: int
-    start: int
-    end: int
-
-
-def compaction_boundaries(path_entries: list[Entry]) -> CompactionBoundaries:
-    """Start at the previous compaction's first kept entry (or just after it if that id isn't on the path)."""
-    prev = _last_compaction_index(path_entries)
-    start = 0
-    if prev >= 0:
-        first_kept = path_entries[prev].get("firstKeptEntryId")
-        start = prev + 1
-        if first_kept is not None:
-            for i, entry in enumerate(path_entries):
-                if entry.get("id") == first_kept and same_id(entry.get("id"), first_kept):  # ===: true is not 1
-                    start = i
-                    break
-    return CompactionBoundaries(prev, start, len(path_entries))
 
 
 @dataclass
@@ -96,6 +79,8 @@ def prepare_compaction(
     path_entries: list[Entry],
     settings: CompactionSettings = DEFAULT_COMPACTION_SETTINGS,
     profile: PiProfile = PI_1_6_0,
+    *,
+    first_kept_entry_id: str | None = None,
 ) -> CompactionPreparation | None:
     """Plan a compaction of ``path_entries`` (root → leaf); ``None`` if the path already ends compacted.
 
@@ -103,18 +88,26 @@ def prepare_compaction(
     yields a preparation with nothing to summarize, exactly as pi 0.73.1 (which then still asks the
     model for a summary). pi 1.6.0 plans on the context projection instead and returns ``None`` when
     there is nothing to summarize.
+
+    ``first_kept_entry_id`` is a cut the user chose instead of pi's token budget (:mod:`.manual_cut`):
+    everything else (tokens before, split turn, file lists, previous summary) is computed as for pi's own
+    cut; :class:`~.manual_cut.InvalidCutError` when it is no valid cut.
     """
     if path_entries and kind_of(path_entries[-1]) is EntryKind.COMPACTION:
         return None
     if profile.projected_compaction:
-        return _prepare_projected(path_entries, settings, profile)
+        return _prepare_projected(path_entries, settings, profile, first_kept_entry_id)
     bounds = compaction_boundaries(path_entries)
     # The context's messages only (what context_from_path builds them from): its model and thinking
     # level walk the whole path again, a third of this function's time on a long path.
     projected = project_path(path_entries, profile=profile)
     tokens_before = estimate_context_tokens([m for p in projected for m in p.messages], profile).tokens
 
-    cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens, profile)
+    if first_kept_entry_id is not None:
+        space = cut_space(path_entries, profile)
+        cut = space.cut_at(space.check(first_kept_entry_id))
+    else:
+        cut = find_cut_point(path_entries, bounds.start, bounds.end, settings.keep_recent_tokens, profile)
     if cut.first_kept_entry_index >= len(path_entries):
         return None
     first_kept_id = path_entries[cut.first_kept_entry_index].get("id")
@@ -158,7 +151,7 @@ def _messages(path_entries: list[Entry], start: int, end: int) -> list[Message]:
 
 
 def _prepare_projected(
-    path_entries: list[Entry], settings: CompactionSettings, profile: PiProfile
+    path_entries: list[Entry], settings: CompactionSettings, profile: PiProfile, chosen: str | None = None
 ) -> CompactionPreparation | None:
     """pi 1.6.0's ``prepareCompaction`` on the projection (pi16-delta.md §5.7).
 
@@ -173,7 +166,11 @@ def _prepare_projected(
     start, end = (1 if has_compaction else 0), len(entries)
     tokens_before = estimate_projected_context_tokens(projected, path_entries, profile).tokens
     raw = [entry_context_messages(e, profile=profile) for e in entries]
-    cut = cut_on_messages(entries, messages, start, end, settings.keep_recent_tokens, profile, OmissionRule(raw))
+    if chosen is not None:
+        space = CutSpace(entries, messages, start, end, profile, _cut_points_of(entries, messages, start, end))
+        cut = space.cut_at(space.check(chosen))
+    else:
+        cut = cut_on_messages(entries, messages, start, end, settings.keep_recent_tokens, profile, OmissionRule(raw))
     first_kept = cut.first_kept_entry_index
     if first_kept >= len(entries):
         return None
@@ -225,14 +222,6 @@ def _file_ops(
     for message in [*to_summarize, *turn_prefix]:
         extract_file_ops(message, ops, profile)
     return ops
-
-
-def _last_compaction_index(path_entries: list[Entry]) -> int:
-    """The index of the path's newest compaction, or -1."""
-    for i in range(len(path_entries) - 1, -1, -1):
-        if kind_of(path_entries[i]) is EntryKind.COMPACTION:
-            return i
-    return -1
 
 
 def _index_from_leaf(path_entries: list[Entry], entry: Entry) -> int:

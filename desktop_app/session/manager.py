@@ -624,6 +624,25 @@ class SessionManager:
             replacement = {"content": [{"type": "text", "text": replacement["content"]}]}
         return self._append(lambda i, p, t: make_context_edit_entry(i, p, t, target_id, replacement))
 
+    def append_copy(self, original: Entry, changes: dict[str, Any] | None = None) -> str:
+        """Append a copy of ``original`` under the leaf: its own id, ``parentId`` and ``timestamp`` (the
+        time of this write), every other key as it is and where it is, ``changes`` applied (e.g. an edit's
+        ``targetId`` pointing at another copy). The message inside keeps its own ``timestamp``.
+
+        ``AgentSession.expand_compaction`` copies a compacted branch with it; the copy is an ordinary entry
+        pi reads like any other.
+        """
+        if is_header(original) or not isinstance(original.get("type"), str):
+            raise SessionError("Only entries can be copied")
+
+        def build(entry_id: str, parent_id: str | None, timestamp: str) -> Entry:
+            entry = dict(original)
+            entry.update(id=entry_id, parentId=parent_id, timestamp=timestamp)
+            entry.update(changes or {})
+            return entry
+
+        return self._append(build)
+
     def append_usage(
         self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None
     ) -> str:
