@@ -299,9 +299,9 @@ class SessionManager:
         for n, obj in zip(wanted, parsed.objects, strict=True):
             if (
                 not isinstance(obj, dict)
-                or obj.get("id") != skeleton.ids[n]
-                or obj.get("parentId") != skeleton.parents[n]
-                or obj.get("type") != skeleton.types[n]
+                or obj.get("id") != skeleton.entry_id(n)
+                or obj.get("parentId") != skeleton.parent_id(n)
+                or obj.get("type") != skeleton.entry_type(n)
             ):
                 return False  # a key given twice, say: what the skeleton read is not the entry
             by_line[n] = obj

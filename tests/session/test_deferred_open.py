@@ -207,7 +207,7 @@ def test_far_from_the_leaf_nothing_is_parsed_before_the_first_picture(
     monkeypatch.setattr(manager_module, "parse_session_lines", counting_parse)
     lazy = SessionManager.open(file, defer=True)
     assert lazy.loading
-    labels_and_name = sum(1 for kind in skeleton.types if kind in ("label", "session_info"))
+    labels_and_name = sum(1 for kind in skeleton.types if kind in (b"label", b"session_info"))
     # the leaf's 400 entries up (its context starts 80 entries up, its thinking level and model
     # after the compaction), the side branches among them, every label and the name: nothing more
     assert sum(parsed) <= PATH_ENTRIES + 2 * 10 + labels_and_name + 1  # (+1: the compaction, read first)
