@@ -87,8 +87,8 @@ _LOAD_AT_THE_LATEST_MS = 1000
 
 def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
     """Parse the rest of a deferred open's file on a worker thread once the first picture is painted
-    (the parse holds the GIL much of the time: started earlier, it slows that picture down), install
-    it on this thread (``Reloaded`` redraws the views), then say what the whole file held."""
+    (the parse holds the GIL much of the time: started earlier, it slows that picture down), then
+    install it on this thread (:meth:`MainWindow.install_full_session`)."""
     from PySide6.QtCore import QEvent, QObject, QTimer
 
     manager = window.agent.session
@@ -99,7 +99,10 @@ def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEvent
         window.install_full_session()
 
     def loaded() -> None:  # on the worker thread
-        loop.call_soon_threadsafe(install)
+        try:
+            loop.call_soon_threadsafe(install)
+        except RuntimeError:  # the loop is closed: the window is gone, nothing to show
+            pass
 
     def start() -> None:
         viewport.removeEventFilter(watcher)
@@ -108,13 +111,13 @@ def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEvent
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Paint:
-                QTimer.singleShot(0, start)  # after this paint has reached the screen
+                QTimer.singleShot(0, window, start)  # after this paint has reached the screen
             return False
 
     viewport = window.graph.viewport()
     watcher = FirstPaint(window)
     viewport.installEventFilter(watcher)
-    QTimer.singleShot(_LOAD_AT_THE_LATEST_MS, start)
+    QTimer.singleShot(_LOAD_AT_THE_LATEST_MS, window, start)
 
 
 def run_gui(path: str | None = None) -> int:
