@@ -20,7 +20,8 @@ size. Twice: on the generated session (whose newest compaction is near the leaf)
 session with its compaction entries taken out (``…-nocompact.jsonl``: the first compaction of a
 100,000-entry session, which summarizes the whole active path: the worst case).
 
-Medians and ratios are printed as a markdown table.
+Medians and ratios are printed as a markdown table. Not part of ``run_all.py`` (it has no ``run(quick)``):
+a run at 100,000 entries takes ~5 minutes.
 """
 
 from __future__ import annotations
@@ -287,7 +288,7 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def run(sizes: list[int], runs: int, before: Path | None) -> list[dict[str, Any]]:
+def measure(sizes: list[int], runs: int, before: Path | None) -> list[dict[str, Any]]:
     from benchmarks.generate import cached_session, describe
 
     checkouts = {"this checkout": ROOT}
@@ -333,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
                 for root in ([args.before.resolve()] if args.before else []) + [ROOT]:
                     print(path.name, root, json.dumps(compaction_memory(path, root)))
         return 0
-    rows = run(args.entries, args.runs, args.before)
+    rows = measure(args.entries, args.runs, args.before)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     print(markdown(rows))
