@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import gc
 import logging
+import mmap
 import os
 import re
 import shutil
@@ -21,6 +22,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Final
 
 from .context import SessionContext, build_session_context, extend_context
@@ -272,12 +274,23 @@ class SessionManager:
         """The state a deferred open starts with; ``False`` (nothing changed) for an ordinary open."""
         store = SessionStore(file_path, self.fsync)
         try:
-            if os.path.getsize(store.real_path) < self.DEFER_MIN_BYTES:
-                return False
-            with open(store.real_path, "rb") as fh:
-                data = fh.read()
+            fd = os.open(store.real_path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the open
         except OSError:
             return False  # the ordinary open says what is wrong
+        try:
+            stat = os.fstat(fd)
+            if not S_ISREG(stat.st_mode) or stat.st_size < max(self.DEFER_MIN_BYTES, 1):
+                return False
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:  # read in place, not copied
+                return self._load_skeleton(data, store, file_path, cwd_override)
+        except (OSError, ValueError):
+            return False
+        finally:
+            os.close(fd)
+
+    def _load_skeleton(
+        self, data: mmap.mmap, store: SessionStore, file_path: Path, cwd_override: str | None
+    ) -> bool:
         skeleton = scan_skeleton(data)
         if skeleton is None:
             return False

