@@ -195,7 +195,7 @@ class SessionManager:
         )
         if defer and manager._load_first_picture(file_path, cwd_override):
             manager._full_load = _FullLoad(
-                lambda: cls.open(path, session_dir, cwd_override, fsync=fsync, profile=profile)
+                lambda: cls.open(file_path, session_dir, cwd_override, fsync=fsync, profile=profile)
             )
             return manager
         manager._load(file_path, cwd_override)
