@@ -136,6 +136,8 @@ def first_picture_lines(skeleton: Skeleton, parse_one: Callable[[int], object]) 
         if parent is not None:
             children.setdefault(parent, []).append(n)
     lines = path + _branch_lines(ids, children, path)
+    taken = set(lines)
+    lines += [n for n in _leading_lines(skeleton, parse_one) if n not in taken]
     if len(lines) > MAX_FIRST_LINES:
         return None
     bookkeeping = [n for n, kind in enumerate(types) if kind == b"label" or kind == b"session_info"]
@@ -172,6 +174,24 @@ def _path_lines(skeleton: Skeleton, line_of: dict[bytes, int], parse_one: Callab
         parent = parents[at]
         at = line_of.get(parent) if parent is not None else None
     return path
+
+
+#: How far into the file the first user message is looked for (the window's title without a name).
+LEADING_LINES = 20
+
+
+def _leading_lines(skeleton: Skeleton, parse_one: Callable[[int], object]) -> list[int]:
+    """The file's first lines up to its first user message, which names an unnamed session in the
+    window's title (``present.sessions.session_title``); none if it is not among the first
+    :data:`LEADING_LINES`."""
+    for n in range(min(LEADING_LINES, len(skeleton.ids))):
+        if skeleton.types[n] != b"message":
+            continue
+        entry = parse_one(n)
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if isinstance(message, dict) and message.get("role") == "user":
+            return list(range(n + 1))
+    return []
 
 
 def _branch_lines(ids: list[bytes], children: dict[bytes, list[int]], path: list[int]) -> list[int]:

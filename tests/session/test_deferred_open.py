@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from desktop_app.present.sessions import session_title
 from desktop_app.session import SessionFileError, SessionManager
 from desktop_app.session import manager as manager_module
 from desktop_app.session.entries import (
@@ -55,6 +56,7 @@ def _state(manager: SessionManager) -> dict[str, Any]:
         "messages": context.messages,
         "thinking": context.thinking_level,
         "model": context.model,
+        "title": session_title(manager),
     }
 
 
@@ -98,7 +100,7 @@ def test_every_recorded_case_ends_as_an_ordinary_open(
             first = _state(lazy)
             assert first["report"].malformed_lines == [], source
             for key in ("header", "leaf", "labels", "label_timestamps", "name", "context_edits", "messages",
-                        "thinking", "model", "cwd"):
+                        "thinking", "model", "cwd", "title"):
                 assert first[key] == expected[key], (source, key)
             full_entries = {entry["id"]: entry for entry in expected["entries"]}
             assert all(full_entries[entry["id"]] == entry for entry in first["entries"]), source
@@ -121,12 +123,12 @@ def test_every_recorded_case_ends_as_an_ordinary_open(
 
 def _big_session(
     path: Path, *, turns: int = 1_500, broken_line_at: int | None = None, kept_turn: int | None = None,
-    late_changes: bool = False,
+    late_changes: bool = False, named: bool = True,
 ) -> list[str]:
     """A long active path with a side branch every 50 turns, a compaction keeping from ``kept_turn``
     (default half-way) ten turns later, a thinking-level and a model change at the root (and with
     ``late_changes`` after the compaction too), labels and a name, written as pi writes them."""
-    lines = list(_big_session_lines(turns, kept_turn, late_changes))
+    lines = list(_big_session_lines(turns, kept_turn, late_changes, named))
     if broken_line_at is not None:
         lines[broken_line_at] = lines[broken_line_at][:100] + "\n"  # a torn line far from the leaf
     path.write_text("".join(lines), encoding="utf-8")
@@ -134,7 +136,7 @@ def _big_session(
 
 
 @functools.cache
-def _big_session_lines(turns: int, kept_turn: int | None, late_changes: bool) -> tuple[str, ...]:
+def _big_session_lines(turns: int, kept_turn: int | None, late_changes: bool, named: bool) -> tuple[str, ...]:
     stamp = "2025-11-03T09:00:00.000Z"
     lines = [serialize_line(make_header("s-1", "/tmp/project", stamp))]
     parent: str | None = None
@@ -168,7 +170,8 @@ def _big_session_lines(turns: int, kept_turn: int | None, late_changes: bool) ->
             if late_changes:
                 parent = add(make_thinking_level_entry(new_id(), parent, stamp, "low"))
                 parent = add(make_model_change_entry(new_id(), parent, stamp, "openai", "gpt-x"))
-    add(make_session_info_entry(new_id(), parent, stamp, "a big one"))
+    if named:
+        add(make_session_info_entry(new_id(), parent, stamp, "a big one"))
     return tuple(lines)
 
 
@@ -205,7 +208,7 @@ def test_far_from_the_leaf_nothing_is_parsed_before_the_first_picture(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, defer_everything: None
 ) -> None:
     file = tmp_path / "big.jsonl"
-    _big_session(file, turns=3_000, kept_turn=2_960, late_changes=True)
+    _big_session(file, turns=3_000, kept_turn=2_960, late_changes=True, named=False)
     skeleton = scan_skeleton(file.read_bytes())
     assert skeleton is not None and len(skeleton.ids) > 6_000
     parsed: list[int] = []
@@ -221,8 +224,10 @@ def test_far_from_the_leaf_nothing_is_parsed_before_the_first_picture(
     labels_and_name = sum(1 for kind in skeleton.types if kind in (b"label", b"session_info"))
     # the leaf's 400 entries up (its context starts 80 entries up, its thinking level and model
     # after the compaction), the side branches among them, every label and the name: nothing more
-    assert sum(parsed) <= PATH_ENTRIES + 2 * 10 + labels_and_name + 1  # (+1: the compaction, read first)
-    assert len(lazy.get_entries()) < PATH_ENTRIES + 2 * 10 + labels_and_name
+    # (+1: the compaction, read first; +3: the file's first lines up to its first user message)
+    assert sum(parsed) <= PATH_ENTRIES + 2 * 10 + labels_and_name + 1 + 3
+    assert len(lazy.get_entries()) < PATH_ENTRIES + 2 * 10 + labels_and_name + 3
+    assert session_title(lazy) == "question 0"  # the window's title: the first user message
     context, expected = lazy.build_session_context(), SessionManager.open(file).build_session_context()
     assert context.thinking_level == "low"
     assert (context.messages, context.model) == (expected.messages, expected.model)
