@@ -491,9 +491,9 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
 
     original_initial_session = app_mod.initial_session
 
-    def timed_initial_session(path: Any, settings: Any) -> Any:
+    def timed_initial_session(path: Any, settings: Any, **kwargs: Any) -> Any:
         marks["before_open"] = now()
-        manager = original_initial_session(path, settings)
+        manager = original_initial_session(path, settings, **kwargs)
         marks["after_open"] = now()
         return manager
 
@@ -533,7 +533,10 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             marks["first_paint_partial"] = partial  # the leaf's neighbourhood (a big session)
             marks["first_paint_items"] = paints[-1]["items"]
             QTimer.singleShot(0, lambda: marks.setdefault("first_turn_after_paint", now()))
-        if "complete_paint_end" not in marks and "first_paint_end" in marks and not partial:
+        loading = state["window"] is not None and state["window"].agent.session.loading  # a deferred open
+        if "loaded" not in marks and "first_paint_end" in marks and not loading:
+            marks["loaded"] = now()  # the whole file parsed and installed
+        if "complete_paint_end" not in marks and "first_paint_end" in marks and not partial and not loading:
             marks["complete_paint_end"] = paints[-1]["end"]  # the whole graph painted
             _maybe_finish()
         return result

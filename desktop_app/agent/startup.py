@@ -24,16 +24,19 @@ SAMPLE_SESSION = RESOURCES / "sample-session.jsonl"
 SAMPLE_CWD = "/home/you/trips"
 
 
-def initial_session(path: str | None, settings: Settings) -> SessionManager:
-    """The session to show: the given file, else the newest of Arbor's, else the sample, else a new one."""
+def initial_session(path: str | None, settings: Settings, *, defer_load: bool = False) -> SessionManager:
+    """The session to show: the given file, else the newest of Arbor's, else the sample, else a new one.
+
+    ``defer_load``: a big file is opened from the lines its first picture needs and parsed in full
+    later (``SessionManager.open(defer=True)``; the window's start, issue 28)."""
     if path:
-        return SessionManager.open(path, fsync=settings.fsync, profile=settings.profile)
+        return SessionManager.open(path, fsync=settings.fsync, profile=settings.profile, defer=defer_load)
     root = Path(settings.sessions_root) if settings.sessions_root else arbor_sessions_root()
     catalog = SessionCatalog(root)
     newest = [p for d in (root.iterdir() if root.is_dir() else ()) if d.is_dir() and (p := catalog.most_recent("", d))]
     if newest:
         latest = max(newest, key=lambda p: p.stat().st_mtime_ns)
-        return SessionManager.open(latest, fsync=settings.fsync, profile=settings.profile)
+        return SessionManager.open(latest, fsync=settings.fsync, profile=settings.profile, defer=defer_load)
     if SAMPLE_SESSION.exists():
         target_dir = root / encode_cwd(SAMPLE_CWD)
         target_dir.mkdir(parents=True, exist_ok=True)

@@ -8,6 +8,7 @@ The text is pi's to the character (its hash is part of the conformance data).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, assert_never
 
 from desktop_app.session.entries import Message
@@ -15,7 +16,7 @@ from desktop_app.session.jsjson import js_join, js_string, js_stringify, utf16_l
 from desktop_app.session.kinds import BlockKind, Role, block_kind, role_of
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
-__all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "truncate_for_summary"]
+__all__ = ["TOOL_RESULT_MAX_CHARS", "serialize_conversation", "serialized_pieces", "truncate_for_summary"]
 
 TOOL_RESULT_MAX_CHARS = 2000
 
@@ -72,7 +73,7 @@ def _is_array_index(key: str) -> bool:
     return key.isdigit() and key.isascii() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
-def _assistant_parts(message: Message, with_thinking: bool) -> list[str]:
+def _assistant_parts(message: Message, with_thinking: bool) -> list[tuple[str, str]]:
     texts: list[Any] = []
     thinkings: list[Any] = []
     calls: list[str] = []
@@ -90,14 +91,54 @@ def _assistant_parts(message: Message, with_thinking: bool) -> list[str]:
                 pass  # an assistant's image or an odd block: nothing a summarizer reads
             case _ as unreachable:
                 assert_never(unreachable)
-    parts: list[str] = []
+    parts: list[tuple[str, str]] = []
     if thinkings and with_thinking:
-        parts.append("[Assistant thinking]: " + js_join(thinkings, "\n"))
+        parts.append(("[Assistant thinking]: ", js_join(thinkings, "\n")))
     if texts:
-        parts.append("[Assistant]: " + js_join(texts, "\n"))
+        parts.append(("[Assistant]: ", js_join(texts, "\n")))
     if calls:
-        parts.append("[Assistant tool calls]: " + "; ".join(calls))
+        parts.append(("[Assistant tool calls]: ", "; ".join(calls)))
     return parts
+
+
+def _message_parts(message: Message, profile: PiProfile, whole_pairs: bool) -> list[tuple[str, str]]:
+    """One message's parts of the transcript, each a label and its text."""
+    match role_of(message):
+        case Role.USER:
+            text = _text_blocks(message.get("content"))
+            return [("[User]: ", text)] if text else []
+        case Role.ASSISTANT:
+            return _assistant_parts(message, profile.serialize_thinking)
+        case Role.TOOL_RESULT:
+            text = _text_blocks(message.get("content"))
+            return [("[Tool result]: ", truncate_for_summary(text, whole_pairs=whole_pairs))] if text else []
+        case (
+            Role.SYSTEM | Role.BASH_EXECUTION | Role.CUSTOM | Role.HOOK_MESSAGE | Role.BRANCH_SUMMARY
+            | Role.COMPACTION_SUMMARY | Role.UNKNOWN
+        ):
+            return []  # system prompts give nothing; the others are user messages after convert_to_llm
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def serialized_pieces(messages: list[Message], profile: PiProfile = PI_1_6_0) -> Iterator[str]:
+    """:func:`serialize_conversation`'s text in pieces, which ``"".join`` makes into it: labels,
+    separators and the messages' own strings (a text block's string itself, not a copy of it).
+
+    A first compaction at 100,000 entries summarizes a ~44-million-character transcript (issue 28):
+    joined once with the request's other pieces, it is made once, where building each part
+    (``"[User]: " + text``), then the transcript, then the request by concatenation held three or
+    four copies at a time.
+    """
+    whole_pairs = not profile.serialize_thinking
+    first = True
+    for message in messages:
+        for label, text in _message_parts(message, profile, whole_pairs):
+            if not first:
+                yield "\n\n"
+            first = False
+            yield label
+            yield text
 
 
 def serialize_conversation(messages: list[Message], profile: PiProfile = PI_1_6_0) -> str:
@@ -106,25 +147,4 @@ def serialize_conversation(messages: list[Message], profile: PiProfile = PI_1_6_
     Thinking is written only where the profile says so (pi 1.6.0 leaves it out); system messages
     give nothing.
     """
-    whole_pairs = not profile.serialize_thinking
-    parts: list[str] = []
-    for message in messages:
-        match role_of(message):
-            case Role.USER:
-                text = _text_blocks(message.get("content"))
-                if text:
-                    parts.append("[User]: " + text)
-            case Role.ASSISTANT:
-                parts.extend(_assistant_parts(message, profile.serialize_thinking))
-            case Role.TOOL_RESULT:
-                text = _text_blocks(message.get("content"))
-                if text:
-                    parts.append("[Tool result]: " + truncate_for_summary(text, whole_pairs=whole_pairs))
-            case (
-                Role.SYSTEM | Role.BASH_EXECUTION | Role.CUSTOM | Role.HOOK_MESSAGE | Role.BRANCH_SUMMARY
-                | Role.COMPACTION_SUMMARY | Role.UNKNOWN
-            ):
-                pass  # system prompts give nothing; the others are user messages after convert_to_llm
-            case _ as unreachable:
-                assert_never(unreachable)
-    return "\n\n".join(parts)
+    return "".join(serialized_pieces(messages, profile))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,12 +42,13 @@ from .prompts import (
     summarization_system_prompt,
     turn_prefix_text,
 )
-from .serialize import serialize_conversation
+from .serialize import serialize_conversation, serialized_pieces
 
 __all__ = [
     "SummarizationError",
     "CompactionResult",
     "conversation_block",
+    "conversation_pieces",
     "reasoning_option",
     "summary_request",
     "turn_prefix_request",
@@ -73,9 +74,16 @@ class CompactionResult:
     usage: dict[str, Any] | None = None
 
 
+def conversation_pieces(messages: list[Message], profile: PiProfile = PI_1_6_0) -> Iterator[str]:
+    """:func:`conversation_block` in pieces (see :func:`~.serialize.serialized_pieces`)."""
+    yield "<conversation>\n"
+    yield from serialized_pieces(convert_to_llm(messages, profile), profile)
+    yield "\n</conversation>\n\n"
+
+
 def conversation_block(messages: list[Message], profile: PiProfile = PI_1_6_0) -> str:
     """``<conversation>`` tags around the serialized transcript (agent messages are converted first)."""
-    return "<conversation>\n" + serialize_conversation(convert_to_llm(messages, profile), profile) + "\n</conversation>\n\n"
+    return "".join(conversation_pieces(messages, profile))
 
 
 def reasoning_option(provider: Provider, thinking_level: str | None) -> str | None:
@@ -96,12 +104,14 @@ def summary_request(
 ) -> LLMRequest:
     """The history-summary request: first-time or update prompt, ``max_tokens = floor(0.8 × reserve)``
     (pi 1.6.0 sets no limit)."""
-    text = conversation_block(messages, profile)
+    pieces = list(conversation_pieces(messages, profile))  # the request's text is made once, below
     if previous_summary:
-        text += "<previous-summary>\n" + previous_summary + "\n</previous-summary>\n\n"
-    text += UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
+        pieces += ["<previous-summary>\n", previous_summary, "\n</previous-summary>\n\n"]
+    pieces.append(UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT)
     if custom_instructions:
-        text += ADDITIONAL_FOCUS + custom_instructions
+        pieces += [ADDITIONAL_FOCUS, custom_instructions]
+    text = "".join(pieces)
+    del pieces
     return LLMRequest(
         system_prompt=summarization_system_prompt(profile.summarizer_says_coding),
         messages=[user_text_message(text)],

@@ -11,15 +11,18 @@ from __future__ import annotations
 import enum
 import gc
 import logging
+import mmap
 import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Final
 
 from .context import SessionContext, build_session_context, extend_context
@@ -44,6 +47,7 @@ from .entries import (
     make_thinking_level_entry,
     make_usage_entry,
     new_entry_id,
+    parse_session_lines,
     parse_session_text,
     serialize_line,
     uuid7,
@@ -61,6 +65,7 @@ from .jsjson import js_trim
 from .migrate import migrate_objects, needs_migration
 from .paths import default_session_dir, session_file_name
 from .profile import PI_1_6_0, PiProfile
+from .skeleton import first_picture_lines, scan_skeleton
 from .store import SessionFileError, SessionStore
 from .system_prompt import current_system_message
 from .tree import SessionIndex, TreeNode, key_of
@@ -139,6 +144,8 @@ class SessionManager:
         self._revision = 0
         self._context_cache: tuple[tuple[str | None, int], SessionContext] | None = None
         self._defer_sync = False  # inside deferred_sync(): appends leave the fsync to sync()
+        # A deferred open (``open(defer=True)``): the whole file's parse, until finish_loading installs it.
+        self._full_load: _FullLoad | None = None
 
     # ================================================================================ constructors
 
@@ -168,13 +175,29 @@ class SessionManager:
         *,
         fsync: bool = True,
         profile: PiProfile = PI_1_6_0,
+        defer: bool = False,
     ) -> SessionManager:
-        """Open a session file (pi's ``SessionManager.open``); a missing file becomes a new session there."""
+        """Open a session file (pi's ``SessionManager.open``); a missing file becomes a new session there.
+
+        ``defer=True`` (the window's start, issue 28): a big file as pi writes it is opened from its
+        skeleton (:mod:`.skeleton`), with only the lines its first picture reads parsed: the leaf's
+        path up to where its context starts, the branches near the leaf, labels and name. The whole
+        file is then parsed, exactly as without ``defer``, by :meth:`load_in_background` (or by the
+        first call that needs all of it) and installed by :meth:`finish_loading`, which emits
+        ``Reloaded``. Until then :attr:`loading` is true, :attr:`report` is empty, other writers'
+        lines wait for that parse (it reads them), and anything that writes or needs the whole tree
+        finishes the load first. A file the skeleton cannot vouch for is opened the ordinary way.
+        """
         file_path = Path(os.path.abspath(os.fspath(path)))
         directory = Path(session_dir) if session_dir else file_path.parent
         manager = cls(
             cwd_override or os.getcwd(), directory, persist=True, session_file=file_path, fsync=fsync, profile=profile
         )
+        if defer and manager._load_first_picture(file_path, cwd_override):
+            manager._full_load = _FullLoad(
+                lambda: cls.open(file_path, session_dir, cwd_override, fsync=fsync, profile=profile)
+            )
+            return manager
         manager._load(file_path, cwd_override)
         return manager
 
@@ -229,6 +252,7 @@ class SessionManager:
 
     def new_session(self, session_id: str | None = None, parent_session: str | None = None) -> str | None:
         """Start an empty session (pi's ``newSession``); returns the future file path if persistent."""
+        self._full_load = None  # a deferred open's parse is no longer wanted
         timestamp = iso_now()
         self._header = make_header(session_id or uuid7(), self._cwd, timestamp, parent_session)
         self._replace_index(SessionIndex())
@@ -242,6 +266,128 @@ class SessionManager:
         else:
             self._store = None
         return str(self._session_file) if self._session_file else None
+
+    #: A deferred open parses only part of files of at least this many bytes (~6,000 entries).
+    DEFER_MIN_BYTES = 8_000_000
+
+    def _load_first_picture(self, file_path: Path, cwd_override: str | None) -> bool:
+        """The state a deferred open starts with; ``False`` (nothing changed) for an ordinary open."""
+        store = SessionStore(file_path, self.fsync)
+        try:
+            fd = os.open(store.real_path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO must not hang the open
+        except OSError:
+            return False  # the ordinary open says what is wrong
+        try:
+            stat = os.fstat(fd)
+            if not S_ISREG(stat.st_mode) or stat.st_size < max(self.DEFER_MIN_BYTES, 1):
+                return False
+            with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as data:  # read in place, not copied
+                return self._load_skeleton(data, store, file_path, cwd_override)
+        except (OSError, ValueError):
+            return False
+        finally:
+            os.close(fd)
+
+    def _load_skeleton(
+        self, data: mmap.mmap, store: SessionStore, file_path: Path, cwd_override: str | None
+    ) -> bool:
+        skeleton = scan_skeleton(data)
+        if skeleton is None:
+            return False
+
+        def parse_one(n: int) -> object:
+            parsed = parse_session_lines([skeleton.line(n)])
+            return parsed.objects[0] if parsed.objects else None
+
+        picture = first_picture_lines(skeleton, parse_one)
+        if picture is None:
+            return False
+        wanted = sorted(set(picture.lines) | set(picture.bookkeeping))
+        # Untrimmed: a line with JavaScript whitespace after its JSON is malformed here; whether the
+        # whole file's trim would keep it (the last line under pi 0.73.1) is the ordinary open's call.
+        parsed = parse_session_lines([skeleton.line(n) for n in wanted], trim_end=False)
+        if parsed.malformed or len(parsed.objects) != len(wanted):
+            return False
+        by_line: dict[int, Entry] = {}
+        for n, obj in zip(wanted, parsed.objects, strict=True):
+            if (
+                not isinstance(obj, dict)
+                or obj.get("id") != skeleton.entry_id(n)
+                or obj.get("parentId") != skeleton.parent_id(n)
+                or obj.get("type") != skeleton.entry_type(n)
+            ):
+                return False  # a key given twice, say: what the skeleton read is not the entry
+            by_line[n] = obj
+        index = SessionIndex.build([by_line[n] for n in picture.lines])
+        index.labels.clear()
+        index.label_timestamps.clear()
+        index.session_name = None
+        for n in picture.bookkeeping:  # every label and name in the file, in file order
+            index.note_bookkeeping(by_line[n])
+        index.context_edits = picture.context_edits
+        index.last_id = picture.leaf_id
+        header = skeleton.header.objects[0]
+        self._header = header
+        if cwd_override:
+            self._cwd = cwd_override
+        else:
+            cwd = header.get("cwd")
+            self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        self.report = OpenReport()
+        self._store = store
+        self._session_file = file_path
+        self._replace_index(index)
+        self._leaf_id = picture.leaf_id
+        self._written = len(index.entries)
+        self._header_written = True
+        return True
+
+    @property
+    def loading(self) -> bool:
+        """A deferred open whose whole file is not installed yet (see :meth:`open`)."""
+        return self._full_load is not None
+
+    def load_in_background(self, on_done: Callable[[], None] | None = None) -> None:
+        """Parse the whole file of a deferred open on a worker thread; ``on_done`` is called on that
+        thread once it is parsed (then call :meth:`finish_loading` on this manager's thread).
+        Nothing to do (``on_done`` is not called) when the session is not :attr:`loading`."""
+        if self._full_load is not None:
+            self._full_load.start(on_done)
+
+    def finish_loading(self, *, announce: bool = True) -> bool:
+        """Install the whole file of a deferred open, waiting for its parse (or parsing it here if it
+        never started); emits ``Reloaded`` (``announce=False``: the caller shows the session anew, as
+        the window does: its graph then builds the whole tree off the UI thread). ``False`` when
+        there was nothing to install."""
+        load = self._full_load
+        if load is None:
+            return False
+        self._full_load = None
+        try:
+            full = load.result()
+        except (OSError, SessionError, SessionFileError) as exc:
+            self._fail_loading(exc)
+            return True
+        self._cwd, self.read_only, self.report = full._cwd, full.read_only, full.report
+        self._header, self._leaf_id = full._header, full._leaf_id
+        self._header_written, self._written = full._header_written, full._written
+        self._store, self._session_file = full._store, full._session_file
+        self._context_cache = None
+        self._replace_index(full._index)
+        if announce:
+            self._emit(Reloaded(self._leaf_id))
+        return True
+
+    def _fail_loading(self, exc: Exception) -> None:
+        """The whole file could not be read after its first picture: show what was read, write nothing."""
+        self.read_only = True
+        name = self._session_file.name if self._session_file else "the session"
+        self.report = OpenReport(error=f"Could not read all of {name} ({exc}); opened read-only")
+        self._emit(SessionFailed(self.report.error or ""))
+
+    def _require_loaded(self) -> None:
+        if self._full_load is not None:
+            self.finish_loading()
 
     def _load(self, file_path: Path, cwd_override: str | None) -> None:
         with _gc_paused_then_frozen():
@@ -369,6 +515,7 @@ class SessionManager:
         writers' entries are read first so that the leaf can follow them along our branch. A caller
         that must not follow (the agent's reply belongs under its own request) passes ``parent_id``.
         """
+        self._require_loaded()
         if self.read_only:
             raise SessionReadOnlyError(self.report.error or "This session is read-only")
         store = self._store if self.persist else None
@@ -535,6 +682,7 @@ class SessionManager:
 
     def _reload(self) -> None:
         assert self._session_file is not None
+        self._full_load = None  # the file is read again in full right here
         cwd_override = self._cwd if self._cwd != self._header.get("cwd") else None
         self._load(self._session_file, cwd_override)
         self._emit(Reloaded(self._leaf_id))
@@ -542,8 +690,8 @@ class SessionManager:
     def poll_external_changes(self) -> list[Entry]:
         """Load entries another program appended since the last read; emits ``external_append``."""
         store = self._store
-        if store is None or not self.persist:
-            return []
+        if store is None or not self.persist or self._full_load is not None:
+            return []  # a deferred open's whole-file parse reads what was appended meanwhile
         return self._follow_external(store, locked=False)
 
     # ---------------------------------------------------------------------------- append_*
@@ -675,6 +823,7 @@ class SessionManager:
 
     def branch(self, branch_from_id: str) -> None:
         """Move the leaf to an existing entry; the next append starts a sibling branch there."""
+        self._require_loaded()
         if key_of(branch_from_id) not in self._index.by_id:
             raise SessionError(f"Entry {branch_from_id} not found")
         previous, self._leaf_id = self._leaf_id, branch_from_id
@@ -682,6 +831,7 @@ class SessionManager:
 
     def reset_leaf(self) -> None:
         """No leaf: the next append creates a new root."""
+        self._require_loaded()
         previous, self._leaf_id = self._leaf_id, None
         self._emit(LeafMoved(None, previous))
 
@@ -702,6 +852,7 @@ class SessionManager:
         abandoned leaf is kept in ``details.abandonedLeafId`` so the graph can show what was
         summarized; pi ignores the extra key.
         """
+        self._require_loaded()
         if branch_from_id is not None and key_of(branch_from_id) not in self._index.by_id:
             raise SessionError(f"Entry {branch_from_id} not found")
         abandoned = self._leaf_id
@@ -722,6 +873,7 @@ class SessionManager:
         Returns the new file's path (``None`` in memory). Unlike pi, the copy is written at once
         even when it holds no assistant message yet, so nothing copied is ever lost.
         """
+        self._require_loaded()
         path = self._index.get_branch(leaf_id)
         if not path:
             raise SessionError(f"Entry {leaf_id} not found")
@@ -839,6 +991,7 @@ class SessionManager:
         return self._index.context_branch(self._leaf_id if from_id is None else from_id)
 
     def get_tree(self) -> list[TreeNode]:
+        self._require_loaded()
         return self._index.get_tree()
 
     def build_session_context(self, leaf_id: str | None = None) -> SessionContext:
@@ -870,6 +1023,39 @@ class SessionManager:
             except SessionFileError:
                 pass
         self._subscribers.clear()
+
+
+class _FullLoad:
+    """The whole-file open behind a deferred one: run once, on a worker thread or by whoever waits first."""
+
+    def __init__(self, open_full: Callable[[], SessionManager]) -> None:
+        self._open_full = open_full
+        self._future: Future[SessionManager] = Future()
+        self._lock = threading.Lock()
+        self._started = False
+
+    def start(self, on_done: Callable[[], None] | None = None) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._run, args=(on_done,), name="arbor-open", daemon=True).start()
+
+    def _run(self, on_done: Callable[[], None] | None) -> None:
+        try:
+            self._future.set_result(self._open_full())
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
+            self._future.set_exception(exc)
+        if on_done is not None:
+            on_done()
+
+    def result(self) -> SessionManager:
+        with self._lock:
+            run_here = not self._started
+            self._started = True
+        if run_here:
+            self._run(None)
+        return self._future.result()
 
 
 def _log_sync_failure(done: Future[None]) -> None:

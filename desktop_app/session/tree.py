@@ -147,6 +147,16 @@ class SessionIndex:
         if self._tree_made and self._tree_exact:
             self._add_node(entry, entry_id, parent_id)
         entry_type = entry.get("type")
+        if entry_type == "context_edit":
+            self.context_edits += 1
+        else:
+            self.note_bookkeeping(entry)
+
+    def note_bookkeeping(self, entry: Entry) -> None:
+        """What a ``label`` or ``session_info`` entry does to :attr:`labels` and :attr:`session_name`
+        (nothing for other entries). :meth:`add` calls it; an index of part of a file (opening a big
+        session, ``SessionManager.open(defer=True)``) replays every such line through it, in file order."""
+        entry_type = entry.get("type")
         if entry_type == "label":
             target = key_of(entry["targetId"]) if "targetId" in entry else UNDEFINED
             label = entry.get("label")
@@ -160,8 +170,6 @@ class SessionIndex:
             if node is not None:
                 node.label = self.labels.get(target)
                 node.label_timestamp = self.label_timestamps.get(target)
-        elif entry_type == "context_edit":
-            self.context_edits += 1
         elif entry_type == "session_info":
             name = entry.get("name")
             trimmed = js_trim(name) if isinstance(name, str) else ""

@@ -65,18 +65,59 @@ def close_on_sigterm(window: QWidget) -> Callable[[], None]:
     return undo
 
 
-def build_window(path: str | None, settings: Settings) -> MainWindow:
+def build_window(path: str | None, settings: Settings, *, defer_load: bool = False) -> MainWindow:
     """The main window on the session ``arbor [path]`` opens: the file, else the start-up choice
-    (newest session, else the sample), with the configured model (offline without a key)."""
+    (newest session, else the sample), with the configured model (offline without a key).
+    ``defer_load``: a big file shows from the lines its first picture needs; the caller then runs
+    :func:`finish_loading_in_background` (``SessionManager.open(defer=True)``)."""
     from desktop_app.present.window_state import UiState
 
     from .main_window import MainWindow
     from .theme import apply_theme
 
     apply_theme(settings.theme)  # before the widgets are built: the graph takes its colours at birth
-    manager = initial_session(path, settings)
+    manager = initial_session(path, settings, defer_load=defer_load)
     agent = AgentSession(manager, make_provider(settings, offline_on_invalid_key=True), settings)
     return MainWindow(agent, settings, ui_state=UiState())
+
+
+#: The latest a deferred open's whole-file parse starts when the graph never paints (hidden window).
+_LOAD_AT_THE_LATEST_MS = 1000
+
+
+def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
+    """Parse the rest of a deferred open's file on a worker thread once the first picture is painted
+    (the parse holds the GIL much of the time: started earlier, it slows that picture down), then
+    install it on this thread (:meth:`MainWindow.install_full_session`)."""
+    from PySide6.QtCore import QEvent, QObject, QTimer
+
+    manager = window.agent.session
+    if not manager.loading:
+        return
+
+    def install() -> None:
+        window.install_full_session()
+
+    def loaded() -> None:  # on the worker thread
+        try:
+            loop.call_soon_threadsafe(install)
+        except RuntimeError:  # the loop is closed: the window is gone, nothing to show
+            pass
+
+    def start() -> None:
+        viewport.removeEventFilter(watcher)
+        manager.load_in_background(loaded)
+
+    class FirstPaint(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                QTimer.singleShot(0, window, start)  # after this paint has reached the screen
+            return False
+
+    viewport = window.graph.viewport()
+    watcher = FirstPaint(window)
+    viewport.installEventFilter(watcher)
+    QTimer.singleShot(_LOAD_AT_THE_LATEST_MS, window, start)
 
 
 def run_gui(path: str | None = None) -> int:
@@ -99,7 +140,7 @@ def run_gui(path: str | None = None) -> int:
     asyncio.set_event_loop(loop)
     settings = Settings.load()
     try:
-        window = build_window(path, settings)
+        window = build_window(path, settings, defer_load=True)
         agent = window.agent
     except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
         what = f"open {path}" if path else "start"
@@ -109,6 +150,7 @@ def run_gui(path: str | None = None) -> int:
     for warning in settings.warnings:
         window.chat.show_error(warning)
     window.show()
+    finish_loading_in_background(window, loop)
     restore_sigterm = close_on_sigterm(window)
     closed = asyncio.Event()
     window.closed.connect(closed.set)

@@ -260,6 +260,8 @@ class MainWindow(QMainWindow):
         """Show the agent's session (at start and whenever the agent switches to another one)."""
         if self.ui_state is not None:
             remembered = self.ui_state.last_leaf(self.agent.view.session_file)
+            if remembered and self.agent.session.loading and self.agent.view.get_entry(remembered) is None:
+                self.agent.session.finish_loading(announce=False)  # the leaf left there is not parsed yet
             if remembered:
                 self.agent.restore_leaf(remembered)  # where the user left this session (not stored in the file)
         view = self.agent.view
@@ -279,15 +281,28 @@ class MainWindow(QMainWindow):
             self.chat.show_banner(OFFLINE_BANNER)
         else:
             self.chat.clear_banner()
+        self.show_open_report()
+        self.shell.session_bound()
+        self.shell.model_changed()
+        self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
+
+    def install_full_session(self) -> None:
+        """A big session opened from its first picture's lines (``SessionManager.open(defer=True)``):
+        install the whole file and show it as a session just bound (the graph builds the whole tree
+        off the UI thread, then swaps it in), with what the whole file held (skipped lines)."""
+        if self.agent.session.finish_loading(announce=False):
+            self._bind_session()
+
+    def show_open_report(self) -> None:
+        """Say what opening the session found: an error, or the lines it skipped. Called when a session
+        is bound, and again once a big session's whole file is parsed (``run_gui``, issue 28)."""
+        view = self.agent.view
         if view.read_only and view.report.error:
             self.chat.show_error(view.report.error)
         elif view.report.malformed_lines:
             lines = ", ".join(str(n) for n in view.report.malformed_lines[:10])
             more = "…" if len(view.report.malformed_lines) > 10 else ""
             self.chat.show_error(f"Skipped {len(view.report.malformed_lines)} unreadable line(s): {lines}{more}")
-        self.shell.session_bound()
-        self.shell.model_changed()
-        self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
 
     def model_changed(self) -> None:
         """The agent's model changed (settings, model picker): status bar, thinking, meter, banner."""

@@ -1,0 +1,47 @@
+"""The window on a big session (issue 28): the first picture from the leaf's lines, the whole file
+parsed once it is painted, then shown as a session just bound, with the lines it skipped."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_app.session import SessionManager
+from desktop_app.settings import Settings
+from desktop_app.ui.app import build_window, finish_loading_in_background
+from tests.session.test_deferred_open import _big_session
+
+
+@pytest.mark.asyncio
+async def test_the_window_shows_the_first_picture_then_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=600, kept_turn=560, late_changes=True, broken_line_at=40)
+    whole = SessionManager.open(file)
+
+    window = build_window(str(file), Settings.load(), defer_load=True)
+    qtbot.addWidget(window)
+    manager = window.agent.session
+    assert manager.loading
+    first_nodes = len(window.graph.graph())
+    assert len(manager.get_entries()) < len(whole.get_entries()) // 2
+    assert not window.chat.error_banner.text()  # skipped lines are known once the whole file is read
+
+    window.show()
+    finish_loading_in_background(window, asyncio.get_running_loop())
+    assert manager.loading  # nothing is parsed before the graph's first paint
+    for _ in range(500):  # the paint, the parse on its thread, the install on this one
+        if not manager.loading:
+            break
+        await asyncio.sleep(0.02)
+    assert manager.get_entries() == whole.get_entries()
+    assert window.agent.view.get_entries() == whole.get_entries()
+    assert "41" in window.chat.error_banner.text()
+    assert len(window.graph.graph()) > first_nodes
+    window.close()
