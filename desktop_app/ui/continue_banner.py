@@ -10,7 +10,7 @@ met that is worth knowing (a cycle broken, a leaf that named nothing) is in the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QMessageBox, QPushButton
@@ -20,9 +20,6 @@ from desktop_app.session import SessionView
 
 from .chat.banner import Banner
 from .plain import plain_text
-
-if TYPE_CHECKING:
-    from .main_window import MainWindow
 
 __all__ = ["ContinueBanner", "continue_text"]
 
@@ -36,7 +33,9 @@ def continue_text(foreign: str) -> str:
 class ContinueBanner(Banner):
     """An info strip with "Continue in Arbor", shown while a foreign session is open."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: Any) -> None:
+        """``window``: the main window (its ``agent``, ``chat``, ``shell`` and status bar; not imported
+        here, which would make the window and its parts import each other)."""
         super().__init__("info", window.chat)
         self.setObjectName("continueBanner")
         self.apply_theme(dark=False)
