@@ -67,7 +67,7 @@ class ContinueBanner(Banner):
         """The button's click: import, open, select in the list; a failure is said, nothing lost."""
         window = self._window
         try:
-            path = window.agent.continue_in_arbor()
+            path: str = window.agent.continue_in_arbor()
         except SessionOpenError as exc:
             QMessageBox.warning(window, "Continue in Arbor", plain_text(str(exc)))
             return None
