@@ -21,6 +21,7 @@ Arbor", so what a person audits is exactly what pi will continue from:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from desktop_app.session.entries import (
@@ -41,6 +42,8 @@ CUSTOM_PREFIX = "claude-code"
 _STOP_REASONS = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                  "refusal": "stop", "pause_turn": "stop"}
 _EPOCH = "1970-01-01T00:00:00.000Z"
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ONE_MS = timedelta(milliseconds=1)
 
 
 @dataclass
@@ -72,22 +75,16 @@ class _Converter:
 
     def timestamp(self, obj: dict[str, Any]) -> tuple[str, int]:
         value = obj.get("timestamp")
-        if isinstance(value, str) and (ms := parse_date_ms(value)) is not None:
+        if isinstance(value, str) and (ms := _date_ms(value)) is not None:
             self.last_timestamp = value
             return value, ms
-        return self.last_timestamp, parse_date_ms(self.last_timestamp) or 0
+        return self.last_timestamp, _date_ms(self.last_timestamp) or 0
 
     def parent_of(self, node: Node) -> str | None:
         return self.tail.get(node.parent) if node.parent is not None else None
 
     def run(self) -> Conversion:
-        for node in self.t.nodes.values():
-            if node.kind is NodeKind.ASSISTANT:
-                for part in node.parts:
-                    for block in _blocks(part):
-                        if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
-                            self.tool_names[block["id"]] = str(block.get("name") or "")
-        for node in self._order():
+        for node in self._order():  # parents first: a tool call is read before its result
             self._node(node)
         self._first_kept()
         leaf = self.tail.get(self.t.leaf) if self.t.leaf is not None else None
@@ -105,18 +102,27 @@ class _Converter:
         order: list[Node] = []
         placed: set[str] = set()
         waiting: dict[str, list[Node]] = {}
-        for node in sorted(nodes.values(), key=lambda n: n.line):
-            if node.parent is None or node.parent not in nodes or node.parent in placed:
-                self._place(node, order, placed, waiting)
-            else:
-                waiting.setdefault(node.parent, []).append(node)
-        leftovers = [n for group in waiting.values() for n in group if n.uuid not in placed]
-        for node in sorted(leftovers, key=lambda n: n.line):  # only under a cycle, which the model breaks
-            self._place(node, order, placed, waiting)
+        for node in nodes.values():  # file order (the model keeps it)
+            parent = node.parent
+            if parent is not None and parent not in placed and parent in nodes:
+                waiting.setdefault(parent, []).append(node)
+                continue
+            placed.add(node.uuid)
+            order.append(node)
+            if waiting and node.uuid in waiting:
+                self._place_waiting(node.uuid, order, placed, waiting)
+        for group in list(waiting.values()):  # only under a cycle, which the model breaks
+            for node in group:
+                if node.uuid not in placed:
+                    placed.add(node.uuid)
+                    order.append(node)
+                    self._place_waiting(node.uuid, order, placed, waiting)
         return order
 
-    def _place(self, node: Node, order: list[Node], placed: set[str], waiting: dict[str, list[Node]]) -> None:
-        todo = [node]
+    @staticmethod
+    def _place_waiting(uuid: str, order: list[Node], placed: set[str], waiting: dict[str, list[Node]]) -> None:
+        """Place the nodes that waited for ``uuid`` (and theirs), depth first, in file order."""
+        todo = list(reversed(waiting.pop(uuid, [])))
         while todo:
             current = todo.pop()
             if current.uuid in placed:
@@ -221,7 +227,9 @@ class _Converter:
                                     "redacted": True})
                 elif kind == "tool_use":
                     arguments = block.get("input")
-                    content.append({"type": "toolCall", "id": str(block.get("id") or ""), "name": str(block.get("name") or ""),
+                    call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
+                    self.tool_names[call_id] = name
+                    content.append({"type": "toolCall", "id": call_id, "name": name,
                                     "arguments": arguments if isinstance(arguments, dict) else {}})
                 else:
                     self.dropped += 1
@@ -296,6 +304,18 @@ class _Converter:
         index = next((i for i, e in enumerate(self.entries) if e["id"] == leaf), None)
         if index is not None:
             self.entries.append(self.entries.pop(index))
+
+
+def _date_ms(text: str) -> int | None:
+    """Epoch ms of an ISO time; Claude Code's own form (``2026-11-03T09:00:07.259Z``) the fast way
+    (``datetime.fromisoformat``, ~10× :func:`parse_date_ms`, which is exact for every other form)."""
+    if len(text) == 24 and text[23] == "Z" and text[10] == "T":
+        try:
+            if text[19] == ".":
+                return (datetime.fromisoformat(text[:23] + "+00:00") - _EPOCH_UTC) // _ONE_MS
+        except ValueError:
+            pass
+    return parse_date_ms(text)
 
 
 def _blocks(part: dict[str, Any]) -> list[dict[str, Any]]:
