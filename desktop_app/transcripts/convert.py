@@ -21,7 +21,7 @@ Arbor", so what a person audits is exactly what pi will continue from:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from desktop_app.session.entries import (
@@ -42,7 +42,7 @@ CUSTOM_PREFIX = "claude-code"
 _STOP_REASONS = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                  "refusal": "stop", "pause_turn": "stop"}
 _EPOCH = "1970-01-01T00:00:00.000Z"
-_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=UTC)
 _ONE_MS = timedelta(milliseconds=1)
 
 
