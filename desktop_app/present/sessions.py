@@ -202,9 +202,10 @@ class SessionSources:
         self.catalogs: list[tuple[str, SessionCatalog]] = [("Arbor", SessionCatalog(arbor))]
         if _resolved(pi) != _resolved(arbor):
             self.catalogs.append(("pi", SessionCatalog(pi)))
-        # Claude Code's transcripts (DESIGN.md §14): same one-folder-per-project layout, own records
+        # Claude Code's transcripts (DESIGN.md §14): same one-folder-per-project layout, own records;
+        # kept apart from :attr:`catalogs` (the roots of pi session files, where new sessions may go)
         claude = Path(claude_root) if claude_root else claude_projects_root()
-        self.catalogs.append((CLAUDE_CODE, SessionCatalog(claude, transcript_info_from_text)))
+        self.transcripts = SessionCatalog(claude, transcript_info_from_text)
 
     @property
     def arbor_root(self) -> Path:
@@ -213,7 +214,7 @@ class SessionSources:
     def list(self, query: str = "") -> list[Found]:
         """Every session of every root whose text holds all words of ``query`` (all when empty)."""
         found: list[Found] = []
-        for source, catalog in self.catalogs:
+        for source, catalog in [*self.catalogs, (CLAUDE_CODE, self.transcripts)]:
             found.extend((source, info) for info in catalog.search(query, everything=True))
         return found
 
