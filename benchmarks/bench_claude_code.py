@@ -17,9 +17,11 @@ turns; a compact boundary + summary every 1,500 turns; rewinds now and then. The
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -133,16 +135,20 @@ print(round(t1 - t0, 3), len(window.session.index.by_id), window.graph.layout_ki
 """
 
 
-def _first_picture(path: Path, home: Path) -> tuple[float, float, int, str]:
-    """Wall seconds from spawning ``python`` to the painted window, and the same from inside it."""
+def _first_picture(path: Path, home: Path) -> tuple[float, float, float, int, str]:
+    """Wall seconds from spawning ``python`` to the painted window, the same from inside it, and the
+    CPU seconds the child used (less sensitive than wall time to a machine shared by others)."""
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "ARBOR_HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / "claude"),
            "PI_CODING_AGENT_DIR": str(home / "pi")}
     env.pop("ANTHROPIC_API_KEY", None)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", _CHILD, str(ROOT), str(path)], env=env, capture_output=True,
                          text=True, check=True, timeout=120).stdout.split()
     wall = time.perf_counter() - start
-    return wall, float(out[0]), int(out[1]), out[2]
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, float(out[0]), cpu, int(out[1]), out[2]
 
 
 def run(quick: bool = False, megabytes: float | None = None, runs: int | None = None) -> list[dict[str, Any]]:
@@ -157,10 +163,13 @@ def run(quick: bool = False, megabytes: float | None = None, runs: int | None = 
     with tempfile.TemporaryDirectory(prefix="arbor-bench-cc-") as tmp:
         path = Path(tmp) / "transcript.jsonl"
         made = generate(path, size)
-        times: dict[str, list[float]] = {"read": [], "tree": [], "convert": [], "open": [], "first": [], "inside": []}
+        times: dict[str, list[float]] = {"read": [], "tree": [], "convert": [], "open": [], "first": [], "inside": [],
+                                         "cpu": []}
         entries = 0
         layout = ""
         for _ in range(count):
+            gc.collect()
+            gc.disable()  # as open_transcript does (gc_paused_then_frozen), phase by phase
             t0 = time.perf_counter()
             lines = read_lines(path)
             t1 = time.perf_counter()
@@ -168,21 +177,25 @@ def run(quick: bool = False, megabytes: float | None = None, runs: int | None = 
             t2 = time.perf_counter()
             convert(transcript)
             t3 = time.perf_counter()
+            gc.enable()
+            del lines, transcript
             open_transcript(path)
             t4 = time.perf_counter()
             times["read"].append(t1 - t0)
             times["tree"].append(t2 - t1)
             times["convert"].append(t3 - t2)
             times["open"].append(t4 - t3)
-            wall, inside, entries, layout = _first_picture(path, Path(tmp) / "home")
+            wall, inside, cpu, entries, layout = _first_picture(path, Path(tmp) / "home")
             times["first"].append(wall)
             times["inside"].append(inside)
+            times["cpu"].append(cpu)
         median = {k: statistics.median(v) for k, v in times.items()}
         rows.append({"MB": round(made["bytes"] / 1e6, 1), "lines": made["lines"], "entries": entries,
                      "compactions": made["compactions"], "read s": round(median["read"], 2),
                      "tree s": round(median["tree"], 2), "convert s": round(median["convert"], 2),
                      "open_transcript s": round(median["open"], 2), "launch → first picture s": round(median["first"], 2),
-                     "in-process s": round(median["inside"], 2), "layout": layout, "runs": count})
+                     "in-process s": round(median["inside"], 2), "child CPU s": round(median["cpu"], 2),
+                     "layout": layout, "runs": count})
     return rows
 
 

@@ -205,18 +205,28 @@ class _Converter:
         usage: dict[str, Any] = {}
         stop: Any = None
         error = False
-        for part in node.parts:
-            raw_message = part.get("message")
-            message: dict[str, Any] = raw_message if isinstance(raw_message, dict) else {}
-            model = str(message.get("model") or model)
-            if isinstance(message.get("usage"), dict):
-                usage = message["usage"]
-            stop = message.get("stop_reason") or stop
-            error = error or part.get("isApiErrorMessage") is True
-            for block in _blocks(part):
+        for part in node.parts:  # one line per block of the turn: the loop every open runs 10,000s of times
+            message = part.get("message")
+            if not isinstance(message, dict):
+                continue
+            if value := message.get("model"):
+                model = str(value)
+            if isinstance(value := message.get("usage"), dict):
+                usage = value
+            if value := message.get("stop_reason"):
+                stop = value
+            if part.get("isApiErrorMessage") is True:
+                error = True
+            blocks = message.get("content")
+            if isinstance(blocks, str):
+                content.append({"type": "text", "text": blocks})
+                continue
+            for block in blocks if isinstance(blocks, list) else ():
+                if not isinstance(block, dict):
+                    continue
                 kind = block.get("type")
-                if kind == "text" and isinstance(block.get("text"), str):
-                    content.append({"type": "text", "text": block["text"]})
+                if kind == "text" and isinstance(text := block.get("text"), str):
+                    content.append({"type": "text", "text": text})
                 elif kind == "thinking":
                     thinking: dict[str, Any] = {"type": "thinking", "thinking": str(block.get("thinking") or "")}
                     if isinstance(block.get("signature"), str):
@@ -233,26 +243,7 @@ class _Converter:
                                     "arguments": arguments if isinstance(arguments, dict) else {}})
                 else:
                     self.dropped += 1
-        numbers = {key: value if isinstance(value := usage.get(key), int) else 0
-                   for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")}
-        pi_usage = {
-            "input": numbers["input_tokens"], "output": numbers["output_tokens"],
-            "cacheRead": numbers["cache_read_input_tokens"], "cacheWrite": numbers["cache_creation_input_tokens"],
-            "totalTokens": sum(numbers.values()),
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
-        }
-        if error:
-            reason = "error"
-        elif isinstance(stop, str) and stop in _STOP_REASONS:
-            reason = _STOP_REASONS[stop]
-        else:
-            reason = "toolUse" if content and content[-1]["type"] == "toolCall" else "stop"
-        message_out: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
-                                       "provider": "anthropic", "model": model, "usage": pi_usage,
-                                       "stopReason": reason}
-        if error:
-            message_out["errorMessage"] = " ".join(b["text"] for b in content if b["type"] == "text") or "API error"
-        message_out["timestamp"] = ms
+        message_out = _assistant_message(content, model, usage, stop, error, ms)
         self._add(node, make_message_entry(node.uuid, parent, ts, message_out))
 
     def _compaction(self, node: Node, parent: str | None) -> None:
@@ -318,12 +309,30 @@ def _date_ms(text: str) -> int | None:
     return parse_date_ms(text)
 
 
-def _blocks(part: dict[str, Any]) -> list[dict[str, Any]]:
-    message = part.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+def _assistant_message(content: list[dict[str, Any]], model: str, usage: dict[str, Any], stop: Any, error: bool,
+                       ms: int) -> dict[str, Any]:
+    """pi's assistant message for a turn's blocks and the API's model, usage and stop reason."""
+    numbers = {key: value if isinstance(value := usage.get(key), int) else 0
+               for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")}
+    pi_usage = {
+        "input": numbers["input_tokens"], "output": numbers["output_tokens"],
+        "cacheRead": numbers["cache_read_input_tokens"], "cacheWrite": numbers["cache_creation_input_tokens"],
+        "totalTokens": sum(numbers.values()),
+        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0},
+    }
+    if error:
+        reason = "error"
+    elif isinstance(stop, str) and stop in _STOP_REASONS:
+        reason = _STOP_REASONS[stop]
+    else:
+        reason = "toolUse" if content and content[-1]["type"] == "toolCall" else "stop"
+    message_out: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
+                                   "provider": "anthropic", "model": model, "usage": pi_usage,
+                                   "stopReason": reason}
+    if error:
+        message_out["errorMessage"] = " ".join(b["text"] for b in content if b["type"] == "text") or "API error"
+    message_out["timestamp"] = ms
+    return message_out
 
 
 def convert(transcript: Transcript) -> Conversion:
