@@ -44,12 +44,16 @@ def load_transcript(path: str | Path) -> tuple[Transcript, Conversion]:
     # ~20 objects per line and no cycles: the cyclic GC would rescan them over and over (half the
     # time of a 100 MB open), so it waits, and what was loaded is frozen out of its sight after.
     with gc_paused_then_frozen():
-        try:
-            lines = read_lines(path)
-        except OSError as exc:
-            raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from exc
-        transcript = build_transcript(lines, path)
-        return transcript, convert(transcript)
+        return _load(path)
+
+
+def _load(path: str | Path) -> tuple[Transcript, Conversion]:
+    try:
+        lines = read_lines(path)
+    except OSError as exc:
+        raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    transcript = build_transcript(lines, path)
+    return transcript, convert(transcript)
 
 
 def _report(transcript: Transcript) -> OpenReport:
@@ -71,8 +75,8 @@ def _report(transcript: Transcript) -> OpenReport:
 
 def open_transcript(path: str | Path, *, profile: PiProfile = PI_1_6_0) -> SessionManager:
     """The transcript as a read-only session (its entries are what an import would write)."""
-    transcript, conversion = load_transcript(path)
-    with gc_paused_then_frozen():  # the index: another ~5 objects per entry
+    with gc_paused_then_frozen():  # one pause for the lines, the tree, the entries and the index
+        transcript, conversion = _load(path)
         return SessionManager.from_entries(conversion.header, conversion.entries, source=path,
                                            report=_report(transcript), profile=profile)
 
