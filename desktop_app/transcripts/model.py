@@ -49,7 +49,7 @@ _INFO_TYPES = frozenset({"summary", "last-prompt", "ai-title", "custom-title", "
                          "queue-operation", "tag", "agent-name"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One node of the transcript's tree: a line, or several lines merged (an assistant turn, a
     compact boundary with its summary)."""
@@ -148,7 +148,6 @@ class _Builder:
         self.path = path
         self.nodes: dict[str, Node] = {}
         self.alias: dict[str, str] = {}
-        self.raw_parent: dict[str, str | None] = {}
         self.unknown: list[tuple[int, str]] = []
         self.notes: list[str] = []
         self.last_prompt_leaf: tuple[int, str] | None = None
@@ -223,9 +222,7 @@ class _Builder:
                 self.alias[uuid] = boundary.uuid
                 return
             kind = NodeKind.COMPACTION  # a summary without a boundary (older versions): a compaction itself
-            node = Node(uuid, kind, line, obj, summary=obj)
-            self.nodes[uuid] = node
-            self.raw_parent[uuid] = parent
+            self.nodes[uuid] = Node(uuid, kind, line, obj, parent, summary=obj)  # parent: raw until _link
             return
         if kind is NodeKind.ASSISTANT:
             message_id = _message_id(obj)
@@ -237,18 +234,18 @@ class _Builder:
                 return
         if kind is NodeKind.UNKNOWN:
             self.unknown.append((line, str(obj.get("type"))))
-        node = Node(uuid, kind, line, obj, parts=[obj] if kind is NodeKind.ASSISTANT else [])
-        self.nodes[uuid] = node
-        self.raw_parent[uuid] = parent
+        # ``parent`` holds the raw parentUuid until _link resolves it
+        self.nodes[uuid] = Node(uuid, kind, line, obj, parent, parts=[obj] if kind is NodeKind.ASSISTANT else [])
 
     def _link(self) -> None:
         nodes = self.nodes
         previous_main: str | None = None
         boundaries: list[tuple[Node, str | None]] = []
         missing = 0
+        alias = self.alias
         for node in nodes.values():
-            raw = self.raw_parent.get(node.uuid)
-            parent = self.resolve(raw)
+            raw = node.parent  # the line's parentUuid, as read
+            parent = self.resolve(raw) if raw in alias else raw
             if parent is not None and parent not in nodes:
                 missing += 1
                 parent = None
@@ -296,7 +293,11 @@ class _Builder:
 
     def _break_cycles(self) -> None:
         done: set[str] = set()
-        for start in self.nodes:
+        nodes = self.nodes
+        for start, node in nodes.items():
+            if node.parent is None or node.parent in done:  # the usual case: the parent came first
+                done.add(start)
+                continue
             path: list[str] = []
             on_path: set[str] = set()
             current: str | None = start
