@@ -33,12 +33,15 @@ from desktop_app.session.entries import (
     make_session_info_entry,
     parse_date_ms,
 )
+from desktop_app.session.kinds import BlockKind, EntryKind, block_kind, kind_of
 
 from .model import Node, NodeKind, Transcript
+from .wire import Block
 
 __all__ = ["Conversion", "convert", "CUSTOM_PREFIX"]
 
 CUSTOM_PREFIX = "claude-code"
+SIDECHAIN_TYPE = f"{CUSTOM_PREFIX}.sidechain"
 _STOP_REASONS = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                  "refusal": "stop", "pause_turn": "stop"}
 _EPOCH = "1970-01-01T00:00:00.000Z"
@@ -163,7 +166,7 @@ class _Converter:
         for block in blocks:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "tool_result":
+            if block.get("type") == Block.TOOL_RESULT:
                 call_id = str(block.get("tool_use_id") or "")
                 result = {"role": "toolResult", "toolCallId": call_id, "toolName": self.tool_names.get(call_id, ""),
                           "content": self._result_content(block.get("content")),
@@ -172,9 +175,9 @@ class _Converter:
                 self._add(node, make_message_entry(entry_id, parent, ts, result))
                 parent = entry_id
                 made += 1
-            elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            elif block.get("type") == Block.TEXT and isinstance(block.get("text"), str):
                 rest.append({"type": "text", "text": block["text"]})
-            elif block.get("type") == "image" and (image := _image(block)) is not None:
+            elif block.get("type") == Block.IMAGE and (image := _image(block)) is not None:
                 rest.append(image)
             else:
                 self.dropped += 1
@@ -190,9 +193,9 @@ class _Converter:
         for block in content if isinstance(content, list) else []:
             if not isinstance(block, dict):
                 continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
+            if block.get("type") == Block.TEXT and isinstance(block.get("text"), str):
                 out.append({"type": "text", "text": block["text"]})
-            elif block.get("type") == "image" and (image := _image(block)) is not None:
+            elif block.get("type") == Block.IMAGE and (image := _image(block)) is not None:
                 out.append(image)
             else:
                 self.dropped += 1
@@ -225,17 +228,17 @@ class _Converter:
                 if not isinstance(block, dict):
                     continue
                 kind = block.get("type")
-                if kind == "text" and isinstance(text := block.get("text"), str):
+                if kind == Block.TEXT and isinstance(text := block.get("text"), str):
                     content.append({"type": "text", "text": text})
-                elif kind == "thinking":
+                elif kind == Block.THINKING:
                     thinking: dict[str, Any] = {"type": "thinking", "thinking": str(block.get("thinking") or "")}
                     if isinstance(block.get("signature"), str):
                         thinking["thinkingSignature"] = block["signature"]
                     content.append(thinking)
-                elif kind == "redacted_thinking":
+                elif kind == Block.REDACTED_THINKING:
                     content.append({"type": "thinking", "thinking": "", "thinkingSignature": str(block.get("data") or ""),
                                     "redacted": True})
-                elif kind == "tool_use":
+                elif kind == Block.TOOL_USE:
                     arguments = block.get("input")
                     call_id, name = str(block.get("id") or ""), str(block.get("name") or "")
                     self.tool_names[call_id] = name
@@ -274,18 +277,17 @@ class _Converter:
         for entry in self.entries:
             by_parent.setdefault(entry.get("parentId"), []).append(entry)
         for entry in self.entries:
-            if entry["type"] != "compaction":
+            if kind_of(entry) is not EntryKind.COMPACTION:
                 continue
             current = entry
             seen = {entry["id"]}
             while True:
-                children = [c for c in by_parent.get(current["id"], []) if c["type"] != "custom"
-                            or c.get("customType") != f"{CUSTOM_PREFIX}.sidechain"]
+                children = [c for c in by_parent.get(current["id"], []) if c.get("customType") != SIDECHAIN_TYPE]
                 if not children or children[0]["id"] in seen:
                     break
                 current = children[0]
                 seen.add(current["id"])
-                if current["type"] == "message":
+                if kind_of(current) is EntryKind.MESSAGE:
                     entry["firstKeptEntryId"] = current["id"]
                     break
 
@@ -325,12 +327,12 @@ def _assistant_message(content: list[dict[str, Any]], model: str, usage: dict[st
     elif isinstance(stop, str) and stop in _STOP_REASONS:
         reason = _STOP_REASONS[stop]
     else:
-        reason = "toolUse" if content and content[-1]["type"] == "toolCall" else "stop"
+        reason = "toolUse" if content and block_kind(content[-1]) is BlockKind.TOOL_CALL else "stop"
     message_out: dict[str, Any] = {"role": "assistant", "content": content, "api": "anthropic-messages",
                                    "provider": "anthropic", "model": model, "usage": pi_usage,
                                    "stopReason": reason}
     if error:
-        message_out["errorMessage"] = " ".join(b["text"] for b in content if b["type"] == "text") or "API error"
+        message_out["errorMessage"] = " ".join(b["text"] for b in content if block_kind(b) is BlockKind.TEXT) or "API error"
     message_out["timestamp"] = ms
     return message_out
 

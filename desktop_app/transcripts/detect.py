@@ -12,11 +12,12 @@ from pathlib import Path
 
 import orjson
 
+from .wire import Line
+
 __all__ = ["is_claude_code_transcript", "PROBE_BYTES", "CLAUDE_CODE_TYPES"]
 
 PROBE_BYTES = 64 * 1024
-CLAUDE_CODE_TYPES = frozenset({"user", "assistant", "system", "attachment", "summary", "file-history-snapshot",
-                               "queue-operation", "last-prompt", "ai-title", "custom-title", "progress"})
+CLAUDE_CODE_TYPES = frozenset(Line) - {Line.PI_SESSION}
 
 
 def is_claude_code_transcript(path: str | Path) -> bool:
@@ -36,7 +37,7 @@ def is_claude_code_transcript(path: str | Path) -> bool:
         if not isinstance(obj, dict):
             return False
         kind = obj.get("type")
-        if kind == "session":
+        if kind == Line.PI_SESSION:
             return False
         return kind in CLAUDE_CODE_TYPES and ("sessionId" in obj or "uuid" in obj or "leafUuid" in obj
                                               or "messageId" in obj)

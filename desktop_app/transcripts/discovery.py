@@ -16,6 +16,7 @@ from pathlib import Path
 
 from desktop_app.session.catalog import NO_MESSAGES, SessionInfo
 from desktop_app.session.entries import message_text, parse_date_ms
+from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 
 from .convert import convert
 from .lines import parse_lines
@@ -47,15 +48,16 @@ def transcript_info_from_text(path: Path, text: str, mtime_ms: int) -> SessionIn
     count = 0
     last = 0
     for entry in conversion.entries:
-        if entry["type"] == "compaction":
+        kind = kind_of(entry)
+        if kind is EntryKind.COMPACTION:
             others.append(str(entry.get("summary", "")))
             continue
-        if entry["type"] != "message":
+        if kind is not EntryKind.MESSAGE:
             continue
         count += 1
         message = entry["message"]
         content_text = message_text(message.get("content"), " ")
-        if message["role"] in ("user", "assistant"):
+        if role_of(message) in (Role.USER, Role.ASSISTANT):
             if content_text:
                 texts.append(content_text)
         else:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from desktop_app.session import SessionManager
 from desktop_app.session.entries import serialize_line, uuid7
+from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.manager import OpenReport, gc_paused_then_frozen
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
@@ -120,8 +121,8 @@ def import_transcript(path: str | Path, out: str | Path, *, session_id: str | No
         raise TranscriptError(f"{out} already exists: choose another --out (nothing was written)") from exc
     except OSError as exc:
         raise TranscriptError(f"cannot write {out}: {exc.strerror or exc}") from exc
-    messages = sum(1 for e in conversion.entries if e["type"] == "message")
-    compactions = sum(1 for e in conversion.entries if e["type"] == "compaction")
+    kinds = [kind_of(e) for e in conversion.entries]
+    messages, compactions = kinds.count(EntryKind.MESSAGE), kinds.count(EntryKind.COMPACTION)
     return ImportResult(target, len(conversion.entries), messages, compactions, tuple(_report(transcript).notes))
 
 

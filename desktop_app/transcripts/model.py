@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .lines import TranscriptLines
+from .wire import COMPACT_BOUNDARY, Block, Line
 
 __all__ = ["NodeKind", "Node", "Transcript", "build_transcript", "MESSAGE_KINDS"]
 
@@ -44,9 +45,9 @@ class NodeKind(Enum):
 
 
 MESSAGE_KINDS = frozenset({NodeKind.USER, NodeKind.ASSISTANT})
-_NOT_MESSAGES = frozenset({"system", "attachment", "progress"})
-_INFO_TYPES = frozenset({"summary", "last-prompt", "ai-title", "custom-title", "file-history-snapshot",
-                         "queue-operation", "tag", "agent-name"})
+_NOT_MESSAGES = frozenset({Line.SYSTEM, Line.ATTACHMENT, Line.PROGRESS})
+_INFO_TYPES = frozenset({Line.SUMMARY, Line.LAST_PROMPT, Line.AI_TITLE, Line.CUSTOM_TITLE, Line.FILE_HISTORY_SNAPSHOT,
+                         Line.QUEUE_OPERATION, "tag", "agent-name"})
 
 
 @dataclass(slots=True)
@@ -109,13 +110,13 @@ def _kind(obj: dict[str, Any]) -> NodeKind | None:
     kind = obj.get("type")
     if obj.get("isSidechain") is True:
         return NodeKind.SIDECHAIN
-    if kind == "system" and obj.get("subtype") == "compact_boundary":
+    if kind == Line.SYSTEM and obj.get("subtype") == COMPACT_BOUNDARY:
         return NodeKind.COMPACTION
-    if kind == "user":
+    if kind == Line.USER:
         if obj.get("isCompactSummary") is True:
             return None
         return NodeKind.META if obj.get("isMeta") is True else NodeKind.USER
-    if kind == "assistant":
+    if kind == Line.ASSISTANT:
         return NodeKind.ASSISTANT
     if kind in _NOT_MESSAGES:
         return NodeKind.META
@@ -132,7 +133,7 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+        return " ".join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == Block.TEXT
                         and isinstance(b.get("text"), str))
     return ""
 
@@ -185,7 +186,7 @@ class _Builder:
             self.notes.append(f"{duplicates} line(s) repeated a uuid already read: the first was kept")
         self._link()
         leaf = self._leaf()
-        name = self.titles.get("custom-title") or self.titles.get("ai-title") or self.titles.get("summary")
+        name = self.titles.get(Line.CUSTOM_TITLE) or self.titles.get(Line.AI_TITLE) or self.titles.get(Line.SUMMARY)
         first_prompt = next(
             (t for n in self.nodes.values() if n.kind is NodeKind.USER
              and (t := " ".join(_text(n.obj.get("message", {}).get("content")).split()))), ""
@@ -198,16 +199,16 @@ class _Builder:
 
     def _info_line(self, line: int, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
-        if kind == "last-prompt":
+        if kind == Line.LAST_PROMPT:
             leaf = _str(obj, "leafUuid")
             if leaf is not None:
                 self.last_prompt_leaf = (line, leaf)
-        elif kind == "summary" and isinstance(obj.get("summary"), str):
-            self.titles["summary"] = obj["summary"]
-        elif kind == "ai-title" and isinstance(obj.get("aiTitle"), str):
-            self.titles["ai-title"] = obj["aiTitle"]
-        elif kind == "custom-title" and isinstance(obj.get("customTitle"), str):
-            self.titles["custom-title"] = obj["customTitle"]
+        elif kind == Line.SUMMARY and isinstance(obj.get("summary"), str):
+            self.titles[Line.SUMMARY] = obj["summary"]
+        elif kind == Line.AI_TITLE and isinstance(obj.get("aiTitle"), str):
+            self.titles[Line.AI_TITLE] = obj["aiTitle"]
+        elif kind == Line.CUSTOM_TITLE and isinstance(obj.get("customTitle"), str):
+            self.titles[Line.CUSTOM_TITLE] = obj["customTitle"]
         elif kind not in _INFO_TYPES:
             self.unknown.append((line, str(kind)))
 
@@ -249,7 +250,7 @@ class _Builder:
             if parent is not None and parent not in nodes:
                 missing += 1
                 parent = None
-            if node.kind is NodeKind.COMPACTION and node.obj.get("subtype") == "compact_boundary":
+            if node.kind is NodeKind.COMPACTION and node.obj.get("subtype") == COMPACT_BOUNDARY:
                 boundaries.append((node, previous_main))
             elif node.kind is NodeKind.SIDECHAIN:
                 if parent is None or nodes[parent].kind is not NodeKind.SIDECHAIN:
