@@ -48,7 +48,7 @@ def parse_lines(data: bytes) -> TranscriptLines:
             pass  # some line is blank or unreadable: the careful loop below says which
         else:
             if all(type(obj) is dict for obj in parsed):
-                objects.extend(zip(range(1, last + 1), parsed))
+                objects.extend(zip(range(1, last + 1), parsed, strict=True))
                 return result
     for number, raw in enumerate(lines):
         if not raw or raw.isspace():
