@@ -50,7 +50,7 @@ _INFO_TYPES = frozenset({Line.SUMMARY, Line.LAST_PROMPT, Line.AI_TITLE, Line.CUS
                          Line.QUEUE_OPERATION, "tag", "agent-name"})
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Node:
     """One node of the transcript's tree: a line, or several lines merged (an assistant turn, a
     compact boundary with its summary)."""
@@ -185,6 +185,7 @@ class _Builder:
         if duplicates:
             self.notes.append(f"{duplicates} line(s) repeated a uuid already read: the first was kept")
         self._link()
+        self._chain_bookkeeping()
         leaf = self._leaf()
         name = self.titles.get(Line.CUSTOM_TITLE) or self.titles.get(Line.AI_TITLE) or self.titles.get(Line.SUMMARY)
         first_prompt = next(
@@ -280,6 +281,30 @@ class _Builder:
                     chosen = before
             boundary.parent = chosen
         self._break_cycles()
+
+    def _chain_bookkeeping(self) -> None:
+        """A childless meta line (a hook's attachment, a turn's duration) written beside the lines
+        that continue the conversation takes them as its children: Claude Code hangs such notes on
+        the line before, and left as siblings they would read as rewinds (a false "‹ 1/2 ›" at every
+        turn). Nothing moves across a real branch: siblings written *before* the note stay where they
+        are, and a note is never made the parent of a subagent's lines. Custom entries weigh nothing in
+        the context, so what the model reads is unchanged."""
+        nodes = self.nodes
+        children: dict[str, list[Node]] = {}
+        for node in nodes.values():
+            if node.parent is not None:
+                children.setdefault(node.parent, []).append(node)
+        for note in list(nodes.values()):
+            if note.kind is not NodeKind.META or note.parent is None or note.uuid in children:
+                continue
+            siblings = children[note.parent]
+            later = [c for c in siblings if c.line > note.line and c.kind is not NodeKind.SIDECHAIN]
+            if not later:
+                continue
+            for child in later:
+                child.parent = note.uuid
+            children[note.parent] = [c for c in siblings if c.line <= note.line or c.kind is NodeKind.SIDECHAIN]
+            children[note.uuid] = later
 
     def _descends_from(self, uuid: str, ancestor: str) -> bool:
         seen: set[str] = set()

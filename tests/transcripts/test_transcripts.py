@@ -131,9 +131,11 @@ def test_one_turn_over_many_lines_is_one_message_and_rewinds_are_branches(loaded
     result = by_id["7f3c2a10-0006-4a1b-9c2d-000000000006"]  # its tool result hangs under the merged turn
     assert result["parentId"] == "7f3c2a10-0003-4a1b-9c2d-000000000003"
     assert result["message"]["toolName"] == "Grep" and result["message"]["toolCallId"] == "toolu_01Gx7bFormat"
-    reply = "7f3c2a10-0011-4a1b-9c2d-000000000011"
-    prompts = [e for e in conversion.entries if e.get("parentId") == reply and e["type"] == "message"]
-    assert len(prompts) == 2  # the edited follow-up is a branch
+    reply, note = "7f3c2a10-0011-4a1b-9c2d-000000000011", "7f3c2a10-0012-4a1b-9c2d-000000000012"
+    assert [e["id"] for e in conversion.entries if e.get("parentId") == reply] == [note]  # no false fork
+    assert by_id[note]["customType"] == "claude-code.meta"  # the turn's duration, kept, never sent
+    prompts = [e for e in conversion.entries if e.get("parentId") == note]
+    assert [p["message"]["role"] for p in prompts] == ["user", "user"]  # the edited follow-up is a branch
     assert by_id["7f3c2a10-0001-4a1b-9c2d-000000000001"]["customType"] == "claude-code.meta"  # the caveat
     assert conversion.entries[-1]["type"] == "session_info"
     assert conversion.entries[-1]["name"] == "Forecast temperatures in Celsius"
