@@ -35,7 +35,7 @@ from ..conformance.resolve import unrle
 ROOT = Path(__file__).resolve().parent.parent / "fixtures"
 SOURCES = ROOT / "claude_code"
 IMPORTED = ROOT / "odd" / "claude_code"
-CASES = ("basic", "compacted", "sidechains", "torn")
+CASES = ("basic", "compacted", "sidechains", "torn", "dkimuson-1af7fc5e", "dkimuson-5c0375b4")
 PIS = ("pi073", "pi16")
 
 
