@@ -13,7 +13,11 @@ Arbor", so what a person audits is exactly what pi will continue from:
   first message after it: Claude Code re-sends nothing from before the boundary except the summary,
   so pi's context at any later entry starts with the summary. ``fromHook: true`` (the summary was not
   written by pi) and ``details.source: "claude-code"`` with the boundary's metadata;
-- sidechain, meta and unknown lines → ``custom`` entries (never sent to the model, kept whole);
+- a user line marked ``isMeta`` (a slash command's expanded prompt, a caveat: Claude Code sends it
+  to the model without showing it) → a ``custom_message`` with ``display: false``, which pi sends and
+  does not show, so a continued conversation reads what Claude Code's did;
+- sidechain, meta (``system`` notes, attachments, progress) and unknown lines → ``custom`` entries
+  (never sent to the model, kept whole);
 - the active leaf is written last (pi's leaf is the last entry in the file), then the title as a
   ``session_info`` entry under it.
 """
@@ -28,6 +32,7 @@ from desktop_app.session.entries import (
     Entry,
     make_compaction_entry,
     make_custom_entry,
+    make_custom_message_entry,
     make_header,
     make_message_entry,
     make_session_info_entry,
@@ -42,6 +47,7 @@ __all__ = ["Conversion", "convert", "CUSTOM_PREFIX"]
 
 CUSTOM_PREFIX = "claude-code"
 SIDECHAIN_TYPE = f"{CUSTOM_PREFIX}.sidechain"
+HIDDEN_PROMPT_TYPE = f"{CUSTOM_PREFIX}.hidden-prompt"
 _STOP_REASONS = {"tool_use": "toolUse", "end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
                  "refusal": "stop", "pause_turn": "stop"}
 _EPOCH = "1970-01-01T00:00:00.000Z"
@@ -143,6 +149,8 @@ class _Converter:
                 self._assistant(node, parent)
             case NodeKind.COMPACTION:
                 self._compaction(node, parent)
+            case NodeKind.HIDDEN_PROMPT:
+                self._hidden_prompt(node, parent)
             case NodeKind.META | NodeKind.SIDECHAIN | NodeKind.UNKNOWN:
                 ts, _ = self.timestamp(node.obj)
                 kind = node.kind.value
@@ -185,6 +193,15 @@ class _Converter:
             entry_id = node.uuid if made == 0 else f"{node.uuid}-{made}"
             self._add(node, make_message_entry(entry_id, parent, ts, {"role": "user", "content": rest,
                                                                       "timestamp": ms}))
+
+    def _hidden_prompt(self, node: Node, parent: str | None) -> None:
+        """An ``isMeta`` user line: a pi ``custom_message`` with ``display: false`` — sent to the model
+        (as Claude Code sent it), not shown as a message of the person's."""
+        ts, _ = self.timestamp(node.obj)
+        message = node.obj.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        body: str | list[dict[str, Any]] = content if isinstance(content, str) else self._result_content(content)
+        self._add(node, make_custom_message_entry(node.uuid, parent, ts, HIDDEN_PROMPT_TYPE, body, False))
 
     def _result_content(self, content: Any) -> list[dict[str, Any]]:
         if isinstance(content, str):

@@ -13,8 +13,9 @@ be read back by others, so every rule here is about not being fooled:
   its ``isCompactSummary`` child become one compaction node.
 - **sidechains** (subagents, ``isSidechain``) interleaved in old files keep their own tree; a
   sidechain root hangs under the main-chain line written before it (the Task call that started it).
-- **meta lines** (``isMeta``, ``system`` notes, attachments) stay nodes, so the chain stays
-  connected, but are never messages. Lines without a uuid (titles, ``last-prompt``, snapshots) are
+- **meta lines** (``system`` notes, attachments, progress) stay nodes, so the chain stays
+  connected, but are never messages; a user line marked ``isMeta`` (a slash command's expanded
+  prompt, a caveat) is text the model read but the person never saw: kept as such. Lines without a uuid (titles, ``last-prompt``, snapshots) are
   read for what they say and kept out of the tree; **unknown types** are kept and listed.
 - **the leaf**: the last ``last-prompt``'s ``leafUuid`` when it names a main-chain line, else the
   last main-chain line in the file; from there down to its newest descendant (the reply to that
@@ -40,6 +41,9 @@ class NodeKind(Enum):
     ASSISTANT = "assistant"
     COMPACTION = "compaction"
     META = "meta"
+    HIDDEN_PROMPT = "hidden-prompt"
+    """A user line marked ``isMeta``: text Claude Code sends the model but does not show (a slash
+    command's expanded prompt, a caveat)."""
     SIDECHAIN = "sidechain"
     UNKNOWN = "unknown"
 
@@ -115,7 +119,7 @@ def _kind(obj: dict[str, Any]) -> NodeKind | None:
     if kind == Line.USER:
         if obj.get("isCompactSummary") is True:
             return None
-        return NodeKind.META if obj.get("isMeta") is True else NodeKind.USER
+        return NodeKind.HIDDEN_PROMPT if obj.get("isMeta") is True else NodeKind.USER
     if kind == Line.ASSISTANT:
         return NodeKind.ASSISTANT
     if kind in _NOT_MESSAGES:

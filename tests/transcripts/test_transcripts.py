@@ -136,7 +136,9 @@ def test_one_turn_over_many_lines_is_one_message_and_rewinds_are_branches(loaded
     assert by_id[note]["customType"] == "claude-code.meta"  # the turn's duration, kept, never sent
     prompts = [e for e in conversion.entries if e.get("parentId") == note]
     assert [p["message"]["role"] for p in prompts] == ["user", "user"]  # the edited follow-up is a branch
-    assert by_id["7f3c2a10-0001-4a1b-9c2d-000000000001"]["customType"] == "claude-code.meta"  # the caveat
+    caveat = by_id["7f3c2a10-0001-4a1b-9c2d-000000000001"]  # isMeta: the model read it, the person did not see it
+    assert (caveat["type"], caveat["customType"], caveat["display"]) == ("custom_message", "claude-code.hidden-prompt", False)
+    assert caveat["content"].startswith("<local-command-caveat>")
     assert conversion.entries[-1]["type"] == "session_info"
     assert conversion.entries[-1]["name"] == "Forecast temperatures in Celsius"
     assert conversion.entries[-2]["id"] == transcript.leaf == "7f3c2a10-0015-4a1b-9c2d-000000000015"
