@@ -1,5 +1,5 @@
 """Command line: ``arbor`` (the window), ``arbor FILE.jsonl``, ``arbor inspect``, ``arbor ask``,
-``arbor screenshot``, ``arbor install-desktop-entry``."""
+``arbor screenshot``, ``arbor import``, ``arbor install-desktop-entry``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 
-COMMANDS = ("inspect", "ask", "screenshot", "install-desktop-entry")
+COMMANDS = ("inspect", "ask", "screenshot", "import", "install-desktop-entry")
 
 
 def _version() -> str:
@@ -24,7 +24,7 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
-        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,install-desktop-entry} ...",
+        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,import,install-desktop-entry} ...",
         description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
         "Without a command, opens the window (with FILE.jsonl if given).",
     )
@@ -70,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
         help="the window's colours, as the theme setting (default: Qt's own palette)",
     )
     shot.add_argument("--settings", action="store_true", help="show the Settings dialog over the window")
+    imp = sub.add_parser(
+        "import",
+        help="write a Claude Code transcript as a pi session file (the transcript is only read)",
+    )
+    imp.add_argument("file", help="a Claude Code transcript (~/.claude/projects/<folder>/<uuid>.jsonl)")
+    imp.add_argument("--out", required=True, help="the pi session file to write (must not exist yet)")
     sub.add_parser(
         "install-desktop-entry",
         help="add Arbor to your applications menu: arbor.desktop and its icon into $XDG_DATA_HOME (~/.local/share)",
@@ -92,6 +98,30 @@ def session_file_problem(path: str) -> str | None:
     if not stat.S_ISREG(mode):
         return "is not a regular file (a device or socket), not a session file"
     return None
+
+
+def _import(path: str, out: str) -> int:
+    """``arbor import FILE --out OUT.jsonl``: one line of what was written, or one line of why not."""
+    problem = session_file_problem(path)
+    if problem is not None:
+        print(f"arbor import: {path}: {problem.replace('session file', 'transcript')}", file=sys.stderr)
+        return 2
+    from .transcripts import TranscriptError, import_transcript, is_claude_code_transcript
+
+    if not is_claude_code_transcript(path):
+        print(f"arbor import: {path}: not a Claude Code transcript (a pi session opens as it is: arbor FILE)",
+              file=sys.stderr)
+        return 2
+    try:
+        result = import_transcript(path, out)
+    except TranscriptError as exc:
+        print(f"arbor import: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {result.out}: {result.messages} messages, {result.compactions} compaction(s), "
+          f"{result.entries} entries")
+    for note in result.notes:
+        print(f"note: {note}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_screenshot(args.file, args.out, args.leaf, args.select, args.size, sessions=args.sessions,
                               theme=args.theme, settings_dialog=args.settings)
+    if args.command == "import":
+        return _import(args.file, args.out)
     if args.command == "install-desktop-entry":
         from .desktop_entry import run as run_install
 

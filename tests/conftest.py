@@ -26,6 +26,7 @@ def _isolated_homes(_homes_root: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     home = Path(tempfile.mkdtemp(prefix="arbor-home-", dir=_homes_root))
     monkeypatch.setenv("ARBOR_HOME", str(home))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home / "pi-agent"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "claude"))  # Claude Code's transcripts (issue 27)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     yield
 

@@ -79,6 +79,7 @@ from desktop_app.tools import (
     tool_definitions,
 )
 from desktop_app.tools.prompt import environment_prompt, tools_prompt
+from desktop_app.transcripts import TranscriptError, continue_in_arbor, open_session_or_transcript
 
 from . import context_hand
 from .events import (
@@ -1054,10 +1055,33 @@ class AgentSession:
         if self.busy:
             raise SessionOpenError("Stop the running reply before opening another session")
         try:
-            manager = SessionManager.open(path, fsync=self.settings.fsync, profile=self.settings.profile)
-        except (OSError, SessionError, SessionFileError, ValueError) as exc:
+            # a Claude Code transcript opens read-only, converted (DESIGN.md §14); pi's files as pi's
+            manager = open_session_or_transcript(path, fsync=self.settings.fsync, profile=self.settings.profile)
+        except (OSError, SessionError, SessionFileError, TranscriptError, ValueError) as exc:
             raise SessionOpenError(f"Cannot open {path}: {exc}") from exc
         self._switch(manager)
+
+    def continue_in_arbor(self) -> str:
+        """"Continue in Arbor" for a session shown read-only from another program (a Claude Code
+        transcript): write it as a new pi session in the sessions folder of its working folder (the
+        source is only read), open that, and return its path.
+
+        Raises :class:`SessionOpenError` with a message for the user; the current session is kept.
+        """
+        view = self.session
+        if view.report.foreign is None or view.session_file is None:
+            raise SessionOpenError("Only a session from another program (a Claude Code transcript) is continued this way")
+        if self.busy:
+            raise SessionOpenError("Stop the running reply first")
+        root = self.settings.sessions_root
+        directory = default_session_dir(view.cwd, Path(root) if root else None)
+        try:
+            path = continue_in_arbor(view.session_file, directory)
+            manager = SessionManager.open(path, fsync=self.settings.fsync, profile=self.settings.profile)
+        except (OSError, SessionError, SessionFileError, TranscriptError, ValueError) as exc:
+            raise SessionOpenError(f"Cannot continue {view.session_file}: {exc}") from exc
+        self._switch(manager)
+        return str(path)
 
     @property
     def view(self) -> SessionView:

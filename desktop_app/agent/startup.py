@@ -16,6 +16,7 @@ from desktop_app.session import SessionManager
 from desktop_app.session.catalog import SessionCatalog
 from desktop_app.session.paths import arbor_sessions_root, encode_cwd
 from desktop_app.settings import Settings
+from desktop_app.transcripts import open_session_or_transcript
 
 __all__ = ["SAMPLE_SESSION", "SAMPLE_CWD", "initial_session"]
 
@@ -29,8 +30,8 @@ def initial_session(path: str | None, settings: Settings, *, defer_load: bool = 
 
     ``defer_load``: a big file is opened from the lines its first picture needs and parsed in full
     later (``SessionManager.open(defer=True)``; the window's start, issue 28)."""
-    if path:
-        return SessionManager.open(path, fsync=settings.fsync, profile=settings.profile, defer=defer_load)
+    if path:  # a Claude Code transcript opens read-only, converted (DESIGN.md §14)
+        return open_session_or_transcript(path, fsync=settings.fsync, profile=settings.profile, defer=defer_load)
     root = Path(settings.sessions_root) if settings.sessions_root else arbor_sessions_root()
     catalog = SessionCatalog(root)
     newest = [p for d in (root.iterdir() if root.is_dir() else ()) if d.is_dir() and (p := catalog.most_recent("", d))]

@@ -83,10 +83,24 @@ class CompactionAudit:
     usage_recorded: bool = False
 
     @property
+    def from_claude_code(self) -> bool:
+        """Imported from a Claude Code transcript (``details.source``): a boundary of Claude Code's own
+        ``/compact`` or auto-compact, which sends nothing from before it again (DESIGN.md §14)."""
+        return isinstance(self.details, dict) and self.details.get("source") == "claude-code"
+
+    @property
+    def keeps_nothing_before(self) -> bool:
+        """Nothing before the compaction is kept, on purpose (pi 1.6.0's own id, or Claude Code's way)."""
+        return self.keeps_nothing or self.from_claude_code
+
+    @property
     def made_by(self) -> str:
-        """Who wrote the summary, as far as the entry tells: an extension (``fromHook``), Arbor's
-        offline summarizer (its summaries open with a notice), or the pi version whose fields the
-        entry carries. Arbor with a real model writes what the chosen pi writes, so it reads as that pi."""
+        """Who wrote the summary, as far as the entry tells: Claude Code (an imported transcript), an
+        extension (``fromHook``), Arbor's offline summarizer (its summaries open with a notice), or the
+        pi version whose fields the entry carries. Arbor with a real model writes what the chosen pi
+        writes, so it reads as that pi."""
+        if self.from_claude_code:
+            return "Claude Code (imported transcript)"
         if self.from_hook is True:
             return "an extension (fromHook)"
         if self.summary.lstrip().startswith(OFFLINE_SUMMARY_NOTICE):
@@ -100,6 +114,9 @@ class CompactionAudit:
     @property
     def made_by_why(self) -> str:
         """How :attr:`made_by` was told (a tooltip): the fields that gave it away."""
+        if self.from_claude_code:
+            return ("details.source is \"claude-code\": a compact boundary and its summary from a Claude Code "
+                    "transcript, imported by Arbor (trigger and token counts in the details).")
         if self.from_hook is True:
             return "The entry says fromHook: true: an extension wrote this summary, not pi's own compaction."
         if self.summary.lstrip().startswith(OFFLINE_SUMMARY_NOTICE):

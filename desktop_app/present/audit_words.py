@@ -45,12 +45,14 @@ def audit_words(
     summarized: int, kept: int, first_kept_found: bool, split_turn: bool, *, keeps_nothing: bool = False
 ) -> AuditWords:
     """The audit's sentences for these counts (see :class:`AuditWords`); ``keeps_nothing``: pi
-    1.6.0 stored the compaction's own id as ``firstKeptEntryId`` (nothing kept, on purpose)."""
+    1.6.0 stored the compaction's own id as ``firstKeptEntryId``, or the compaction is a Claude Code
+    boundary (nothing kept, on purpose)."""
     above = f"▲ summarized: {_entries(summarized)} replaced by the summary"
     if keeps_nothing:
         below = "▼ nothing kept"
         cut = "✂ everything above is replaced by the summary"
-        first = "The compaction keeps nothing (its firstKeptEntryId is its own id): the model reads only the summary."
+        first = ("The compaction keeps nothing from before it (pi 1.6.0: its firstKeptEntryId is its own id; "
+                 "Claude Code: nothing before its boundary is sent again): the model reads only the summary.")
     elif first_kept_found:
         below = f"▼ kept word for word: {_entries(kept)}"
         cut = "✂ cut: the summary replaces what is above, the rest is kept"

@@ -24,9 +24,11 @@ from desktop_app.session.catalog import SessionCatalog, SessionInfo
 from desktop_app.session.entries import message_text
 from desktop_app.session.kinds import Role, message_of, role_of
 from desktop_app.session.paths import arbor_sessions_root, pi_sessions_root
+from desktop_app.transcripts import FOREIGN_NAME, claude_projects_root, transcript_info_from_text
 
 __all__ = [
     "APP_NAME",
+    "CLAUDE_CODE",
     "TITLE_CHARS",
     "Found",
     "SessionGroup",
@@ -41,11 +43,13 @@ __all__ = [
 ]
 
 APP_NAME = "Arbor"
+CLAUDE_CODE = FOREIGN_NAME
+"""The source (and tag) of Claude Code's transcripts: opened read-only, continued by an import."""
 TITLE_CHARS = 80
 """A title longer than this is cut with an ellipsis (a first message can be a whole page)."""
 
 Found = tuple[str, SessionInfo]
-"""``(source, info)``: which root a session came from (``"Arbor"`` or ``"pi"``) and its record."""
+"""``(source, info)``: which root a session came from (``"Arbor"``, ``"pi"`` or ``"Claude Code"``) and its record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,12 +193,19 @@ class SessionSources:
     first cost a ``stat`` per file. Safe to call from a worker thread (the catalogs lock).
     """
 
-    def __init__(self, arbor_root: str | Path | None = None, pi_root: str | Path | None = None) -> None:
+    def __init__(
+        self, arbor_root: str | Path | None = None, pi_root: str | Path | None = None,
+        claude_root: str | Path | None = None,
+    ) -> None:
         arbor = Path(arbor_root) if arbor_root else arbor_sessions_root()
         pi = Path(pi_root) if pi_root else pi_sessions_root()
         self.catalogs: list[tuple[str, SessionCatalog]] = [("Arbor", SessionCatalog(arbor))]
         if _resolved(pi) != _resolved(arbor):
             self.catalogs.append(("pi", SessionCatalog(pi)))
+        # Claude Code's transcripts (DESIGN.md §14): same one-folder-per-project layout, own records;
+        # kept apart from :attr:`catalogs` (the roots of pi session files, where new sessions may go)
+        claude = Path(claude_root) if claude_root else claude_projects_root()
+        self.transcripts = SessionCatalog(claude, transcript_info_from_text)
 
     @property
     def arbor_root(self) -> Path:
@@ -203,7 +214,7 @@ class SessionSources:
     def list(self, query: str = "") -> list[Found]:
         """Every session of every root whose text holds all words of ``query`` (all when empty)."""
         found: list[Found] = []
-        for source, catalog in self.catalogs:
+        for source, catalog in [*self.catalogs, (CLAUDE_CODE, self.transcripts)]:
             found.extend((source, info) for info in catalog.search(query, everything=True))
         return found
 

@@ -35,6 +35,7 @@ __all__ = [
     "HEADER_PROBE_BYTES",
     "NO_MESSAGES",
     "CatalogStats",
+    "InfoReader",
     "Progress",
     "SessionCatalog",
     "SessionInfo",
@@ -53,6 +54,9 @@ HEADER_PROBE_BYTES = 512
 SESSION_SUFFIX = ".jsonl"
 
 _MAX_DATE_MS = 8_640_000_000_000_000  # JS Date range (TimeClip): beyond it a Date is invalid
+
+InfoReader = Callable[[Path, str, int], "SessionInfo | None"]
+"""``reader(path, text, mtime_ms)``: a file's listing record, ``None`` when it is not a session."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called after each file a listing has to read (not for cache hits)."""
@@ -343,8 +347,11 @@ class SessionCatalog:
     UI thread asks for another one; the second simply waits for the first and then hits its cache.
     """
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, info_reader: InfoReader | None = None) -> None:
         self.root = Path(root)
+        # How a file's text becomes its record: pi's sessions by default; another program's
+        # transcripts (Claude Code's, in the same one-folder-per-project layout) bring their own.
+        self.info_reader: InfoReader = info_reader if info_reader is not None else session_info_from_text
         self.stats = CatalogStats()
         self._lock = threading.Lock()
         # directory (as str) → {file name → cached record}; a listing of a directory replaces its
@@ -502,7 +509,7 @@ class SessionCatalog:
                 except (OSError, SessionFileError):
                     info = None
                 else:
-                    info = session_info_from_text(Path(path), text, st.st_mtime_ns // 1_000_000)
+                    info = self.info_reader(Path(path), text, st.st_mtime_ns // 1_000_000)
                 self.stats.files_read += 1
                 fresh[name] = _Cached(st.st_size, st.st_mtime_ns, st.st_ino, info)
                 done += 1

@@ -110,6 +110,11 @@ class OpenReport:
     header_regenerated: bool = False
     error: str | None = None
     non_object_lines: list[int] = field(default_factory=list)
+    foreign: str | None = None
+    """The program that wrote the file when it is not a pi session but was converted to be shown
+    (``"Claude Code"``): read-only, continued through an import (DESIGN.md §14)."""
+    notes: list[str] = field(default_factory=list)
+    """What converting a foreign file met that is worth saying (a cycle broken, a missing leaf)."""
 
 
 class SessionManager:
@@ -216,6 +221,31 @@ class SessionManager:
         manager.read_only = True
         manager._session_file = source
         manager._store = None
+        return manager
+
+    @classmethod
+    def from_entries(
+        cls,
+        header: Entry,
+        entries: list[Entry],
+        *,
+        source: str | Path,
+        report: OpenReport | None = None,
+        profile: PiProfile = PI_1_6_0,
+    ) -> SessionManager:
+        """A read-only session of entries made elsewhere (another program's transcript, converted).
+
+        It names ``source`` as its file (for display) but never writes, locks or follows it: nothing
+        can be appended, as to a file that is not a session. The leaf is the last entry, as on open.
+        """
+        cwd = header.get("cwd")
+        manager = cls(cwd if isinstance(cwd, str) and cwd else os.getcwd(), None, persist=False, profile=profile)
+        manager._header = header
+        manager._replace_index(SessionIndex.build(entries))
+        manager._leaf_id = manager._index.last_id
+        manager._session_file = Path(os.path.abspath(os.fspath(source)))
+        manager.read_only = True
+        manager.report = report if report is not None else OpenReport()
         return manager
 
     @classmethod
@@ -1089,3 +1119,7 @@ def _gc_paused_then_frozen() -> Iterator[None]:
 def _same_entry(known: Entry | None, entry: Entry) -> bool:
     """Our own line read back (after another writer raced us): same id and same content."""
     return known is not None and known == entry
+
+
+#: For other readers of large files made into sessions (Claude Code transcripts): the same pause.
+gc_paused_then_frozen = _gc_paused_then_frozen

@@ -62,6 +62,7 @@ from desktop_app.tools import ApprovalDecision, ApprovalRequest
 
 from .chat import ChatPanel
 from .chat.actions import bind_card_actions
+from .continue_banner import ContinueBanner
 from .folder_banner import FolderBanner, place_above_composer
 from .fork_actions import ForkActions
 from .forking import Forker
@@ -165,6 +166,8 @@ class MainWindow(QMainWindow):
         self.folder_banner = FolderBanner(self.chat)  # the missing working folder, said when a tool needs it
         place_above_composer(self.chat, self.folder_banner, self.chat.error_banner)
         self.folder_banner.choose_requested.connect(self.ask_working_folder)
+        self.continue_banner = ContinueBanner(self)  # a Claude Code transcript: read-only, "Continue in Arbor"
+        place_above_composer(self.chat, self.continue_banner, self.chat.error_banner)
 
         self._meter_timer = QTimer(self)
         self._meter_timer.setSingleShot(True)
@@ -270,7 +273,7 @@ class MainWindow(QMainWindow):
         self._unsubscribe_session = view.subscribe(self._on_session_event)
         self.graph.set_session(view)
         self.status.set_session_file(view.session_file)
-        self.status.set_following(view.session_file is not None)
+        self.status.set_following(view.session_file is not None and view.report.foreign is None)
         self.status.set_model(self.agent.model.id)
         self._sync_thinking()
         self._meter.reset()
@@ -285,6 +288,7 @@ class MainWindow(QMainWindow):
         self.shell.session_bound()
         self.shell.model_changed()
         self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
+        self.continue_banner.session_bound(self.agent.view)
 
     def install_full_session(self) -> None:
         """A big session opened from its first picture's lines (``SessionManager.open(defer=True)``):

@@ -15,6 +15,7 @@ from desktop_app.agent import AgentSession
 from desktop_app.agent.providers import make_provider
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
+from desktop_app.transcripts import is_claude_code_transcript, open_transcript
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -53,7 +54,8 @@ def take_screenshot(
     if not source.is_file():
         raise OSError(f"{path}: no such session file")
     # A snapshot: opening a v1/v2 file migrates it, and a screenshot must never write or lock it.
-    manager = SessionManager.open_snapshot(source)
+    # A Claude Code transcript is converted in memory: read, never written (DESIGN.md §14).
+    manager = open_transcript(source) if is_claude_code_transcript(source) else SessionManager.open_snapshot(source)
     settings = Settings()
     if theme is not None:
         settings.theme = theme  # the Settings dialog shows the theme the shot is in

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.agent import AgentSession, SessionOpenError
-from desktop_app.present.sessions import SessionGroup, SessionRow, SessionSources, build_groups
+from desktop_app.present.sessions import CLAUDE_CODE, SessionGroup, SessionRow, SessionSources, build_groups
 from desktop_app.present.trash import TrashError, move_to_trash
 
 from .plain import plain_label, plain_text
@@ -60,11 +60,14 @@ PATH_ROLE = Qt.ItemDataRole.UserRole
 DETAIL_ROLE = Qt.ItemDataRole.UserRole + 1
 SOURCE_ROLE = Qt.ItemDataRole.UserRole + 2
 REFRESH_MS = 5000
+#: Sources whose rows carry a small tag with their name (Arbor's own rows carry none).
+TAGGED_SOURCES = frozenset({"pi", CLAUDE_CODE})
 
 
 class _RowDelegate(QStyledItemDelegate):
     """A session row: its title, and under it the count and age in a smaller, dimmer line, with a
-    small "pi" tag for pi's sessions. Folder rows are drawn as usual."""
+    small "pi" tag for pi's sessions and "Claude Code" for Claude Code's transcripts. Folder rows are
+    drawn as usual."""
 
     PAD = 3
 
@@ -103,14 +106,14 @@ class _RowDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(font)
         source = index.data(SOURCE_ROLE)
         tag_width = 0
-        if source == "pi":
+        if source in TAGGED_SOURCES:
             tag_font = self._detail_font(opt)
-            tag_width = QFontMetrics(tag_font).horizontalAdvance(" pi ") + 6
+            tag_width = QFontMetrics(tag_font).horizontalAdvance(f" {source} ") + 6
             tag = QRect(rect.right() - tag_width + 4, rect.top() + 1, tag_width - 4, metrics.height() - 2)
             painter.setPen(dim)
             painter.drawRoundedRect(tag, 3, 3)
             painter.setFont(tag_font)
-            painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, "pi")
+            painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, str(source))
         painter.setFont(font)
         painter.setPen(text_colour)
         top = QRect(rect.left(), rect.top(), rect.width() - tag_width, metrics.height())
@@ -435,8 +438,10 @@ class SessionsPanel(QWidget):
         if isinstance(path, str) and not path.startswith("folder:"):
             item.setSelected(True)  # type: ignore[union-attr]
             menu.addAction("Open", lambda: self.open_requested.emit(path))
-            menu.addAction("Rename… (F2)", lambda: self.rename(path))
-            menu.addAction("Move to Trash… (Delete)", lambda: self.delete(path))
+            row = self._row(path)
+            if row is None or row.source != CLAUDE_CODE:  # another program's file is only ever read
+                menu.addAction("Rename… (F2)", lambda: self.rename(path))
+                menu.addAction("Move to Trash… (Delete)", lambda: self.delete(path))
             menu.addSeparator()
         menu.addAction("New session… (Ctrl+Shift+N)", self.new_session)
         menu.addAction("Refresh", self.refresh)
@@ -455,6 +460,8 @@ class SessionsPanel(QWidget):
     def rename(self, path: str) -> bool:
         """Ask for a name and append one ``session_info`` entry to that session (through the agent)."""
         row = self._row(path)
+        if row is not None and row.source == CLAUDE_CODE:
+            return False  # a Claude Code transcript is never written: continue it in Arbor to name it
         current = row.title if row is not None and row.named else ""
         name = self.ask_text("Rename session", "Name (empty clears it):", current)
         if name is None:
@@ -470,6 +477,8 @@ class SessionsPanel(QWidget):
     def delete(self, path: str) -> bool:
         """After a question, move the session file to the desktop trash (restorable from there)."""
         row = self._row(path)
+        if row is not None and row.source == CLAUDE_CODE:
+            return False  # Claude Code's own file: Arbor never moves or changes it
         title = row.title if row is not None else Path(path).name
         if not self.confirm("Move to Trash", f"Move the session “{title}” to the trash?\n\n{path}"):
             return False

@@ -68,7 +68,7 @@ def build_audit_bands(
     style = style
     words = audit_words(
         len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
-        keeps_nothing=audit.keeps_nothing,
+        keeps_nothing=audit.keeps_nothing_before,
     )
     placed_summarized = [n for n in summarized if n in positions]
     placed_kept = [n for n in kept if n in positions]

@@ -138,7 +138,7 @@ class CompactionAuditPanel(QWidget):
             len(audit.kept_ids),
             audit.first_kept_found,
             audit.is_split_turn,
-            keeps_nothing=audit.keeps_nothing,
+            keeps_nothing=audit.keeps_nothing_before,
         )
         self._counts.setText(f"{words.above.removeprefix('▲ ')} · {words.below.removeprefix('▼ ')}")
         self._first_kept.setText(f"{words.first_kept} (entry {audit.first_kept_entry_id or 'none'})")
