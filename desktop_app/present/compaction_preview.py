@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from desktop_app.compaction.audit import CompactionAudit
+from desktop_app.compaction.manual_cut import InvalidCutError
 from desktop_app.compaction.prepare import CompactionPreparation, prepare_compaction
 from desktop_app.compaction.tokens import CompactionSettings, estimate_tokens
 from desktop_app.session import SessionView
@@ -117,10 +118,17 @@ def planned_ids(preparation: CompactionPreparation, path: list[Entry]) -> list[s
 
 
 def preview_compaction(
-    view: SessionView, settings: CompactionSettings, profile: PiProfile = PI_1_6_0
+    view: SessionView,
+    settings: CompactionSettings,
+    profile: PiProfile = PI_1_6_0,
+    *,
+    first_kept_entry_id: str | None = None,
 ) -> CompactionPreview:
     """What compacting the active path now would do: ``prepare_compaction`` on it with the session's
-    pi-version ``profile`` (the plan ``compact_session`` will use), nothing written."""
+    pi-version ``profile`` (the plan ``compact_session`` will use), nothing written.
+
+    ``first_kept_entry_id``: the cut the user dragged (issue 26) instead of pi's; one that is no valid
+    cut gives a preview with nothing to run whose reason is the refusal ``compact`` would raise."""
     path = view.get_branch()
     if not path:
         return _nothing("the session is empty")
@@ -128,7 +136,9 @@ def preview_compaction(
         return _nothing("the branch ends in a compaction already")
     keep = format_tokens(settings.keep_recent_tokens)
     try:
-        preparation = prepare_compaction(path, settings, profile)
+        preparation = prepare_compaction(path, settings, profile, first_kept_entry_id=first_kept_entry_id)
+    except InvalidCutError as exc:
+        return _nothing(str(exc))
     except TypeError:  # a message pi cannot read (an edit left it without content, say): pi throws too
         return _nothing("a message on this branch cannot be read, so pi could not plan a compaction")
     if preparation is None:

@@ -15,7 +15,10 @@ from typing import assert_never
 
 from desktop_app.agent.context_hand import EditState, context_edit_states, edit_refusal, expand_refusal
 from desktop_app.compaction.manual_cut import CutChoice, cut_choices, cut_refusal
+from desktop_app.llm.estimate import estimate_tokens_lenient
 from desktop_app.session import SessionView
+from desktop_app.session.context import edited_messages, entry_context_messages
+from desktop_app.session.entries import Message
 from desktop_app.session.profile import PiProfile
 
 from .context_meter import format_tokens
@@ -24,6 +27,8 @@ from .node_menu import BUSY
 __all__ = [
     "ContextAction",
     "ActionState",
+    "TokenChange",
+    "edit_token_change",
     "CutChoice",
     "EditState",
     "action_state",
@@ -117,6 +122,37 @@ def _summarize_item(view: SessionView, entry_id: str, profile: PiProfile, busy: 
         f"Summarize what comes before this entry (about {format_tokens(choice.tokens_summarized)} tokens); "
         f"keep it and what follows (about {format_tokens(choice.tokens_kept)} tokens)"
     )
+
+
+@dataclass(frozen=True)
+class TokenChange:
+    """What an edit of one entry's text changes in the context, by pi's estimate."""
+
+    before: int  #: the entry's tokens in the context now (0 when hidden)
+    after: int  #: with ``text`` as its content
+
+    @property
+    def delta(self) -> int:
+        return self.after - self.before
+
+
+def edit_token_change(view: SessionView, entry_id: str, text: str | None, profile: PiProfile) -> TokenChange:
+    """The token change of :meth:`AgentSession.edit_context` ``(entry_id, text)`` before it is saved (``None``:
+    hiding), for the edit dialog; the entry's messages as pi would project them before and after."""
+    entry = view.get_entry(entry_id)
+    if entry is None:
+        return TokenChange(0, 0)
+    raw = entry_context_messages(entry, profile=profile)
+    current = context_edit_states(view, profile).get(entry_id)
+    edit = view.get_entry(current.edit_id) if current is not None else None
+    now = edited_messages(raw, edit) if edit is not None else raw
+    replacement = None if text is None else {"content": text}
+    then = edited_messages(raw, {"type": "context_edit", "targetId": entry_id, "replacement": replacement})
+    return TokenChange(_tokens(now, profile), _tokens(then, profile))
+
+
+def _tokens(messages: list[Message], profile: PiProfile) -> int:
+    return sum(estimate_tokens_lenient(m, profile) for m in messages)
 
 
 def context_actions(

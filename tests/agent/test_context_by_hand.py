@@ -20,7 +20,14 @@ from desktop_app.agent.context_hand import NO_EDITS_IN_0_73_1, context_edit_stat
 from desktop_app.compaction.manual_cut import InvalidCutError
 from desktop_app.compaction.tokens import CompactionSettings
 from desktop_app.llm.offline import OfflineProvider
-from desktop_app.present.context_actions import ContextAction, context_actions, cut_choices_of
+from desktop_app.present.compaction_preview import preview_compaction
+from desktop_app.present.context_actions import (
+    ContextAction,
+    TokenChange,
+    context_actions,
+    cut_choices_of,
+    edit_token_change,
+)
 from desktop_app.session import SessionManager
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
 from desktop_app.settings import Settings
@@ -146,6 +153,36 @@ def test_compact_with_a_written_summary_and_a_chosen_cut() -> None:
     messages = agent.session.build_session_context().messages
     assert [m["role"] for m in messages] == ["compactionSummary", "assistant", "toolResult", "assistant"]
     assert isinstance(entry["tokensBefore"], int) and entry["tokensBefore"] > 0
+
+
+def test_generate_then_edit_then_compact() -> None:
+    agent, ids = _session()
+    before = len(agent.session.get_entries())
+    generated = asyncio.run(agent.generate_summary("focus on the file", first_kept_entry_id=ids["call"]))
+    assert generated and len(agent.session.get_entries()) == before  # nothing written
+    edited = generated + "\n\nAlso: the user prefers small commits."
+    compaction_id = asyncio.run(agent.compact(summary=edited, first_kept_entry_id=ids["call"]))
+    assert (agent.session.get_entry(compaction_id) or {})["summary"] == edited
+
+
+def test_the_edit_dialog_shows_the_token_change() -> None:
+    agent, ids = _session()
+    view, profile = agent.session, agent.session.profile
+    change = edit_token_change(view, ids["user"], "read the file a.py and b.py and c.py please", profile)
+    assert (change.before, change.after, change.delta) == (4, 11, 7)  # ceil(13/4), ceil(43/4)
+    assert edit_token_change(view, ids["user"], None, profile).after == 0
+    agent.edit_context(ids["user"], None)
+    assert edit_token_change(view, ids["user"], "read the file", profile) == TokenChange(0, 4)
+
+
+def test_the_preview_draws_a_dragged_cut() -> None:
+    agent, ids = _session()
+    settings = agent.settings.compaction
+    preview = preview_compaction(agent.view, settings, PI_1_6_0, first_kept_entry_id=ids["call"])
+    assert preview.runnable and preview.first_kept_entry_id == ids["call"]
+    assert preview.kept_ids == (ids["call"], ids["result"], ids["reply"]) and preview.is_split_turn
+    refused = preview_compaction(agent.view, settings, PI_1_6_0, first_kept_entry_id=ids["result"])
+    assert not refused.runnable and "a cut never separates a result from its call" in (refused.nothing_reason or "")
 
 
 def test_compact_keeps_its_old_signature() -> None:
