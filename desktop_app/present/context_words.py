@@ -80,7 +80,7 @@ class EditEffect:
 
     def describe(self) -> str:
         """The lens's words (plain text; the texts cut to a few lines)."""
-        head = "Hidden from the context by hand" if self.hidden else "Text edited in the context by hand"
+        head = "Hidden from the context (a context edit)" if self.hidden else "Text edited in the context (a context edit)"
         before = f"Before: about {format_tokens(self.before_tokens)} tokens — “{_clip(self.before)}”"
         if self.hidden:
             after = "Now: nothing (the model no longer receives this entry)"

@@ -35,6 +35,7 @@ from desktop_app.present.context_words import entry_text, text_in_context
 
 from .context_edit_dialog import ContextEditDialog
 from .dialogs import CompactionDialog
+from .graph.cut_drag import CutDrag
 from .graph.edit_marks import apply_edit_marks
 from .manual_compaction import ManualCompaction, ManualCompactionDialog
 from .plain import plain_text
@@ -52,6 +53,8 @@ class Steering(Protocol):
     def _sync_undo(self) -> None: ...
 
     def _open_compaction_dialog(self, dialog: Any) -> Any: ...
+
+    def _beside_graph(self, dialog: Any) -> None: ...
 
 __all__ = ["CONTEXT_MNEMONICS", "ContextHand"]
 
@@ -74,6 +77,7 @@ class ContextHand(QObject):
         self.steering = steering
         self.window = steering.window
         self.edit_dialog: ContextEditDialog | None = None  #: the open editor (automation reads it)
+        self.cut_drag: CutDrag | None = None  #: the canvas's cut-line drag while a compaction dialog is open
         self._unsubscribe: Callable[[], None] | None = None
         self._marks_timer = QTimer(self)
         self._marks_timer.setSingleShot(True)
@@ -180,10 +184,13 @@ class ContextHand(QObject):
             self.steering.host,
         )
         self.edit_dialog = dialog
+        self.window.graph.reveal(entry_id)
+        self.window.graph.select(entry_id, center=True)
         dialog.text_chosen.connect(
             lambda text: self._write("Edit text in context", lambda: self.window.agent.edit_context(entry_id, text))
         )
         dialog.finished.connect(lambda _r: self._edit_closed(dialog))
+        self.steering._beside_graph(dialog)
         dialog.open()
         return dialog
 
@@ -212,17 +219,29 @@ class ContextHand(QObject):
         dialog = ManualCompactionDialog(preview, choices, self._preview_at, steering.host, cut=cut)
         steering._open_compaction_dialog(dialog)
         self._show_bands(dialog.preview)
-        dialog.cut_changed.connect(self._show_bands)
+        view = self._view
+        drag = CutDrag(self.window.graph, [str(e.get("id")) for e in view.get_branch()], [c.entry_id for c in choices], dialog.set_cut)
+        self.cut_drag = drag
+        dialog.finished.connect(lambda _r: self._drag_ended(drag))
+        dialog.cut_changed.connect(lambda p: self._show_bands(p, reveal=not drag.dragging))
         dialog.generate_requested.connect(lambda focus, at: self._generate(dialog, focus, at))
         dialog.compact_requested.connect(lambda request: self._run(dialog, request))
         return dialog
 
-    def _show_bands(self, preview: CompactionPreview | None) -> None:
-        """The plan's bands and cut line on the canvas (they follow the slider)."""
+    def _drag_ended(self, drag: CutDrag) -> None:
+        drag.detach()
+        if self.cut_drag is drag:
+            self.cut_drag = None
+        drag.deleteLater()
+
+    def _show_bands(self, preview: CompactionPreview | None, *, reveal: bool = True) -> None:
+        """The plan's bands and cut line on the canvas (they follow the slider and the drag; a drag
+        keeps the view where it is, under the pointer)."""
         if preview is None or not preview.runnable or preview.first_kept_entry_id is None:
             return
         graph = self.window.graph
-        graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
+        if reveal:
+            graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
         self.steering.reader.show_detail(False)  # the dialog tells the bands; a selected audit would not
         graph.graph_scene().show_audit(preview.as_audit())
 
@@ -258,9 +277,9 @@ class ContextHand(QObject):
             steering.history.record(before, self._view.leaf_id)  # Undo: back to before the compaction
             steering._sync_undo()
             if steering.compaction_dialog is dialog:
-                dialog.finish()
+                dialog.ended()
 
         future = self.window.run_task(run(), "Compaction")
         dialog.cancel_requested.disconnect()
         dialog.cancel_requested.connect(future.cancel)
-        future.add_done_callback(lambda _f: dialog.finish() if steering.compaction_dialog is dialog and dialog.running else None)
+        future.add_done_callback(lambda _f: dialog.ended() if steering.compaction_dialog is dialog and dialog.running else None)

@@ -55,6 +55,8 @@ class ManualCompactionDialog(CompactionDialog):
         self.default_cut = preview.first_kept_entry_id
         super().__init__(preview, parent)
         self.setObjectName("compactionDialog")
+        # not modal: the cut line stays draggable on the canvas (a stale plan is refused in words)
+        self.setWindowModality(Qt.WindowModality.NonModal)
         layout = self.layout()
         assert isinstance(layout, QVBoxLayout)  # CompactionDialog's own
         at = layout.indexOf(self.focus_edit) + 1
@@ -168,6 +170,14 @@ class ManualCompactionDialog(CompactionDialog):
         self.progress.setText("")
         self.error.setText(reason)
         self.error.show()
+
+    def finish(self) -> None:
+        """Not closed by the window's compaction events (a refusal must stay on screen in words, and
+        its CompactionFailed comes before the reason reaches :meth:`show_error`): see :meth:`ended`."""
+
+    def ended(self) -> None:
+        """The compaction this dialog ran is over (written, cancelled or failed): close."""
+        super().finish()
 
     def request(self) -> ManualCompaction:
         """What Compact asks for now (a cut equal to pi's own is left to pi)."""

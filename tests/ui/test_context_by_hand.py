@@ -3,7 +3,7 @@ compactions): right-click → Hide (struck through, the context lacks it) → Sh
 token change shown → saved (badge) → Undo; Summarize up to here → the cut moved with the keys (the bands
 follow) → Generate → the summary edited → Compact (that summary, that cut); Continue without this
 compaction (a new branch, the leaf moved); the edit items disabled with the reason under pi 0.73.1.
-Nothing is ever rewritten: the file before each step is a prefix of the file after it."""
+A cut the session moved away from is refused in words. Nothing is ever rewritten: the file before each step is a prefix of the file after it."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QMenu
@@ -138,7 +138,26 @@ def test_hide_show_and_edit_text_with_the_token_change_then_undo(window: MainWin
     assert session.read_text() == before_undo  # nothing rewritten, nothing written
 
 
+def _refused_in_words(window: MainWindow, session: Path) -> None:
+    """A cut the session moved away from since the dialog opened: refused in words, the dialog stays."""
+    start, leaf = session.read_text(), window.session.leaf_id
+    _choose(window, CHOSEN_CUT, ContextAction.SUMMARIZE_UP_TO_HERE)
+    dialog = window.steering.compaction_dialog
+    assert isinstance(dialog, ManualCompactionDialog) and dialog.cut == CHOSEN_CUT
+    path = [e["id"] for e in window.session.get_branch()]
+    assert window.agent.restore_leaf(path[path.index(CHOSEN_CUT) - 1])  # the leaf moved above the cut meanwhile
+    QTest.mouseClick(dialog.compact_button, Qt.MouseButton.LeftButton)
+    assert pump_until(lambda: dialog.error.isVisible(), 5)
+    assert CHOSEN_CUT in dialog.error.text() and "cannot be the first kept entry" in dialog.error.text()
+    assert window.steering.compaction_dialog is dialog and dialog.compact_button.isVisible()  # still open
+    assert session.read_text() == start
+    dialog.cancel_button.click()
+    assert pump_until(lambda: window.steering.compaction_dialog is None, 3)
+    assert window.agent.restore_leaf(leaf)
+
+
 def test_summarize_up_to_here_moved_cut_edited_summary_then_continue_without_it(window: MainWindow, session: Path) -> None:
+    _refused_in_words(window, session)
     start = session.read_text()
     _choose(window, CHOSEN_CUT, ContextAction.SUMMARIZE_UP_TO_HERE)
     dialog = window.steering.compaction_dialog
@@ -156,6 +175,23 @@ def test_summarize_up_to_here_moved_cut_edited_summary_then_continue_without_it(
     assert choices[at + 1] in dialog.cut_label.text() and "tokens kept" in dialog.cut_label.text()
     QTest.keyClick(dialog.slider, Qt.Key.Key_Left)
     assert dialog.cut == CHOSEN_CUT
+
+    # the cut line dragged on the canvas, down to a node further down the path, and back up
+    drag = window.steering.context_hand.cut_drag
+    assert drag is not None
+    viewport = window.graph.viewport()
+    further = next(c for c in choices[at + 2 :] if window.graph.node_center(c) is not None)  # a node on screen
+    for target in (further, CHOSEN_CUT):
+        grab, end = drag.line_point(), window.graph.node_center(target)
+        assert grab is not None and end is not None
+        QTest.mousePress(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, grab)
+        QTest.mouseMove(viewport, QPoint(grab.x(), (grab.y() + end.y()) // 2))
+        QTest.mouseMove(viewport, end - QPoint(0, 4))  # the node's top half: the cut goes above it
+        QTest.mouseRelease(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, end - QPoint(0, 4))
+        assert dialog.cut == target and dialog.slider.value() == choices.index(target)
+        bands = window.graph.graph_scene().bands
+        assert bands is not None and bands.audit.kept_ids[0] == target
+    assert window.graph.selected_entry() != further  # a drag, not a click on the node
 
     QTest.mouseClick(dialog.generate_button, Qt.MouseButton.LeftButton)
     assert pump_until(lambda: bool(dialog.summary_edit.toPlainText()), 10)
@@ -192,3 +228,4 @@ def test_under_pi_0_73_1_the_edit_items_are_disabled_with_the_reason(session: Pa
     finally:
         window.close()
         pump(50)
+
