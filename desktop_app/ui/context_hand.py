@@ -35,7 +35,7 @@ from desktop_app.present.context_words import entry_text, text_in_context
 
 from .context_edit_dialog import ContextEditDialog
 from .dialogs import CompactionDialog
-from .graph.cut_drag import CutDrag
+from .graph.cut_drag import CutDrag, keep_cut_in_view
 from .graph.edit_marks import apply_edit_marks
 from .manual_compaction import ManualCompaction, ManualCompactionDialog
 from .plain import plain_text
@@ -185,7 +185,7 @@ class ContextHand(QObject):
         )
         self.edit_dialog = dialog
         self.window.graph.reveal(entry_id)
-        self.window.graph.select(entry_id, center=True)
+        self.window.graph.select(entry_id, center=True, notify=True)  # the reader and the lens follow
         dialog.text_chosen.connect(
             lambda text: self._write("Edit text in context", lambda: self.window.agent.edit_context(entry_id, text))
         )
@@ -220,10 +220,16 @@ class ContextHand(QObject):
         steering._open_compaction_dialog(dialog)
         self._show_bands(dialog.preview)
         view = self._view
-        drag = CutDrag(self.window.graph, [str(e.get("id")) for e in view.get_branch()], [c.entry_id for c in choices], dialog.set_cut)
+        drag = CutDrag(
+            self.window.graph,
+            [str(e.get("id")) for e in view.get_branch()],
+            [c.entry_id for c in choices],
+            dialog.set_cut,
+            lambda: self._show_bands(dialog.preview, moved=True),  # dropped: the cut's node unfolded, in view
+        )
         self.cut_drag = drag
         dialog.finished.connect(lambda _r: self._drag_ended(drag))
-        dialog.cut_changed.connect(lambda p: self._show_bands(p, reveal=not drag.dragging))
+        dialog.cut_changed.connect(lambda p: self._show_bands(p, reveal=not drag.dragging, moved=True))
         dialog.generate_requested.connect(lambda focus, at: self._generate(dialog, focus, at))
         dialog.compact_requested.connect(lambda request: self._run(dialog, request))
         return dialog
@@ -234,16 +240,20 @@ class ContextHand(QObject):
             self.cut_drag = None
         drag.deleteLater()
 
-    def _show_bands(self, preview: CompactionPreview | None, *, reveal: bool = True) -> None:
+    def _show_bands(self, preview: CompactionPreview | None, *, reveal: bool = True, moved: bool = False) -> None:
         """The plan's bands and cut line on the canvas (they follow the slider and the drag; a drag
         keeps the view where it is, under the pointer)."""
         if preview is None or not preview.runnable or preview.first_kept_entry_id is None:
             return
         graph = self.window.graph
-        if reveal:
-            graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
+        if reveal:  # the cut line in view; when the user moved it, the view stays there (not on the leaf)
+            if moved:
+                graph.user_moved()  # as after a search jump: a relayout no longer pulls the view to the leaf
+            graph.reveal(preview.first_kept_entry_id, keep_following=not moved)
         self.steering.reader.show_detail(False)  # the dialog tells the bands; a selected audit would not
         graph.graph_scene().show_audit(preview.as_audit())
+        if reveal:
+            keep_cut_in_view(graph)
 
     def _generate(self, dialog: ManualCompactionDialog, focus: str | None, cut: str | None) -> None:
         async def generate() -> None:

@@ -68,7 +68,11 @@ class ManualCompactionDialog(CompactionDialog):
         self.slider.setRange(0, max(0, len(choices) - 1))
         self.slider.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.slider.setPageStep(1)
-        self.slider.setToolTip("Where the cut goes: entries before it are summarized, the rest kept word for word")
+        self.slider.setToolTip(
+            "Where the cut goes: entries before it are summarized, the rest kept word for word. "
+            "Only valid cuts: ← → step from one to the next; or drag the dashed cut line on the graph."
+        )
+        self.slider.setAccessibleName("Cut")
         self.summary_edit = QPlainTextEdit(self)
         self.summary_edit.setObjectName("compactionSummary")
         self.summary_edit.setPlaceholderText(
@@ -123,7 +127,9 @@ class ManualCompactionDialog(CompactionDialog):
     def _say_cut(self) -> None:
         if self.choices:
             i = self.slider.value()
-            self.cut_label.setText(cut_words(self.choices[i], i, len(self.choices)))
+            self.cut_label.setText(
+                cut_words(self.choices[i], i, len(self.choices)) + "\nMove it with this slider or drag the dashed cut line on the graph."
+            )
 
     def _moved(self, _value: int) -> None:
         self._say_cut()

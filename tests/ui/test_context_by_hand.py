@@ -25,6 +25,7 @@ from desktop_app.present.context_words import token_change_words
 from desktop_app.session.entries import message_text
 from desktop_app.settings import Settings
 from desktop_app.ui.context_hand import CONTEXT_MNEMONICS
+from desktop_app.ui.graph.cut_drag import cut_line_of
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.manual_compaction import ManualCompactionDialog
 from desktop_app.ui.testing import edit_marks, open_window, pump
@@ -192,6 +193,10 @@ def test_summarize_up_to_here_moved_cut_edited_summary_then_continue_without_it(
         bands = window.graph.graph_scene().bands
         assert bands is not None and bands.audit.kept_ids[0] == target
     assert window.graph.selected_entry() != further  # a drag, not a click on the node
+    # a cut whose entry has no node of its own in this filter still draws its line (one to grab)
+    unseen = next(c for c in choices[at:] if window.graph.graph_scene().graph.node_of.get(c) != c)
+    assert dialog.set_cut(unseen) and cut_line_of(window.graph) is not None
+    assert dialog.set_cut(CHOSEN_CUT)
 
     QTest.mouseClick(dialog.generate_button, Qt.MouseButton.LeftButton)
     assert pump_until(lambda: bool(dialog.summary_edit.toPlainText()), 10)

@@ -17,26 +17,54 @@ from PySide6.QtWidgets import QGraphicsLineItem
 
 from .view import GraphView
 
-__all__ = ["CutDrag", "GRAB_PX"]
+__all__ = ["CutDrag", "GRAB_PX", "cut_line_of", "keep_cut_in_view"]
 
 GRAB_PX = 10  #: how near the line (in screen pixels) a press grabs it
+
+
+def cut_line_of(graph: GraphView) -> QGraphicsLineItem | None:
+    """The cut line the shown bands draw (``None``: no bands, or no cut on screen)."""
+    bands = graph.graph_scene().bands
+    if bands is None:
+        return None
+    return next((i for i in bands.items if isinstance(i, QGraphicsLineItem)), None)
+
+
+def keep_cut_in_view(graph: GraphView, margin: int = 90) -> None:
+    """Scroll (vertically only) so the cut line is well inside the canvas, not on its edge, where
+    bringing its node into view leaves it and the band captions cover it."""
+    line = cut_line_of(graph)
+    if line is None:
+        return
+    y = graph.mapFromScene(line.line().center()).y()
+    height = graph.viewport().height()
+    if margin <= y <= height - margin:
+        return
+    centre = graph.mapToScene(graph.viewport().rect().center())
+    graph.centerOn(centre.x(), line.line().center().y())
 
 
 class CutDrag(QObject):
     """An event filter on the graph's viewport while a cut can be dragged (see the module docstring).
 
     ``path_ids``: the active path's entry ids in order; ``cut_ids``: the valid cuts among them;
-    ``set_cut(entry_id)`` moves the cut (the bands follow).
+    ``set_cut(entry_id)`` moves the cut (the bands follow); ``dropped()`` runs when the drag ends.
     """
 
     def __init__(
-        self, graph: GraphView, path_ids: Sequence[str], cut_ids: Sequence[str], set_cut: Callable[[str], object]
+        self,
+        graph: GraphView,
+        path_ids: Sequence[str],
+        cut_ids: Sequence[str],
+        set_cut: Callable[[str], object],
+        dropped: Callable[[], object] = lambda: None,
     ) -> None:
         super().__init__(graph)
         self._graph = graph
         self._position = {entry_id: i for i, entry_id in enumerate(path_ids)}
         self._cuts = [(self._position[c], c) for c in cut_ids if c in self._position]
         self._set_cut = set_cut
+        self._dropped = dropped  #: after a drag: the cut's node unfolded and in view
         self.dragging = False
         self._cursor_set = False  #: the vertical arrow is ours to take off again
         self._viewport = graph.viewport()
@@ -55,10 +83,7 @@ class CutDrag(QObject):
         self._cursor_set = on
 
     def _line(self) -> QGraphicsLineItem | None:
-        bands = self._graph.graph_scene().bands
-        if bands is None:
-            return None
-        return next((i for i in bands.items if isinstance(i, QGraphicsLineItem)), None)
+        return cut_line_of(self._graph)
 
     def line_point(self) -> QPoint | None:
         """The middle of the cut line on screen (where a drag starts; tests press here)."""
@@ -109,5 +134,6 @@ class CutDrag(QObject):
             return False
         if kind == QEvent.Type.MouseButtonRelease and self.dragging:
             self.dragging = False
+            self._dropped()
             return True
         return False

@@ -34,6 +34,9 @@ class EditMark(QGraphicsItem):
         super().__init__(node)
         self.mark = mark
         self._body = node.body
+        shape = node.style.kind(node.view.kind).shape
+        #: the strike spans the drawn shape (pills and markers are narrower than the node's box)
+        self._inset = 14.0 if shape == "pill" else node.body.width() * 0.18 if shape == "marker" else 4.0
         self.setZValue(1)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to the node beneath
         self.setToolTip(
@@ -53,12 +56,14 @@ class EditMark(QGraphicsItem):
             veil.setAlpha(150)
             painter.fillRect(r, veil)
             painter.setPen(QPen(_STRIKE, 2.4))
-            painter.drawLine(QPointF(r.left() + 4, r.center().y()), QPointF(r.right() - 4, r.center().y()))
+            y = r.center().y()
+            painter.drawLine(QPointF(r.left() + self._inset, y), QPointF(r.right() - self._inset, y))
             return
         _badge(painter, QPointF(r.right() - 2, r.top() + 2), 10.0)
 
 
 def _badge(painter: QPainter, centre: QPointF, radius: float) -> None:
+    painter.save()  # its font and pens stay its own (the legend writes its words after it)
     painter.setPen(QPen(_BADGE.darker(140), 1.0))
     painter.setBrush(_BADGE)
     painter.drawEllipse(centre, radius, radius)
@@ -69,6 +74,7 @@ def _badge(painter: QPainter, centre: QPointF, radius: float) -> None:
     painter.setPen(QColor(255, 255, 255))
     box = QRectF(centre.x() - radius, centre.y() - radius, 2 * radius, 2 * radius)
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, "✎")
+    painter.restore()
 
 
 def apply_edit_marks(nodes: Mapping[Node, NodeItem], states: Mapping[str, EditState]) -> None:

@@ -56,8 +56,8 @@ class Legend(QWidget):
         ("flag", "", "label"),
         ("summarized", "", "summarized by a compaction"),
         ("kept", "", "kept word for word after it"),
-        ("hidden", "", "hidden from the context by hand"),
-        ("edited", "", "text edited in the context ✎"),
+        ("hidden", "", "hidden from the context"),
+        ("edited", "", "text replaced in the context ✎"),
     )
 
     def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
