@@ -80,13 +80,14 @@ class EditEffect:
 
     def describe(self) -> str:
         """The lens's words (plain text; the texts cut to a few lines)."""
-        head = "Hidden from the context (a context edit)" if self.hidden else "Text edited in the context (a context edit)"
+        head = "Hidden from the context by a context edit" if self.hidden else "Text replaced in the context by a context edit"
         before = f"Before: about {format_tokens(self.before_tokens)} tokens — “{_clip(self.before)}”"
         if self.hidden:
             after = "Now: nothing (the model no longer receives this entry)"
         else:
             after = f"Now: about {format_tokens(self.after_tokens)} tokens — “{_clip(self.after)}”"
-        return f"{head} ({_signed(self.after_tokens - self.before_tokens)}).\n{before}\n{after}"
+        change = self.after_tokens - self.before_tokens
+        return f"{head}: {_signed(change)}{' tokens' if change else ''}.\n{before}\n{after}"
 
 
 def _clip(text: str, limit: int = 240) -> str:

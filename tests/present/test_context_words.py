@@ -65,7 +65,9 @@ def test_the_lens_says_what_the_model_got_before_and_gets_now(edited: AgentSessi
     back = edit_token_change(view, REPLACED_USER, own, profile)  # now (replaced) → its own text again
     assert (replaced.before_tokens, replaced.after_tokens) == (back.after, back.before)
     assert replaced.before_tokens != replaced.after_tokens
-    assert REPLACEMENT in replaced.describe() and "Text edited in the context" in replaced.describe()
+    assert REPLACEMENT in replaced.describe() and "Text replaced in the context" in replaced.describe()
+    change = replaced.after_tokens - replaced.before_tokens
+    assert f"{'+' if change > 0 else '−'}{format_tokens(abs(change))} tokens." in replaced.describe()
 
     assert edit_effect(view, CHOSEN_CUT, profile) is None  # an entry no edit touches
 
