@@ -44,7 +44,6 @@ from desktop_app.agent.events import (
     WorkingFolderMissing,
 )
 from desktop_app.present.branch_preview import preview_branch_summary
-from desktop_app.present.compaction_preview import preview_compaction
 from desktop_app.present.drafts import Drafts, draft_key
 from desktop_app.present.leaf_history import LeafHistory
 from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
@@ -57,6 +56,7 @@ from desktop_app.settings import Settings
 
 from .branch_offer import BranchOfferBar
 from .chat import ChatPanel
+from .context_hand import ContextHand
 from .dialogs import CompactionDialog, LabelDialog, SummaryAnswer, SummaryQuestion
 from .graph.interaction import GraphInteraction
 from .graph.view import GraphView
@@ -142,6 +142,7 @@ class Steering(QObject):
         self.undo_action = self._action("Undo leaf move", self.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action("Redo leaf move", self.redo, "Ctrl+Shift+Z")
         self._sync_undo()
+        self.context_hand = ContextHand(self, self)  #: issue 26: context items, edit dialog, compaction by hand, marks
 
     def _action(self, text: str, slot: Any, shortcut: QKeySequence.StandardKey | str) -> QAction:
         action = QAction(text, self.host)
@@ -168,6 +169,7 @@ class Steering(QObject):
         self.branch_offer.dismiss()
         self.reader.close_reader()
         self.interaction.clear_band()
+        self.context_hand.session_bound()
 
     # ================================================================================ moving the leaf
 
@@ -326,6 +328,7 @@ class Steering(QObject):
         if self.node_menu is not None:
             self.node_menu.close()
         menu = build_node_menu(items, self.host)
+        self.context_hand.extend_menu(menu, entry_id)
         self.node_menu = menu
         menu.triggered.connect(lambda action: self.run_menu_action(entry_id, chosen_action(action)))
         menu.aboutToHide.connect(lambda: self._menu_closed(menu))
@@ -435,27 +438,10 @@ class Steering(QObject):
 
     # ================================================================================ compaction
 
-    def compact(self) -> CompactionDialog:
-        """Manual compaction: the dry run on the graph and in a dialog first; nothing is sent before Compact."""
-        if self.compaction_dialog is not None:
-            self.compaction_dialog.raise_()
-            return self.compaction_dialog
-        preview = preview_compaction(self._view, self.window.settings.compaction, self.window.agent.session.profile)
-        dialog = self._open_compaction_dialog(CompactionDialog(preview, self.host))
-        if preview.runnable and preview.first_kept_entry_id is not None:
-            self.window.graph.reveal(preview.first_kept_entry_id, keep_following=True)  # the cut line in view
-            self.reader.show_detail(False)  # the dialog tells the preview's bands; a selected compaction's audit would not
-            self.window.graph.graph_scene().show_audit(preview.as_audit())
-        dialog.compact_requested.connect(lambda focus: self._run_compaction(dialog, focus))
-        return dialog
-
-    def _run_compaction(self, dialog: CompactionDialog, focus: str | None) -> None:
-        """Compact; the dialog's Cancel cancels this very task (also before it started), and the
-        dialog closes when it ends, however it ends."""
-        future = self.window.run_task(self.window.agent.compact(focus), "Compaction")
-        dialog.cancel_requested.disconnect()
-        dialog.cancel_requested.connect(future.cancel)
-        future.add_done_callback(lambda _f: dialog.finish() if self.compaction_dialog is dialog else None)
+    def compact(self, cut: str | None = None) -> CompactionDialog:
+        """Manual compaction: the dry run on the graph and in a dialog first, with a movable cut and an
+        editable summary (:mod:`.context_hand`); nothing is sent before Compact."""
+        return self.context_hand.compact(cut)
 
     def _open_compaction_dialog(self, dialog: CompactionDialog) -> CompactionDialog:
         self.compaction_dialog = dialog

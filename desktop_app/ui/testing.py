@@ -21,6 +21,13 @@ a ``QMenu`` whose actions carry their :class:`~desktop_app.present.node_menu.Men
 "focus" | "cancel")``), ``compaction_dialog`` (the open preview or progress), ``band`` (the last
 rubber-band selection); ``window.fork_action`` / ``window.clone_action`` / ``window.fork_button()``;
 ``window.chat.sibling_arrows``.
+
+Extended for context by hand (issue 26): the node menu's context actions carry their
+:class:`~desktop_app.present.context_actions.ContextAction` as data; ``window.steering.context_hand``
+has ``edit_dialog`` (the open "Edit text in context…": ``editor``, ``original``, ``change``, ``buttons``)
+and ``run(entry_id, action)``; ``compaction_dialog`` is a manual one (``slider`` over the valid cuts,
+``cut``, ``set_cut(entry_id)``, ``summary_edit``, ``generate_button``, ``error``); :func:`edit_marks`
+says which nodes are drawn hidden or edited.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ from .event_loop import qt_event_loop
 from .gui_gc import install_gui_gc
 from .main_window import MainWindow
 
-__all__ = ["open_window", "pump", "release_loop"]
+__all__ = ["edit_marks", "open_window", "pump", "release_loop"]
 
 
 def _application() -> QApplication:
@@ -164,3 +171,10 @@ def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000)
     if window.graph.layout_kind == "none":
         raise TimeoutError(f"no graph layout on screen after {timeout_ms} ms")
     return window
+
+
+def edit_marks(window: MainWindow) -> dict[str, str]:
+    """Entry id → ``"hidden"`` (struck through) or ``"edited"`` (✎ badge), as the canvas draws them now."""
+    from .graph.edit_marks import edit_marks_of
+
+    return edit_marks_of(window.graph.graph_scene().nodes)

@@ -150,7 +150,9 @@ def _cut_line(
     after = node_of.get(audit.cut_after_id) if audit.cut_after_id else None
     before = node_of.get(audit.cut_before_id) if audit.cut_before_id else None
     if before is None or before not in positions:
-        return None
+        before = kept[0] if kept else None  # the first kept entry has no node in this filter: the first drawn
+        if before is None:
+            return None
     by = positions[before][1]
     if (
         after is not None

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_app.present.chat_feed import session_profile
+from desktop_app.present.context_words import edit_effect
 from desktop_app.present.lens import SECTIONS, Lens, context_lens
 
 from ..plain import plain_text
@@ -90,6 +92,12 @@ class LensPanel(QWidget):
         self.sections = QLabel(self)
         self.sections.setWordWrap(True)
         self.sections.setTextFormat(Qt.TextFormat.RichText)
+        self.effect = QLabel(self)  #: a selected entry's context edit: what the model got before and gets now
+        self.effect.setObjectName("lensEditEffect")
+        self.effect.setWordWrap(True)
+        self.effect.setTextFormat(Qt.TextFormat.PlainText)
+        self.effect.setStyleSheet(f"color: {_EDIT_COLOR};")
+        self.effect.hide()
         self.table = QTreeWidget(self)
         self.table.setRootIsDecorated(False)
         self.table.setUniformRowHeights(True)
@@ -105,6 +113,7 @@ class LensPanel(QWidget):
         layout.addWidget(self.total)
         layout.addWidget(self.bar)
         layout.addWidget(self.sections)
+        layout.addWidget(self.effect)
         layout.addWidget(self.table, 1)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -191,6 +200,9 @@ class LensPanel(QWidget):
                 if sections[s] or s == "newer"
             )
         )
+        effect = edit_effect(session, self._target, session_profile(session)) if session and self._target else None
+        self.effect.setText(effect.describe() if effect is not None else "")
+        self.effect.setVisible(effect is not None)
         self.table.clear()
         rows = []
         number = 0

@@ -28,6 +28,7 @@ from desktop_app.present.outline import OUTLINE_GROUPS, OutlineCache, OutlineIte
 from desktop_app.present.text import full_text
 
 from ..plain import plain_label, plain_text
+from .edit_marks import paint_edited_swatch, paint_hidden_swatch
 from .style import GraphStyle
 from .view import GraphView
 
@@ -55,6 +56,8 @@ class Legend(QWidget):
         ("flag", "", "label"),
         ("summarized", "", "summarized by a compaction"),
         ("kept", "", "kept word for word after it"),
+        ("hidden", "", "hidden from the context"),
+        ("edited", "", "text replaced in the context ✎"),
     )
 
     def __init__(self, style: GraphStyle, parent: QWidget | None = None) -> None:
@@ -88,6 +91,9 @@ class Legend(QWidget):
             painter.setPen(QPen(style.pin.darker(140), 1.0))
             painter.setBrush(style.pin)
             painter.drawEllipse(r.center(), 6, 6)
+            return
+        if shape in ("hidden", "edited"):  # context by hand (issue 26)
+            (paint_hidden_swatch if shape == "hidden" else paint_edited_swatch)(painter, style, r)
             return
         if shape == "summarized":  # the audit's bands, as the canvas draws them for a selected compaction
             painter.setPen(Qt.PenStyle.NoPen)
