@@ -105,6 +105,16 @@ def session_file_problem(path: str) -> str | None:
     return None
 
 
+def _output_problem(out: str) -> str | None:
+    """Why a file cannot be written at ``out`` (``None``: it can, as far as a look tells)."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        return f"no such folder {folder}"
+    if os.path.isdir(out):
+        return "is a folder; give a file name"
+    return None
+
+
 def _export(session: str, html: str | None, markdown: str | None, leaf: str | None) -> int:
     """``arbor export``: clear errors (exit 2), steps said on stderr once the work passes a second."""
     import time
@@ -119,13 +129,9 @@ def _export(session: str, html: str | None, markdown: str | None, leaf: str | No
     if problem is not None:
         return fail(f"{session}: {problem}")
     for out in (html, markdown):
-        if out is None:
-            continue
-        folder = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(folder):
-            return fail(f"{out}: no such folder {folder}")
-        if os.path.isdir(out):
-            return fail(f"{out}: is a folder; give a file name")
+        out_problem = _output_problem(out) if out is not None else None
+        if out_problem is not None:
+            return fail(f"{out}: {out_problem}")
     from .export import export_file
     from .session.store import SessionFileError
 
