@@ -58,6 +58,8 @@ def chat_html(
     shown: set[str] = set()
     out: list[str] = []
     start = max(0, len(path) - limit)
+    while 0 < start < len(path) - 1 and not is_user_message(path[start]):
+        start += 1  # a cut chat starts at a turn, not in the middle of one
     if start:
         out.append(
             f'<p class="note">The path holds {len(path):,} entries; the oldest {start:,} are left out of this '
@@ -104,9 +106,12 @@ def _files(title: str, files: Iterable[str]) -> str:
 
 
 def compactions_html(index: SessionIndex, ids: Sequence[str], on_path: set[str], profile: PiProfile) -> str:
-    """One audit per compaction (newest first): what it summarized, what it kept, files, summary."""
+    """One audit per compaction, the active path's first (newest first), then the other branches'
+    (newest first): what it summarized, what it kept, files, summary."""
     out: list[str] = []
-    for compaction_id in reversed(ids):
+    newest_first = list(reversed(ids))
+    ordered = [c for c in newest_first if c in on_path] + [c for c in newest_first if c not in on_path]
+    for compaction_id in ordered:
         audit = audit_compaction(index, compaction_id, profile)
         words = audit_words(
             len(audit.summarized_ids),

@@ -112,6 +112,8 @@ def test_the_page_holds_tree_chat_audit_summary_and_labels(exported: tuple[str, 
     assert "12,345 tokens before" in audit and "<h2>Goal</h2>" in audit and "Ship the parser." in audit
     assert "<code>src/a.py</code>" in audit and "<code>src/b.py</code>" in audit  # files, listed apart
     assert "summarized: 3 entries" in audit and "kept word for word: 2 entries" in audit
+    compaction_ids = re.findall(r'<section class="audit" id="e-(\w+)"', page)
+    assert compaction_ids == ["c1"]
     assert "We tried another way; it failed." in page[page.index('id="branch-summaries"') :]
     assert "⚑ start here" in page[page.index('id="labels"') :]
     long_output = chat[chat.index("read result") :]
@@ -125,3 +127,25 @@ def test_markdown_of_the_active_path(exported: tuple[str, str]) -> None:
     assert "> ## Goal" in markdown and "**⚑ start here**" in markdown and "**→ read** `a.py`" in markdown
     assert "try another way" not in markdown
     assert fenced("a ``` b\n````") == "`````\na ``` b\n````\n`````"  # no line inside closes the fence
+
+
+def test_a_long_path_is_cut_at_a_turn_and_the_path_s_compactions_come_first() -> None:
+    from desktop_app.export.sections import chat_html, compactions_html
+    from desktop_app.session.profile import PI_0_73_1
+    from desktop_app.session.tree import SessionIndex
+
+    entries = [
+        msg("u1", None, "user", "one"),
+        msg("a1", "u1", "assistant", "reply one"),
+        other("compaction", "c1", "a1", summary="on the path", firstKeptEntryId="a1", tokensBefore=10),
+        msg("u2", "c1", "user", "two"),
+        msg("a2", "u2", "assistant", "reply two"),
+        msg("a3", "a2", "assistant", "more"),
+        other("compaction", "c2", "u1", summary="elsewhere", firstKeptEntryId="u1", tokensBefore=20),  # newer, off the path
+    ]
+    path = entries[:6]
+    chat, shown = chat_html(path, {}, limit=4)
+    assert shown == {"u2", "a2", "a3"}  # the newest 4 start inside a turn (c1): cut at the next user message
+    assert "The path holds 6 entries; the oldest 3 are left out" in chat
+    audits = compactions_html(SessionIndex.build(entries), ["c1", "c2"], {e["id"] for e in path}, PI_0_73_1)
+    assert audits.index("on the path") < audits.index("elsewhere")
