@@ -103,7 +103,7 @@ def tree_svg(
 ) -> TreePicture:
     """The SVG of ``graph``; ``linked``: the entry ids the page has a section for (a node whose
     entry is one links there)."""
-    positions = tidy_tree_layout(graph, spec)
+    positions = tidy_tree_layout(graph, spec, stretch=False)  # a run says its size in words here
     if tick is not None:
         tick()
     marks = node_marks(graph, session_name)
