@@ -8,7 +8,7 @@ goes into the outputs.
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,7 +48,9 @@ def _write(path: str, text: str) -> int:
     """Write ``text`` to ``path`` whole or not at all (a temporary file beside it, then a rename)."""
     data = text.encode("utf-8")
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    # os.open with 0o666, not mkstemp: the file gets the user's usual permissions (umask), not 0600
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,9 @@ def test_export_writes_the_page_and_the_markdown(tmp_path: Path, capsys: pytest.
     assert LAST_WORDS in (tmp_path / "o.html").read_text() and LAST_WORDS in (tmp_path / "o.md").read_text()
     assert session.read_text().count("\n") == 12  # the session file is never written
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (tmp_path / "o.html").stat().st_mode & 0o777 == 0o666 & ~umask  # the usual permissions, not 0600
 
 
 def test_export_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
