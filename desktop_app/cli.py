@@ -1,5 +1,5 @@
 """Command line: ``arbor`` (the window), ``arbor FILE.jsonl``, ``arbor inspect``, ``arbor ask``,
-``arbor screenshot``, ``arbor import``, ``arbor install-desktop-entry``."""
+``arbor screenshot``, ``arbor import``, ``arbor export``, ``arbor install-desktop-entry``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 
-COMMANDS = ("inspect", "ask", "screenshot", "import", "install-desktop-entry")
+COMMANDS = ("inspect", "ask", "screenshot", "import", "export", "install-desktop-entry")
 
 
 def _version() -> str:
@@ -24,7 +24,7 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
-        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,import,install-desktop-entry} ...",
+        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,import,export,install-desktop-entry} ...",
         description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
         "Without a command, opens the window (with FILE.jsonl if given).",
     )
@@ -76,6 +76,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("file", help="a Claude Code transcript (~/.claude/projects/<folder>/<uuid>.jsonl)")
     imp.add_argument("--out", required=True, help="the pi session file to write (must not exist yet)")
+    export = sub.add_parser(
+        "export",
+        help="write a session as one self-contained web page (tree, chat, compaction audits) and/or Markdown",
+        description="Write SESSION as one web page that opens in any browser with no network: the tree with "
+        "its active path, the chat of the active path, every compaction's audit, branch summaries and labels; "
+        "and/or the active path as Markdown. Only the session's content is written (no settings, no keys).",
+    )
+    export.add_argument("file", metavar="SESSION", help="a session .jsonl file (read, never written)")
+    export.add_argument("--html", metavar="OUT.html", help="write the web page here")
+    export.add_argument("--markdown", metavar="OUT.md", help="write the active path as Markdown here")
+    export.add_argument("--leaf", help="export the path to this entry instead of the session's leaf")
     sub.add_parser(
         "install-desktop-entry",
         help="add Arbor to your applications menu: arbor.desktop and its icon into $XDG_DATA_HOME (~/.local/share)",
@@ -124,6 +135,66 @@ def _import(path: str, out: str) -> int:
     return 0
 
 
+def _output_problem(out: str) -> str | None:
+    """Why a file cannot be written at ``out`` (``None``: it can, as far as a look tells)."""
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):
+        return f"no such folder {folder}"
+    if os.path.isdir(out):
+        return "is a folder; give a file name"
+    return None
+
+
+def _export(session: str, html: str | None, markdown: str | None, leaf: str | None) -> int:
+    """``arbor export``: clear errors (exit 2), steps said on stderr once the work passes a second."""
+    import time
+
+    def fail(message: str) -> int:
+        print(f"arbor export: {message}", file=sys.stderr)
+        return 2
+
+    if html is None and markdown is None:
+        return fail("say what to write: --html OUT.html and/or --markdown OUT.md")
+    problem = session_file_problem(session)
+    if problem is not None:
+        return fail(f"{session}: {problem}")
+    for out in (html, markdown):
+        out_problem = _output_problem(out) if out is not None else None
+        if out_problem is not None:
+            return fail(f"{out}: {out_problem}")
+    from .export import export_file
+    from .session.store import SessionFileError
+
+    start = time.monotonic()
+    pending: list[str] = []
+
+    def progress(step: str) -> None:
+        """Quick exports say nothing; a slow one says each step (the late first one included)."""
+        pending.append(step)
+        if time.monotonic() - start > 1.0:
+            for said in pending:
+                print(f"arbor export: {said}…", file=sys.stderr, flush=True)
+            pending.clear()
+
+    try:
+        report = export_file(session, html, markdown, leaf_id=leaf, progress=progress)
+    except SessionFileError as exc:
+        return fail(f"{session}: cannot read it as a session ({exc})")
+    except OSError as exc:
+        return fail(f"cannot write: {exc.strerror or exc}" + (f" ({exc.filename})" if exc.filename else ""))
+    facts = report.facts
+    if report.html_path is not None and facts is not None:
+        print(
+            f"wrote {report.html_path} ({report.html_bytes / 1e6:.1f} MB): {facts.tree_nodes:,} tree nodes for "
+            f"{facts.entries:,} entries, the chat of {facts.chat_entries:,} path entries, {facts.compactions} compactions"
+        )
+    if report.markdown_path is not None:
+        print(f"wrote {report.markdown_path} ({report.markdown_bytes / 1e6:.1f} MB): the active path as Markdown")
+    if time.monotonic() - start > 1.0:
+        print(f"arbor export: done in {report.seconds:.1f} s", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = _parser()
@@ -156,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
                               theme=args.theme, settings_dialog=args.settings)
     if args.command == "import":
         return _import(args.file, args.out)
+    if args.command == "export":
+        return _export(args.file, args.html, args.markdown, args.leaf)
     if args.command == "install-desktop-entry":
         from .desktop_entry import run as run_install
 

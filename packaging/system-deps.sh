@@ -17,6 +17,9 @@ OFFSCREEN_PKGS="libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcom
 WINDOW_PKGS="xvfb libxkbcommon-x11-0 libx11-xcb1 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1
 libxcb-image0 libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xkb1
 libxcb-sync1 libxcb-shm0 xauth"
+# Headless Chromium: `make test` loads an exported page in a real browser (tests/export). Debian's
+# package; Ubuntu ships it only as a snap, so there it is reported missing with the command to run.
+BROWSER_PKGS="chromium"
 
 warn() { printf 'system-deps: warning: %s\n' "$*" >&2; }
 info() { printf 'system-deps: %s\n' "$*" >&2; }
@@ -43,7 +46,7 @@ elif ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
     EXTRA_PKGS="python3-venv"
 fi
 
-ALL_PKGS="$OFFSCREEN_PKGS $WINDOW_PKGS $EXTRA_PKGS"
+ALL_PKGS="$OFFSCREEN_PKGS $WINDOW_PKGS $BROWSER_PKGS $EXTRA_PKGS"
 
 # One dpkg-query for everything. Ubuntu 24.04 renamed some libraries with a "t64" suffix
 # (libglib2.0-0 -> libglib2.0-0t64), so a package also counts as present under that name.
@@ -93,11 +96,12 @@ fi
 # apt failed (offline, broken mirror...). Fail only if what tests/offscreen use is still missing.
 installed="$(query_installed)"
 still_required="$(missing_from "$OFFSCREEN_PKGS $EXTRA_PKGS")"
-still_window="$(missing_from "$WINDOW_PKGS")"
+still_window="$(missing_from "$WINDOW_PKGS $BROWSER_PKGS")"
 if [ -n "$still_required" ]; then
     printf 'system-deps: error: apt-get failed; still missing: %s\n' \
         "$still_required${still_window:+ $still_window}" >&2
     exit 1
 fi
-warn "apt-get failed; a real window still needs: $still_window (offscreen Qt is fine)."
+warn "apt-get failed; still missing: $still_window (offscreen Qt is fine; a real window needs the X"
+warn "libraries, the exported-page test needs chromium)."
 exit 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol, assert_never
 
 from desktop_app.present.chat_messages import (
@@ -35,7 +36,16 @@ from desktop_app.session.kinds import BlockKind, Role, block_kind
 from desktop_app.tools.display import shown_text as as_text
 from desktop_app.tools.registry import call_view
 
-__all__ = ["TOGGLE_SCHEME", "MarkdownParts", "render_message", "render_parts", "toggle_href", "parse_toggle"]
+__all__ = [
+    "CHAT_SECTIONS",
+    "TOGGLE_SCHEME",
+    "MarkdownParts",
+    "Sections",
+    "render_message",
+    "render_parts",
+    "toggle_href",
+    "parse_toggle",
+]
 
 
 class MarkdownParts(Protocol):
@@ -76,6 +86,25 @@ _EXT_LANG = {
 }
 
 
+@dataclass(frozen=True)
+class Sections:
+    """How a row's collapsible sections are written, and how much of a long text a row holds.
+
+    The chat's (:data:`CHAT_SECTIONS`): a section is a line with an ``arbor:toggle/N`` link the
+    delegate turns into a click; only expanded sections carry their body. A web page's
+    (``details=True``): every section is an HTML ``<details>`` element holding its body, closed
+    until the reader opens it, so the page needs no script (the caller passes every section as
+    expanded so their bodies are there)."""
+
+    details: bool = False
+    max_lines: int = MAX_LINES  #: longest code or output body, in lines
+    max_chars: int = MAX_CHARS  #: ... and in characters
+    clipped: str = "Copy gets the whole text"  #: what the note under a cut body adds
+
+
+CHAT_SECTIONS = Sections()
+
+
 def toggle_href(section: int) -> str:
     return f"{TOGGLE_SCHEME}{section}"
 
@@ -89,15 +118,18 @@ def parse_toggle(href: str) -> int | None:
     return None
 
 
-def clip(text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS) -> tuple[str, str]:
-    """``text`` cut to what a row can lay out quickly, and a note saying what was left out."""
+def clip(
+    text: str, max_lines: int = MAX_LINES, max_chars: int = MAX_CHARS, whole: str = CHAT_SECTIONS.clipped
+) -> tuple[str, str]:
+    """``text`` cut to what a row can lay out quickly, and a note saying what was left out
+    (``whole``: where the whole text is to be had)."""
     lines = text.count("\n") + 1
     if lines <= max_lines and len(text) <= max_chars:
         return text, ""
     kept = "\n".join(text.split("\n", max_lines)[:max_lines])[:max_chars]
     omitted = lines - (kept.count("\n") + 1)
     what = f"{omitted:,} more lines" if omitted > 0 else f"{len(text) - len(kept):,} more characters"
-    return kept, f"… {what} not shown (Copy gets the whole text)"
+    return kept, f"… {what} not shown ({whole})"
 
 
 class _Html:
@@ -108,10 +140,12 @@ class _Html:
     time (:meth:`iter_parts`), spread over event-loop turns for a long message.
     """
 
-    def __init__(self, theme: ChatTheme, markdown_parts: MarkdownParts) -> None:
+    def __init__(self, theme: ChatTheme, markdown_parts: MarkdownParts, sections: Sections = CHAT_SECTIONS) -> None:
         self.theme = theme
         self.markdown_parts = markdown_parts
+        self.sections = sections
         self.parts: list[str | Callable[[], Iterable[str]]] = []
+        self._open_details = False  # a <details> section is open (web page sections only)
 
     def add(self, html: str) -> None:
         self.parts.append(html)
@@ -128,6 +162,9 @@ class _Html:
     ) -> None:
         arrow = "▾" if expanded else "▸"
         color = color or self.theme.dim
+        if self.sections.details:
+            self._details(title, preview, color)
+            return
         preview_html = (
             f' <span style="color:{self.theme.dim};">{escape(preview)}</span>'
             if preview and not expanded
@@ -141,6 +178,23 @@ class _Html:
             f'style="color:{color}; text-decoration:none;">{arrow} <b>{escape(title)}</b></a>{preview_html}</p>'
         )
 
+    def _details(self, title: str, preview: str, color: str) -> None:
+        """A web page's section: ``<details>`` whose summary is the title and preview; the body
+        follows until :meth:`end_section` (or the row's end)."""
+        self.end_section()
+        preview_html = f' <span style="color:{self.theme.dim};">{escape(preview)}</span>' if preview else ""
+        self.add(
+            f'<details style="margin-top:2px; margin-bottom:2px;"><summary style="cursor:pointer;">'
+            f'<b style="color:{color};">{escape(title)}</b>{preview_html}</summary>'
+        )
+        self._open_details = True
+
+    def end_section(self) -> None:
+        """The end of a section's body (a web page's ``</details>``; nothing in the chat)."""
+        if self._open_details:
+            self.add("</details>")
+            self._open_details = False
+
     def note(self, text: str, color: str = "", italic: bool = True) -> None:
         style = f"color:{color or self.theme.dim};" + (" font-style:italic;" if italic else "")
         self.add(f'<p style="margin-top:2px; margin-bottom:2px; {style}">{escape(text)}</p>')
@@ -151,7 +205,8 @@ class _Html:
         self.add(f'<p style="margin-top:2px; margin-bottom:4px; white-space:pre-wrap; {style}">{body}</p>')
 
     def code(self, text: str, language: str | None = None) -> None:
-        kept, note = clip(text)
+        limits = self.sections
+        kept, note = clip(text, limits.max_lines, limits.max_chars, limits.clipped)
         dark = self.theme.dark
         self.parts.append(lambda: (code_block_html(kept, language, dark=dark),))
         if note:
@@ -160,7 +215,7 @@ class _Html:
     def markdown(self, text: str) -> None:
         if not text.strip():
             return
-        kept, note = clip(text, max_lines=4000, max_chars=200_000)
+        kept, note = clip(text, max_lines=4000, max_chars=200_000, whole=self.sections.clipped)
         dark = self.theme.dark
         markdown_parts = self.markdown_parts
         self.parts.append(lambda: markdown_parts(kept, dark=dark))
@@ -175,6 +230,7 @@ class _Html:
 
     def iter_parts(self) -> Iterator[str]:
         """The row's HTML piece by piece, deferred parts produced only when reached."""
+        self.end_section()
         for part in self.parts:
             if isinstance(part, str):
                 yield part
@@ -231,6 +287,7 @@ def _thinking(block: dict[str, Any], is_open: bool, section: int, out: _Html) ->
         out.add(f'<div style="color:{out.theme.dim}; font-style:italic;">')
         out.markdown(thinking)
         out.add("</div>")
+    out.end_section()
 
 
 def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: bool, out: _Html) -> None:
@@ -251,6 +308,7 @@ def _assistant(message: dict[str, Any], expanded: frozenset[int], streaming: boo
                 out.toggle(i, is_open, name or "tool call", summary, color=theme.tool.accent)
                 if is_open:
                     _tool_call_body(block, out)
+                out.end_section()
             case BlockKind.IMAGE:
                 out.note("[image]")
             case BlockKind.UNKNOWN:
@@ -293,6 +351,7 @@ def _tool_result(message: dict[str, Any], expanded: frozenset[int], out: _Html) 
         if isinstance(diff, str) and diff:
             out.code(diff, "diff")  # an edit's change (pi's details.diff)
         _images(message, out)
+    out.end_section()
 
 
 def _diff_counts(diff: str) -> tuple[int, int]:
@@ -327,6 +386,7 @@ def _bash(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None
         out.code(output)
         if message.get("truncated"):
             out.note(f"Output truncated; full output: {as_text(message.get('fullOutputPath'))}")
+    out.end_section()
 
 
 def _summary_card(message: dict[str, Any], kind: Role, expanded: frozenset[int], out: _Html) -> None:
@@ -342,6 +402,7 @@ def _summary_card(message: dict[str, Any], kind: Role, expanded: frozenset[int],
     out.toggle(0, is_open, title, hint, color=bubble.accent, wrap=True)  # a banner: never cut
     if is_open:
         out.markdown(as_text(message.get("summary")))
+    out.end_section()
 
 
 def _system_card(message: dict[str, Any], expanded: frozenset[int], out: _Html) -> None:
@@ -353,10 +414,11 @@ def _system_card(message: dict[str, Any], expanded: frozenset[int], out: _Html) 
     is_open = 0 in expanded
     out.toggle(0, is_open, f"⚙ {line if is_open else head}", rest, color=bubble.accent)
     if is_open:
-        text, note = clip(system_text(message) or "(empty)")
+        text, note = clip(system_text(message) or "(empty)", whole=out.sections.clipped)
         out.pre_text(text)
         if note:
             out.note(note)
+    out.end_section()
 
 
 def _edit_banner(mark: dict[str, Any], out: _Html) -> None:
@@ -384,9 +446,11 @@ def render_message(
     *,
     markdown: MarkdownParts,
     streaming: bool = False,
+    sections: Sections = CHAT_SECTIONS,
 ) -> str:
-    """The HTML of a row: a small header, the content, collapsible sections as toggle lines."""
-    return "\n".join(render_parts(message, theme, expanded, markdown=markdown, streaming=streaming))
+    """The HTML of a row: a small header, the content, collapsible sections as toggle lines (or,
+    for a web page, ``<details>``: see :class:`Sections`)."""
+    return "\n".join(render_parts(message, theme, expanded, markdown=markdown, streaming=streaming, sections=sections))
 
 
 def render_parts(
@@ -396,17 +460,23 @@ def render_parts(
     *,
     markdown: MarkdownParts,
     streaming: bool = False,
+    sections: Sections = CHAT_SECTIONS,
 ) -> Iterator[str]:
     """:func:`render_message` lazily, one top-level HTML piece at a time (joined with ``"\n"``
     they are exactly its result): the expensive pieces (a markdown chunk, a highlighted code
     block) are produced only when the iterator reaches them."""
-    return _outline(message, theme, expanded, streaming, markdown).iter_parts()
+    return _outline(message, theme, expanded, streaming, markdown, sections).iter_parts()
 
 
 def _outline(
-    message: Any, theme: ChatTheme, expanded: frozenset[int], streaming: bool, markdown: MarkdownParts
+    message: Any,
+    theme: ChatTheme,
+    expanded: frozenset[int],
+    streaming: bool,
+    markdown: MarkdownParts,
+    sections: Sections = CHAT_SECTIONS,
 ) -> _Html:
-    out = _Html(theme, markdown)
+    out = _Html(theme, markdown, sections)
     kind = message_kind(message)
     mark = edit_mark(message)
     if mark is not None:

@@ -165,20 +165,22 @@ def _stretch(graph: ViewGraph, nodes: list[Node], children: list[list[int]], par
             parent[c] = last
 
 
-def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec()) -> Positions:
+def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec(), *, stretch: bool = True) -> Positions:
     """Buchheim–Walker ("Improving Walker's algorithm to run in linear time", 2002), iteratively.
 
     Children keep their graph order left to right and subtrees are packed as tightly as their
     contours allow, never overlapping. One change to the paper: a parent sits above its *first*
     child instead of centred over all of them, so a conversation's original thread runs straight
     down and each branch steps out to the right, rather than the main line drifting sideways by
-    half a column at every branch point. A folded run spans several rows (:func:`_stretch`).
+    half a column at every branch point. A folded run spans several rows (:func:`_stretch`), unless
+    ``stretch`` is off (a page that writes each run's count in its box and cannot zoom out).
     """
     nodes, children, parent = _forest(graph)
     count = len(nodes)
     if count == 0:
         return {}
-    _stretch(graph, nodes, children, parent)
+    if stretch:
+        _stretch(graph, nodes, children, parent)
     tidy = _Tidy(children, parent)
     tidy.first_walk(root=count)
     xs, depth = tidy.second_walk(root=count)

@@ -63,6 +63,7 @@ from desktop_app.tools import ApprovalDecision, ApprovalRequest
 from .chat import ChatPanel
 from .chat.actions import bind_card_actions
 from .continue_banner import ContinueBanner
+from .export_action import SessionExport
 from .folder_banner import FolderBanner, place_above_composer
 from .fork_actions import ForkActions
 from .forking import Forker
@@ -227,6 +228,8 @@ class MainWindow(QMainWindow):
         self.addToolBar(bar)
         bar.addAction(self._action("New", self.new_session, QKeySequence.StandardKey.New, "New session"))
         bar.addAction(self._action("Open…", self.open_dialog, QKeySequence.StandardKey.Open, "Open a session file"))
+        self.exporter = SessionExport(self, lambda: self.agent.view)  # Export…: the session as one web page or Markdown
+        bar.addAction(self.exporter.action)
         self.fork_action = self._action("Fork", self.fork_selected, None, "Fork the selected user message into a new session")
         bar.addAction(self.fork_action)
         self.clone_action = self._action("Clone", self.clone_selected, None, "Clone the path up to the selected entry")

@@ -36,6 +36,8 @@ def test_a_folded_runs_child_sits_as_many_rows_below_as_the_run_spans() -> None:
         rows = (positions[child][1] - positions[run][1]) / SPEC.row
         assert rows == stretch_rows(graph.nodes[run].count)
     assert stretch_rows(120) > stretch_rows(2)  # the 120-entry stretch is drawn longer than the short one
+    flat = tidy_tree_layout(graph, SPEC, stretch=False)  # the exported page's: every child one row down
+    assert all(flat[child][1] - flat[run][1] == SPEC.row for run, child in ((short_run, "end-a"), (long_run, "end-b")))
 
 
 def test_stretched_layouts_never_put_two_nodes_on_one_spot_or_on_a_stretch() -> None:

@@ -1,0 +1,40 @@
+"""``arbor export`` from the command line, in-process: what it writes and how it refuses."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from desktop_app.cli import main
+from tests.export.test_page import LAST_WORDS, _session
+
+
+def test_export_writes_the_page_and_the_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    session = _session(tmp_path)
+    assert main(["export", str(session), "--html", str(tmp_path / "o.html"), "--markdown", str(tmp_path / "o.md")]) == 0
+    said = capsys.readouterr()
+    assert f"wrote {tmp_path / 'o.html'}" in said.out and "1 compactions" in said.out and said.err == ""
+    assert LAST_WORDS in (tmp_path / "o.html").read_text() and LAST_WORDS in (tmp_path / "o.md").read_text()
+    assert session.read_text().count("\n") == 12  # the session file is never written
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (tmp_path / "o.html").stat().st_mode & 0o777 == 0o666 & ~umask  # the usual permissions, not 0600
+
+
+def test_export_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    session = _session(tmp_path)
+    cases = [
+        (["export", str(session)], "say what to write: --html OUT.html and/or --markdown OUT.md"),
+        (["export", str(tmp_path / "none.jsonl"), "--html", str(tmp_path / "o.html")], "no such session file"),
+        (["export", str(tmp_path), "--html", str(tmp_path / "o.html")], "is a directory, not a session file"),
+        (["export", str(session), "--html", str(tmp_path / "no" / "o.html")], f"no such folder {tmp_path / 'no'}"),
+        (["export", str(session), "--markdown", str(tmp_path)], "is a folder; give a file name"),
+    ]
+    for argv, words in cases:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("arbor export: ") and words in err and "Traceback" not in err, (argv, err)
+    assert not (tmp_path / "o.html").exists()
