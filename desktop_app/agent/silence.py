@@ -21,9 +21,12 @@ REPEAT_SECONDS = 1.0
 class SilenceWatch:
     """Emits ``WaitingForServer(seconds)`` once ``after`` seconds pass with no :meth:`heard` call."""
 
-    def __init__(self, after: float, emit: Callable[[AgentEvent], None]) -> None:
+    def __init__(
+        self, after: float, emit: Callable[[AgentEvent], None], *, repeat: float = REPEAT_SECONDS
+    ) -> None:
         self._loop = asyncio.get_running_loop()
         self._after = max(0.001, after)
+        self._repeat = max(0.001, repeat)
         self._emit = emit
         self._last = self._loop.time()
         self._handle: asyncio.TimerHandle | None = self._loop.call_at(self._last + self._after, self._fire)
@@ -42,6 +45,6 @@ class SilenceWatch:
         silent = now - self._last
         if silent + 1e-3 >= self._after:
             self._emit(WaitingForServer(round(silent, 1)))
-            self._handle = self._loop.call_at(now + REPEAT_SECONDS, self._fire)
+            self._handle = self._loop.call_at(now + self._repeat, self._fire)
         else:
             self._handle = self._loop.call_at(self._last + self._after, self._fire)

@@ -66,8 +66,11 @@ def find_turn_start_index(
 ) -> int:
     """The nearest index ≤ ``entry_index`` (and ≥ ``start``) that begins a turn, or -1."""
     if profile.cut_rules_1_6:
-        messages = [entry_context_messages(e) for e in entries[: entry_index + 1]] if entry_index >= 0 else []
-        return _turn_start_of(entries, messages, entry_index, start)
+        # Only the entries walked back over are projected (a list of them all made each call O(path)).
+        for i in range(entry_index, start - 1, -1):
+            if _has_role(entries[i], entry_context_messages(entries[i]), _TURN_START_ROLES_1_6):
+                return i
+        return -1
     for i in range(entry_index, start - 1, -1):
         entry = entries[i]
         kind = kind_of(entry)

@@ -31,7 +31,7 @@ from desktop_app.session.context import (
     message_from_entry,
 )
 from desktop_app.session.entries import Entry, is_header, parse_session_text, sequential_ids
-from desktop_app.session.jsjson import js_string, js_stringify
+from desktop_app.session.jsjson import js_same, js_string, js_stringify
 from desktop_app.session.kinds import EntryKind, kind_of, message_of
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
@@ -303,7 +303,7 @@ def _compare_parse_with_open(parse: dict[str, Any], parsed_objects: list[Any], m
     """``parse.same_as_open``, and the parsed entries when they differ from what opening gave."""
     # pi keeps repeated header lines in its entry list; Arbor's index skips them, as getEntries does.
     first_header_and_entries = [o for k, o in enumerate(parsed_objects) if k == 0 or not is_header(o)]
-    same = js_stringify(first_header_and_entries) == js_stringify([manager.get_header(), *manager.index.entries])
+    same = js_same(first_header_and_entries, [manager.get_header(), *manager.index.entries])
     parse["same_as_open"] = same
     if not same:
         parse["entries"] = parsed_objects

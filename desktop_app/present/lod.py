@@ -42,6 +42,7 @@ __all__ = [
     "MarkRole",
     "Marks",
     "Placed",
+    "compaction_words",
     "Rect",
     "detail_for",
     "elide",
@@ -143,10 +144,12 @@ def _cut(text: str, limit: int = _MAX_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _compaction_words(text: str) -> str:
-    """``[compaction: 18k tokens]`` (pi's line) → ``18k tokens before``."""
+def compaction_words(text: str) -> str:
+    """``[compaction: 18k tokens]`` (pi's line) → ``18k tokens before``; pi's ``0k`` (a compaction of
+    under 500 tokens) reads ``under 1k tokens before``, not as if nothing had been summarized."""
     if text.startswith("[compaction: "):
-        return text.removeprefix("[compaction: ").removesuffix("]") + " before"
+        amount = text.removeprefix("[compaction: ").removesuffix("]")
+        return ("under 1k tokens" if amount == "0k tokens" else amount) + " before"
     return "tokens before unknown"
 
 
@@ -170,7 +173,7 @@ def _role(graph: ViewGraph, node: Node, view: ViewNode) -> MarkRole:
 def _text(graph: ViewGraph, node: Node, view: ViewNode, role: MarkRole, session_name: str | None) -> str:
     first = view.text or KIND_TITLES.get(view.kind, view.kind)
     if view.kind == NodeKind.COMPACTION:
-        body = "✂ " + _compaction_words(view.text)
+        body = "✂ " + compaction_words(view.text)
     elif view.kind == NodeKind.BRANCH_SUMMARY:
         body = "⤺ " + (view.text or "branch summary")
     elif view.is_segment:

@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 __all__ = [
     "js_truthy",
     "UNDEFINED",
@@ -23,6 +25,7 @@ __all__ = [
     "js_join",
     "js_number",
     "js_parse",
+    "js_same",
     "js_string",
     "js_stringify",
     "js_trim",
@@ -199,6 +202,21 @@ def js_stringify(value: Any) -> str:
     except RecursionError:
         return _stringify_deep(value)
     return "".join(out)
+
+
+def js_same(a: Any, b: Any) -> bool:
+    """``JSON.stringify(a) === JSON.stringify(b)``, asked of whole entry lists by ``arbor inspect``.
+
+    orjson keeps insertion order and Python's types, so equal orjson bytes mean the same JS text; only
+    when they differ (or orjson refuses a value: an integer past 64 bits, a lone surrogate, undefined)
+    does the exact, ~10x slower :func:`js_stringify` decide.
+    """
+    try:
+        if orjson.dumps(a) == orjson.dumps(b):
+            return True
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    return js_stringify(a) == js_stringify(b)
 
 
 def _stringify_deep(value: Any) -> str:

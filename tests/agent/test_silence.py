@@ -13,8 +13,8 @@ from desktop_app.agent.silence import SilenceWatch
 @pytest.mark.asyncio
 async def test_no_notice_while_events_flow_then_notices_during_silence() -> None:
     seen: list[AgentEvent] = []
-    watch = SilenceWatch(0.5, seen.append)
-    for _ in range(30):  # 0.3 s of steady events
+    watch = SilenceWatch(0.3, seen.append, repeat=0.15)
+    for _ in range(30):  # 0.3 s of steady events, longer than the threshold
         await asyncio.sleep(0.01)
         watch.heard()
     assert seen == []
@@ -26,7 +26,7 @@ async def test_no_notice_while_events_flow_then_notices_during_silence() -> None
     assert len(seen) >= 2 and all(isinstance(e, WaitingForServer) for e in seen)
     first, second = seen[0], seen[1]
     assert isinstance(first, WaitingForServer) and isinstance(second, WaitingForServer)
-    assert first.seconds >= 0.5 and second.seconds > first.seconds  # the silence keeps growing
+    assert first.seconds >= 0.3 and second.seconds > first.seconds  # the silence keeps growing
     count = len(seen)
-    await asyncio.sleep(1.2)
+    await asyncio.sleep(0.4)
     assert len(seen) == count  # stopped: no more notices

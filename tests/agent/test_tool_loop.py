@@ -37,6 +37,7 @@ from desktop_app.tools import (
     EditApproval,
     WriteApproval,
 )
+from tests.cli_runs import arbor_in_process
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 from tests.tools.test_batch import Card as Approver  # the scripted card: answers in order, keeps .seen
@@ -470,8 +471,7 @@ def test_ask_yes_allows_and_plain_ask_denies(tmp_path: Path, yes: bool) -> None:
         assert "[denied: Denied: `arbor ask` runs without --yes" in done.stderr
     roles = [e["message"]["role"] for e in entries if e["type"] == "message"]
     assert roles == ["system", "user", "assistant", "toolResult", "assistant"]  # pi 1.6.0, the default
-    inspected = subprocess.run([sys.executable, "-m", "desktop_app", "inspect", str(session)], capture_output=True,
-                               text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    inspected = arbor_in_process("inspect", str(session))
     assert inspected.returncode == 0, inspected.stderr
 
 

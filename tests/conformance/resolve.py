@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import orjson
+
 from desktop_app.session.jsjson import js_parse
 
 
@@ -24,13 +26,23 @@ def unrle(items: list[Any]) -> list[int]:
 
 
 def normalise(value: Any) -> Any:
-    """NaN → None (JSON null), recursively; JS writes NaN as null."""
+    """NaN → None (JSON null), recursively; JS writes NaN as null.
+
+    orjson does exactly this in C (it writes NaN as null and keeps key order and number types); the
+    Python walk is for what it refuses (integers past 64 bits, lone surrogates, non-string keys)."""
+    try:
+        return orjson.loads(orjson.dumps(value))
+    except (TypeError, orjson.JSONEncodeError, orjson.JSONDecodeError):
+        return _normalise(value)
+
+
+def _normalise(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: normalise(v) for k, v in value.items()}
+        return {k: _normalise(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [normalise(v) for v in value]
+        return [_normalise(v) for v in value]
     return value
 
 

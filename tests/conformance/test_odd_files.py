@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +28,7 @@ import pytest
 
 from desktop_app.inspection import build_report
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
+from tests.cli_runs import arbor_in_process
 
 from .resolve import Resolved, load_expected, normalise
 from .test_conformance import COMPACTION_SECTIONS, SESSION_SECTIONS, compare_section
@@ -156,11 +156,7 @@ def _compare_refused(case: str, section: str, expected: Resolved, actual: Resolv
 def test_arbor_inspect_pi_option_gives_that_pis_answers(pi: str) -> None:
     """The command line, end to end: ``arbor inspect --pi VERSION`` on a file the two pis read apart."""
     case = "parse/ws-last-line-nbsp-ls"  # 1.6.0 drops the last line, 0.73.1 trims its end away
-    result = subprocess.run(
-        [sys.executable, "-m", "desktop_app", "inspect", "--sequential-ids", "--pi", PROFILES[pi].version,
-         str(ODD / f"{case}.jsonl")],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
+    result = arbor_in_process("inspect", "--sequential-ids", "--pi", PROFILES[pi].version, str(ODD / f"{case}.jsonl"))
     assert result.returncode == 0, result.stderr
     actual, expected = Resolved(normalise(load_expected(result.stdout))), _expected(case, pi)
     for section in ("open", "entries", "contexts", "leaves", "message_tokens"):

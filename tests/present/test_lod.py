@@ -378,3 +378,12 @@ def test_marks_are_a_mapping_in_rank_order() -> None:
     assert twin == marks and twin.ranked is not marks.ranked
     assert twin._swap(["a4"], [])
     assert "a4" not in twin and "a4" in marks and len(twin) == len(marks) - 1
+
+
+def test_compaction_words_never_say_zero_tokens() -> None:
+    """pi prints a compaction of under 500 tokens as ``0k``; the canvas must not read as "nothing"."""
+    from desktop_app.present.lod import compaction_words
+
+    assert compaction_words("[compaction: 18k tokens]") == "18k tokens before"
+    assert compaction_words("[compaction: 0k tokens]") == "under 1k tokens before"
+    assert compaction_words("something else") == "tokens before unknown"

@@ -11,13 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runs import arbor_in_process
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance"
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
+def run_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """``arbor inspect`` in a fresh interpreter: its own recursion limit and its real entry point."""
     return subprocess.run(
         [sys.executable, "-m", "desktop_app", "inspect", *args], capture_output=True, text=True, timeout=120
     )
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return arbor_in_process("inspect", *args)
 
 
 @pytest.mark.parametrize("case", ["mig-v1-basic", "edge-no-header", "edge-null-line", "malformed-lines", "edge-empty-file"])
@@ -45,7 +52,7 @@ def test_unreadable_file_gives_one_line_and_exit_2(tmp_path: Path) -> None:
 def test_garbage_bytes_still_give_a_document(tmp_path: Path) -> None:
     path = tmp_path / "binary.jsonl"
     path.write_bytes(b"\xff\xfe\x00garbage\n{\"type\":\n\x80\x81")
-    result = run(str(path))
+    result = run_process(str(path))
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["open"]["header_regenerated"] is True
 
@@ -68,7 +75,7 @@ def test_deeply_nested_json_is_reported_not_a_recursion_error(tmp_path: Path, de
     )
     path = tmp_path / "deep.jsonl"
     path.write_text(header + entry, encoding="utf-8")
-    result = run(str(path))
+    result = run_process(str(path))
     assert result.returncode == 0 and "RecursionError" not in result.stderr, result.stderr[-500:]
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 10 * depth))  # only so that the stdlib parser can check the output

@@ -61,3 +61,24 @@ def test_utf16_length_and_trim() -> None:
     assert utf16_len("🇩🇪") == 4
     assert utf16_len("é") == 1
     assert js_trim("\ufeff  x \u3000\n") == "x"
+
+
+def test_js_same_agrees_with_comparing_js_stringify() -> None:
+    """orjson answers only when its bytes agree; JS-equal values it writes differently, and values it
+    refuses, fall back to the exact comparison."""
+    from desktop_app.session.jsjson import UNDEFINED, js_same
+
+    pairs = [
+        ({"a": 1, "b": [True, None]}, {"a": 1, "b": [True, None]}),
+        ({"a": 1}, {"a": 1.0}),  # JS prints both as 1
+        ({"b": 1, "2": 0}, {"2": 0, "b": 1}),  # JS lists integer-like keys first
+        ({"a": 2**70}, {"a": float(2**70)}),  # orjson refuses the integer
+        ({"a": "\ud800"}, {"a": "\ud800"}),  # a lone surrogate
+        ({"a": UNDEFINED, "b": 1}, {"b": 1}),  # undefined is left out
+        ({"a": True}, {"a": 1}),
+        ({"a": 1}, {"a": 2}),
+        ([1, 2], [2, 1]),
+    ]
+    for a, b in pairs:
+        assert js_same(a, b) is (js_stringify(a) == js_stringify(b)), (a, b)
+    assert [js_same(a, b) for a, b in pairs] == [True, True, True, True, True, True, False, False, False]

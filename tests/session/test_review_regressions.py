@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from desktop_app.session import SessionFileError, SessionManager, SessionReadOnlyError
 from desktop_app.session import store as store_module
 from desktop_app.session.entries import serialize_line
+from tests.cli_runs import arbor_in_process
 
 from .helpers import assistant, user
 
@@ -122,8 +121,7 @@ def test_odd_but_parseable_lines_never_crash(tmp_path: Path, line: str) -> None:
     manager.build_session_context()
     usage = AgentSession(manager, OfflineProvider()).context_usage()
     assert usage.tokens is None or usage.tokens >= 0
-    result = subprocess.run([sys.executable, "-m", "desktop_app", "inspect", str(path)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    result = arbor_in_process("inspect", str(path))
     assert result.returncode == 0 and "Traceback" not in result.stderr
     assert json.loads(result.stdout)["open"]["entry_count"] == 1
 

@@ -65,9 +65,9 @@ async def test_exit_code_status_line(run: Runner) -> None:
 
 @pytest.mark.asyncio
 async def test_timeout_kills_and_reports(run: Runner) -> None:
-    result = await run("bash", command="echo begun; sleep 30; echo never", timeout=1.5)
+    result = await run("bash", command="echo begun; sleep 30; echo never", timeout=0.5)
     assert result.is_error
-    assert result.text == "begun\n\n\nCommand timed out after 1.5 seconds"
+    assert result.text == "begun\n\n\nCommand timed out after 0.5 seconds"
     quiet = await run("bash", command="sleep 30", timeout=1)
     assert quiet.text == "Command timed out after 1 seconds"
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,7 @@ from desktop_app.settings import Settings
 from desktop_app.ui.app import SAMPLE_SESSION, initial_session
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window
+from tests.cli_runs import arbor_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "conformance"
@@ -145,10 +144,7 @@ def test_screenshot_writes_exact_size_png_with_content(tmp_path: Path) -> None:
     source = tmp_path / "gen-0004.jsonl"
     shutil.copyfile(FIXTURES / "gen-0004.jsonl", source)
     before = source.read_bytes()
-    result = subprocess.run(
-        [sys.executable, "-m", "desktop_app", "screenshot", str(source), "--out", str(out), "--size", "1000x700"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )
+    result = arbor_in_process("screenshot", str(source), "--out", str(out), "--size", "1000x700")
     assert result.returncode == 0, result.stderr
     assert source.read_bytes() == before
     image = QImage(str(out))
@@ -191,12 +187,10 @@ def test_screenshot_of_a_v1_file_does_not_migrate_it(tmp_path: Path) -> None:
     shutil.copyfile(FIXTURES / "mig-v1-basic.jsonl", source)
     before = source.read_bytes()
     out = tmp_path / "v1.png"
-    result = subprocess.run([sys.executable, "-m", "desktop_app", "screenshot", str(source), "--out", str(out),
-                             "--size", "640x480"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = arbor_in_process("screenshot", str(source), "--out", str(out), "--size", "640x480")
     assert result.returncode == 0, result.stderr
     assert source.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["v1.jsonl", "v1.png"]
-    missing = subprocess.run([sys.executable, "-m", "desktop_app", "screenshot", str(tmp_path / "nope.jsonl"),
-                              "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    missing = arbor_in_process("screenshot", str(tmp_path / "nope.jsonl"), "--out", str(out))
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
 
 

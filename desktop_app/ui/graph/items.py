@@ -25,7 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
 
-from desktop_app.present.lod import FULL_SCALE
+from desktop_app.present.lod import FULL_SCALE, compaction_words
 from desktop_app.present.text import KIND_TITLES, NodeKind
 from desktop_app.present.viewgraph import Node, ViewNode
 
@@ -76,10 +76,7 @@ def _tag_and_text(kind: str, text: str, count: int) -> tuple[str, str]:
             title = f"⋯ {count} entries folded"
         case NodeKind.COMPACTION:
             title = "✂ COMPACTION"
-            if text.startswith("[compaction: "):  # "[compaction: 18k tokens]"
-                text = text.removeprefix("[compaction: ").removesuffix("]") + " before"
-            else:
-                text = "tokens before unknown"
+            text = compaction_words(text)
         case NodeKind.BRANCH_SUMMARY:
             title = "⤺ BRANCH SUMMARY"
             text = text or "(empty summary)"
