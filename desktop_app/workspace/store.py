@@ -41,6 +41,7 @@ __all__ = [
 DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
 RACY_NS = 2_000_000_000
 _REF = Ref(b"refs/heads/checkpoints")
+_KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
 _IDENTITY = b"Arbor <arbor@localhost>"
 _TREE_MODE = 0o040000
@@ -341,6 +342,20 @@ class Workspace:
         repo.refs[_REF] = commit.id
         return str(commit.id.decode())
 
+    def known(self) -> str | None:
+        """The folder as Arbor last saw or made it (a checkpoint taken, a restore done): what the
+        folder is expected to hold, so anything else in it was changed by hand."""
+        repo = self._repository(create=False)
+        if repo is None:
+            return None
+        found = repo.refs.as_dict().get(_KNOWN)
+        return str(found.decode()) if found is not None and self.has(found.decode()) else None
+
+    def mark_known(self, snapshot_id: str) -> None:
+        repo = self._repository(create=True)
+        assert repo is not None
+        repo.refs[_KNOWN] = ObjectID(snapshot_id.encode())
+
     # ----------------------------------------------------------------------------- reading
 
     def _require(self) -> Repo:
@@ -457,6 +472,7 @@ class Workspace:
                 self._apply(changes, goal, done)
             except OSError as exc:
                 self._roll_back(done, current, exc, pre.id)
+            self.mark_known(target)
             return RestoreResult(pre.id, changes, hand)
 
     def _apply(self, changes: list[FileChange], goal: Flat, done: list[str]) -> None:
