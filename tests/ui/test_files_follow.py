@@ -1,0 +1,155 @@
+"""Issue 25 in the window, with real input: the files follow the tree.
+
+The session (tests/checkpointed.py) has real checkpoints in the store under ``$ARBOR_HOME``; a
+double-click on turn one's reply moves the leaf there, and the strip over the chat offers the
+restore with the right count; Restore, Keep, the remembered choice, a file edited by hand, the
+badges on the canvas and the diff views are each checked through the widgets a person uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from desktop_app.present.file_changes import RestoreChoice
+from desktop_app.present.node_menu import MenuAction
+from desktop_app.settings import Settings
+from desktop_app.ui.main_window import MainWindow
+from desktop_app.ui.testing import open_window, pump
+from tests.checkpointed import EXTRA, V1, V3, Checkpointed, build_checkpointed
+from tests.ui.driving import pump_until
+
+
+@pytest.fixture
+def made(tmp_path: Path) -> Checkpointed:
+    Settings.load().save_value(("branchSummary", "skipPrompt"), True)  # no summary question: straight to the move
+    return build_checkpointed(tmp_path)
+
+
+@pytest.fixture
+def window(made: Checkpointed) -> Iterator[MainWindow]:
+    opened = open_window(made.path, size=(1600, 1000))
+    opened.graph.set_use_dot(False)
+    yield opened
+    for view in list(opened.files.diff_views):
+        view.close()
+    opened.close()
+    pump(50)
+
+
+def _center(window: MainWindow, entry_id: str) -> QPoint:
+    assert window.graph.reveal(entry_id)
+    point = window.graph.node_center(entry_id)
+    assert point is not None
+    return point
+
+
+def _double_click(window: MainWindow, entry_id: str) -> None:
+    QTest.mouseDClick(window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                      _center(window, entry_id))
+    assert pump_until(lambda: window.session.leaf_id == entry_id, 10)
+
+
+def _offered(window: MainWindow) -> bool:
+    return pump_until(lambda: window.files.bar.isVisible(), 10)
+
+
+def _files(made: Checkpointed) -> tuple[str, bool]:
+    return (made.folder / "notes.md").read_text(), (made.folder / "extra.txt").exists()
+
+
+def test_moving_back_offers_the_restore_and_restore_brings_the_files_back(window: MainWindow, made: Checkpointed) -> None:
+    _double_click(window, made.replies[0])
+    assert _offered(window)
+    bar = window.files.bar
+    assert bar.restore_button.text() == "&Restore files to this point (2 files)"
+    assert "extra.txt" in bar.label.text() and "notes.md" in bar.label.text()
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    pump(20)
+    assert _files(made) == (V1, False)
+    assert not bar.isVisible()
+    assert window.session.leaf_id == made.replies[0]  # the restore does not move the leaf
+    # undo the move (Ctrl+Z): the folder can follow back to turn three
+    window.steering.undo_action.trigger()
+    assert _offered(window)
+    assert bar.restore_button.text() == "&Restore files to this point (2 files)"
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    pump(20)
+    assert _files(made) == (V3, True) and (made.folder / "extra.txt").read_text() == EXTRA
+
+
+def test_keep_changes_nothing_and_a_remembered_choice_is_not_asked_again(window: MainWindow, made: Checkpointed) -> None:
+    _double_click(window, made.replies[0])
+    assert _offered(window)
+    bar = window.files.bar
+    QTest.mouseClick(bar.remember, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(bar.keep_button, Qt.MouseButton.LeftButton)
+    pump(20)
+    assert _files(made) == (V3, True) and not bar.isVisible()
+    assert window.files.choice() is RestoreChoice.KEEP
+    assert window.ui_state is not None and window.ui_state.files_choice(str(made.path)) == "keep"
+    _double_click(window, made.replies[1])
+    pump(150)
+    assert not bar.isVisible() and _files(made) == (V3, True)
+    # "restore" remembered: the next move restores without asking
+    window.files.set_choice(RestoreChoice.RESTORE)
+    _double_click(window, made.replies[0])
+    assert pump_until(lambda: _files(made) == (V1, False), 10)
+    assert not bar.isVisible()
+
+
+def test_a_file_changed_by_hand_is_named_before_it_is_overwritten(window: MainWindow, made: Checkpointed) -> None:
+    (made.folder / "notes.md").write_text("my own edit\n")
+    _double_click(window, made.replies[0])
+    assert _offered(window)
+    bar = window.files.bar
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    pump(20)
+    assert bar.isVisible() and bar.confirming
+    assert "notes.md" in bar.label.text() and "by hand" in bar.label.text()
+    assert bar.restore_button.text() == "&Overwrite and restore"
+    assert (made.folder / "notes.md").read_text() == "my own edit\n"  # nothing written yet
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    pump(20)
+    assert _files(made) == (V1, False)
+
+
+def test_badges_are_drawn_with_each_turns_numbers(window: MainWindow, made: Checkpointed) -> None:
+    for reply in made.replies:
+        window.graph.reveal(reply)
+    window.graph.fit_all()
+    window.graph.viewport().repaint()
+    placed = {window.graph.graph_scene().graph.entry_of(p.node): p.badge.text for p in window.graph.change_badges.placed}
+    r1, r2, r3 = made.replies
+    shown = {e: t for e, t in placed.items() if e in (r1, r2, r3)}
+    assert shown == {r1: "1 file +3 \u22120", r2: "1 file +1 \u22121", r3: "2 files +2 \u22121"}
+    for p in window.graph.change_badges.placed:
+        assert window.graph.viewport().rect().intersects(p.rect)
+
+
+def test_show_changes_from_the_offer_and_the_node_menu_opens_the_diff(window: MainWindow, made: Checkpointed) -> None:
+    _double_click(window, made.replies[0])
+    assert _offered(window)
+    QTest.mouseClick(window.files.bar.changes_button, Qt.MouseButton.LeftButton)
+    assert pump_until(lambda: bool(window.files.diff_views), 10)
+    view = window.files.diff_views[-1]
+    assert view.file_paths() == ["extra.txt", "notes.md"]
+    lines = view.text.toPlainText().splitlines()
+    assert "-v3" in lines and "+v1" in lines and "-x" in lines
+    assert _files(made) == (V3, True)  # looking changes nothing
+    view.close()
+    pump(20)
+    # the node menu on turn two's reply: Show changes = that turn's diff
+    menu = window.steering.open_menu(made.replies[1], window.graph.viewport().mapToGlobal(_center(window, made.replies[1])))
+    assert menu is not None
+    action = next(a for a in menu.actions() if a.data() is MenuAction.SHOW_CHANGES)
+    assert action.isEnabled()
+    action.trigger()
+    assert pump_until(lambda: bool(window.files.diff_views), 10)
+    view = window.files.diff_views[-1]
+    assert view.file_paths() == ["notes.md"]
+    assert {"-v1", "+v2"} <= set(view.text.toPlainText().splitlines())
