@@ -56,10 +56,10 @@ def _checkpoint(manager: SessionManager, folder: Path, phase: Phase, call_id: st
         manager.append_custom_entry(CHECKPOINT_TYPE, taken.data)
 
 
-def _turn(manager: SessionManager, folder: Path, text: str, call_id: str, tool: str, change: Any,
-          reply: str) -> tuple[str, str]:
+def _turn(manager: SessionManager, folder: Path, text: str, call_id: str, tool: str, arguments: dict[str, Any],
+          change: Any, reply: str) -> tuple[str, str]:
     user_id = manager.append_message(user(text))
-    manager.append_message(_call(call_id, tool, {}))
+    manager.append_message(_call(call_id, tool, arguments))
     _checkpoint(manager, folder, Phase.BEFORE, call_id)
     change()
     manager.append_message(_result(call_id, tool))
@@ -79,9 +79,13 @@ def build_checkpointed(root: Path) -> Checkpointed:
         notes.write_text(V3)
         extra.write_text(EXTRA)
 
-    u1, r1 = _turn(manager, folder, "Write v1", "call_w", "write", lambda: notes.write_text(V1), "Wrote v1.")
-    u2, r2 = _turn(manager, folder, "Make it v2", "call_e", "edit", lambda: notes.write_text(V2), "Now v2.")
-    u3, r3 = _turn(manager, folder, "Run the command", "call_b", "bash", third, "Ran it.")
+    u1, r1 = _turn(manager, folder, "Write v1", "call_w", "write", {"path": "notes.md", "content": V1},
+                   lambda: notes.write_text(V1), "Wrote v1.")
+    u2, r2 = _turn(manager, folder, "Make it v2", "call_e", "edit",
+                   {"path": "notes.md", "edits": [{"oldText": "v1", "newText": "v2"}]},
+                   lambda: notes.write_text(V2), "Now v2.")
+    u3, r3 = _turn(manager, folder, "Run the command", "call_b", "bash",
+                   {"command": "printf 'alpha\\nv3\\ngamma\\n' > notes.md; echo x > extra.txt"}, third, "Ran it.")
     path = manager.session_file
     assert path is not None
     manager.close()

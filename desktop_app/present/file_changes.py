@@ -15,7 +15,7 @@ runs them on a worker thread.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -148,6 +148,8 @@ class ChangeBadge:
     files: int
     added: int
     removed: int
+    paths: tuple[str, ...] = field(default=(), compare=False)
+    """The files' paths (a folded run counts a file its turns both changed once)."""
 
     @property
     def text(self) -> str:
@@ -203,7 +205,8 @@ def turn_badges(index: SessionIndex) -> dict[str, ChangeBadge]:
         if isinstance(entry_id, str) and changed.get(entry_id) and entry_id not in later_reply and _is_assistant(entry):
             turn = turn_changes(index, entry_id)
             if turn is not None:
-                badges[entry_id] = ChangeBadge(len(turn.files), turn.added, turn.removed)
+                paths = tuple(f.path for f in turn.files)
+                badges[entry_id] = ChangeBadge(len(turn.files), turn.added, turn.removed, paths)
     return badges
 
 
@@ -228,7 +231,8 @@ def badge_for(badges: Mapping[str, ChangeBadge], ids: Sequence[str]) -> ChangeBa
         return None
     if len(found) == 1:
         return found[0]
-    return ChangeBadge(sum(b.files for b in found), sum(b.added for b in found), sum(b.removed for b in found))
+    paths = tuple(dict.fromkeys(p for b in found for p in b.paths))
+    return ChangeBadge(len(paths), sum(b.added for b in found), sum(b.removed for b in found), paths)
 
 
 def file_line(change: FileChange) -> str:

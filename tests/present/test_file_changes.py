@@ -47,7 +47,9 @@ def test_badges_sit_on_each_turns_final_reply_with_its_numbers(made: Checkpointe
     r1, r2, r3 = made.replies
     assert badges == {r1: ChangeBadge(1, 3, 0), r2: ChangeBadge(1, 1, 1), r3: ChangeBadge(2, 2, 1)}
     assert badges[r3].text == "2 files +2 \u22121" and badges[r1].text == "1 file +3 \u22120"
-    assert badge_for(badges, [r1, "x", r2]) == ChangeBadge(2, 4, 1)  # a folded run adds its turns up
+    assert badge_for(badges, [r1, "x", r2]) == ChangeBadge(1, 4, 1)  # a folded run: notes.md once, lines added up
+    assert badge_for(badges, [r2, r3]) == ChangeBadge(2, 3, 2)
+    assert badges[r3].paths == ("extra.txt", "notes.md")
     assert badge_for(badges, ["x"]) is None
     cache = BadgeCache()
     first = cache.badges(manager.index)

@@ -24,6 +24,8 @@ __all__ = ["ChangeBadgePainter", "PlacedBadge", "MIN_NODE_PX"]
 
 #: Below this on-screen node width the badge would cover the node: none is drawn.
 MIN_NODE_PX = 70
+#: Pixels kept free at the node's top-right corner, where the active-leaf pin stands.
+PIN_ROOM = 24
 
 
 @dataclass(frozen=True)
@@ -79,8 +81,8 @@ class ChangeBadgePainter:
                 continue
             width = metrics.horizontalAdvance(badge.text) + 12
             height = metrics.height() + 4
-            # on the node's top edge, right-aligned: over the frame, clear of the node's text
-            rect = QRect(int(box.right() - width - 4), int(box.top() - height / 2), width, height)
+            # on the node's top edge, right-aligned: over the frame, clear of the node's text and the leaf pin
+            rect = QRect(int(box.right() - width - PIN_ROOM), int(box.top() - height / 2), width, height)
             self.placed.append(PlacedBadge(node, badge, rect))
         return self.placed
 
