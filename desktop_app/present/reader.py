@@ -20,6 +20,7 @@ from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 
 from .chat_feed import session_profile
 from .context_meter import format_tokens
+from .file_changes import badge_text, turn_summary
 from .pi16_words import EDIT_OMITTED, edit_state, edit_text, system_summary
 from .text import KIND_TITLES, entry_kind, entry_text, full_text
 
@@ -46,6 +47,7 @@ class ReaderPage:
     can_continue: bool
     continue_reason: str  #: tooltip of "Continue from here"
     kind: str = "entry"  #: "entry" (the node's content) or "context" (what the model receives there)
+    changes: str = ""  #: the files its turn changed so far ("2 files +3 −1"; "" none): "Show changes" (issue 25)
 
 
 def _crumb(entry: Entry) -> Crumb:
@@ -108,7 +110,11 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
         can_continue, reason = False, "This session is open read-only"
     elif busy:
         can_continue, reason = False, "Stop the running reply first"
-    return ReaderPage(entry_id, title, crumbs, body, _status(view, entry_id), can_continue, reason)
+    turn, files = turn_summary(view.index, entry_id)
+    if turn is not None:
+        body += "\n\nFiles changed by this turn:\n" + "\n".join(files)
+    changes = badge_text(len(turn.files), turn.added, turn.removed) if turn is not None else ""
+    return ReaderPage(entry_id, title, crumbs, body, _status(view, entry_id), can_continue, reason, changes=changes)
 
 
 def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:

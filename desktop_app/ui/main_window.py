@@ -53,6 +53,7 @@ from desktop_app.present.chat_feed import (
     agent_status,
 )
 from desktop_app.present.context_meter import ContextMeterState
+from desktop_app.present.file_changes import compaction_file_lines
 from desktop_app.present.reader import refreshed_page
 from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
@@ -138,6 +139,7 @@ class MainWindow(QMainWindow):
         self.files = FilesFollow(self, self, self._branch_offer_height)  # issue 25: the files follow the tree
         self.steering.leaf_moved.connect(self.files.leaf_moved)
         self.steering.files_requested.connect(self.files.menu_action)
+        self.steering.reader.changes_requested.connect(self.files.show_turn_diff)
         right.insertWidget(1, self.steering.reader)
         # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
         self.steering.reader.follow(
@@ -554,6 +556,8 @@ class MainWindow(QMainWindow):
 
     def _on_compaction_selected(self, audit: Any) -> None:
         self.audit_panel.set_audit(audit)
+        if audit is not None:
+            self.audit_panel.set_file_changes(compaction_file_lines(self.agent.view.index, audit.compaction_id))
         self._show_audit(audit is not None)
 
     def _on_branch_summary_selected(self, info: Any) -> None:

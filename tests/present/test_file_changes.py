@@ -138,3 +138,34 @@ def test_the_choice_is_remembered_per_session(tmp_path: Path) -> None:
     assert again.files_choice("/s/a.jsonl") == "keep" and again.files_choice("/s/b.jsonl") is None
     again.set_files_choice("/s/a.jsonl", None)
     assert UiState(tmp_path / "ui-state.json").files_choice("/s/a.jsonl") is None
+
+
+def test_reader_page_lists_the_turns_files_and_the_tool_card_says_a_missing_checkpoint(made: Checkpointed) -> None:
+    from desktop_app.present.chat_render import render_message
+    from desktop_app.present.chat_theme import LIGHT
+    from desktop_app.present.reader import reader_page
+
+    manager = _open(made)
+    page = reader_page(manager, made.replies[2])
+    assert page is not None and page.changes == "2 files +2 \u22121"
+    assert page.body.endswith("Files changed by this turn:\nA extra.txt  +1 \u22120\nM notes.md  +1 \u22121")
+    plain = reader_page(manager, made.users[0])
+    assert plain is not None and plain.changes == "" and "Files changed" not in plain.body
+
+    note = "No checkpoint before this call: the folder <x> vanished. The call ran; its files cannot be restored to this point."
+    message = {"role": "toolResult", "toolCallId": "c", "toolName": "write", "content": [{"type": "text", "text": "ok"}],
+               "isError": False, "timestamp": 1, "details": {"arborCheckpoint": note}}
+    html = render_message(message, LIGHT, markdown=lambda text, *, dark: [text])
+    assert "No checkpoint before this call: the folder &lt;x&gt; vanished." in html  # shown closed, escaped
+    del message["details"]
+    assert "No checkpoint" not in render_message(message, LIGHT, markdown=lambda text, *, dark: [text])
+
+
+def test_compaction_lists_the_files_changed_in_its_summarized_range(made: Checkpointed) -> None:
+    from desktop_app.present.file_changes import compaction_file_lines
+
+    manager = _open(made)
+    compaction = manager.append_compaction("summary", made.users[2], 1234)
+    lines = compaction_file_lines(manager.index, compaction)
+    assert [line.split("  ")[0] for line in lines] == ["A notes.md"]  # turns one and two: notes.md made
+    assert lines[0].endswith("+4 \u22121")

@@ -18,6 +18,7 @@ from PySide6.QtTest import QTest
 from desktop_app.present.file_changes import RestoreChoice
 from desktop_app.present.node_menu import MenuAction
 from desktop_app.settings import Settings
+from desktop_app.ui.graph.change_badges import badges_of
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from tests.checkpointed import EXTRA, V1, V3, Checkpointed, build_checkpointed
@@ -123,11 +124,11 @@ def test_badges_are_drawn_with_each_turns_numbers(window: MainWindow, made: Chec
         window.graph.reveal(reply)
     window.graph.fit_all()
     window.graph.viewport().repaint()
-    placed = {window.graph.graph_scene().graph.entry_of(p.node): p.badge.text for p in window.graph.change_badges.placed}
+    placed = {window.graph.graph_scene().graph.entry_of(p.node): p.badge.text for p in badges_of(window.graph).placed}
     r1, r2, r3 = made.replies
     shown = {e: t for e, t in placed.items() if e in (r1, r2, r3)}
     assert shown == {r1: "1 file +3 \u22120", r2: "1 file +1 \u22121", r3: "2 files +2 \u22121"}
-    for p in window.graph.change_badges.placed:
+    for p in badges_of(window.graph).placed:
         assert window.graph.viewport().rect().intersects(p.rect)
 
 
@@ -153,3 +154,41 @@ def test_show_changes_from_the_offer_and_the_node_menu_opens_the_diff(window: Ma
     view = window.files.diff_views[-1]
     assert view.file_paths() == ["notes.md"]
     assert {"-v1", "+v2"} <= set(view.text.toPlainText().splitlines())
+
+
+def test_the_reader_offers_the_turns_diff_and_a_clone_offers_the_restore(window: MainWindow, made: Checkpointed) -> None:
+    QTest.mouseClick(window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     _center(window, made.replies[1]))
+    reader = window.steering.reader
+    assert pump_until(lambda: reader.entry_id() == made.replies[1], 5)
+    assert reader.changes_button.isVisibleTo(reader) and "M notes.md  +1 \u22121" in reader.text()
+    assert pump_until(lambda: reader.changes_button.height() > 0, 5)  # the reader opened under the chat
+    QTest.mouseClick(reader.changes_button, Qt.MouseButton.LeftButton)
+    assert pump_until(lambda: bool(window.files.diff_views), 10)
+    assert window.files.diff_views[-1].file_paths() == ["notes.md"]
+    window.files.diff_views[-1].close()
+    # Clone up to turn one's reply, here: the new session's leaf is there, the folder is turn three's
+    old = window.session.session_file
+    assert window.fork_entry(made.replies[0], "at", new_window=False)
+    assert window.session.session_file != old and window.session.leaf_id == made.replies[0]
+    assert _offered(window)
+    assert window.files.bar.restore_button.text() == "&Restore files to this point (2 files)"
+
+
+def test_the_compaction_audit_lists_the_files_changed_in_its_range(made: Checkpointed) -> None:
+    from desktop_app.session import SessionManager
+
+    manager = SessionManager.open(made.path, fsync=False)
+    compaction = manager.append_compaction("summary", made.users[2], 1234)
+    manager.close()
+    opened = open_window(made.path, size=(1600, 1000))
+    try:
+        opened.graph.set_use_dot(False)
+        QTest.mouseClick(opened.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                         _center(opened, compaction))
+        changed = opened.audit_panel.changed
+        assert pump_until(lambda: changed.count() > 0, 5)
+        assert [changed.item(i).text() for i in range(changed.count())] == ["A notes.md  +4 \u22121"]
+    finally:
+        opened.close()
+        pump(50)

@@ -9,6 +9,7 @@ out (nodes smaller than :data:`MIN_NODE_PX` wide, or the overview) no badge is d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from PySide6.QtCore import QPointF, QRect, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
@@ -20,7 +21,7 @@ from desktop_app.session import SessionView
 
 from .scene import GraphScene
 
-__all__ = ["ChangeBadgePainter", "PlacedBadge", "MIN_NODE_PX"]
+__all__ = ["ChangeBadgePainter", "PlacedBadge", "MIN_NODE_PX", "badges_of"]
 
 #: Below this on-screen node width the badge would cover the node: none is drawn.
 MIN_NODE_PX = 70
@@ -116,3 +117,14 @@ class ChangeBadgePainter:
                 x += metrics.horizontalAdvance(part)
         painter.restore()
 
+
+
+_PAINTERS: WeakKeyDictionary[QGraphicsView, ChangeBadgePainter] = WeakKeyDictionary()
+
+
+def badges_of(view: QGraphicsView) -> ChangeBadgePainter:
+    """The badge painter of ``view`` (made on first use; automation: ``badges_of(window.graph).placed``)."""
+    painter = _PAINTERS.get(view)
+    if painter is None:
+        painter = _PAINTERS[view] = ChangeBadgePainter()
+    return painter

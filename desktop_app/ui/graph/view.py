@@ -48,7 +48,7 @@ from desktop_app.session import SessionView
 
 from .canvas_find import CanvasFind
 from .canvas_input import CanvasInput
-from .change_badges import ChangeBadgePainter
+from .change_badges import badges_of
 from .follow import LeafFollower
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
@@ -120,7 +120,6 @@ class GraphView(QGraphicsView):
         self._filter = check_mode(filter_mode)
         self._folding = folding
         self._session: SessionView | None = None
-        self.change_badges = ChangeBadgePainter()  #: files changed per turn, over the nodes (issue 25)
         self._unsubscribe: Callable[[], None] | None = None
         self._model: ViewGraphModel | None = None
         self._order: list[Node] | None = None
@@ -485,7 +484,7 @@ class GraphView(QGraphicsView):
         super().drawForeground(painter, rect)
         self._camera.note_seen()  # what the user saw last (kept across a resize)
         self._overlay.paint(painter)
-        self.change_badges.paint(painter, self, self.graph_scene(), self._session)  # issue 25
+        badges_of(self).paint(painter, self, self.graph_scene(), self._session)  # issue 25: files changed per turn
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
