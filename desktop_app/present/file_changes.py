@@ -14,6 +14,7 @@ runs them on a worker thread.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -41,7 +42,7 @@ __all__ = [
     "RestoreChoice", "FilesOffer", "files_offer", "prepare_offer", "restore_failed_text", "restored_text",
     "ChangeBadge", "BadgeCache", "turn_badges", "badge_for", "badge_text", "file_line", "file_lines",
     "DiffDoc", "LineKind", "diff_line_kind", "file_offsets", "load_turn_diff", "load_branch_diff",
-    "load_restore_diff", "checkpoint_note", "files_rule", "compaction_file_lines", "turn_summary",
+    "load_restore_diff", "checkpoint_note", "files_rule", "has_checkpoints", "compaction_file_lines", "turn_summary",
 ]
 
 MINUS = "\u2212"  # − : reads as a minus sign, not a hyphen
@@ -175,6 +176,24 @@ def _is_after(entry: Entry) -> bool:
     return checkpoint is not None and checkpoint.phase is Phase.AFTER
 
 
+_SEEN: dict[int, tuple[weakref.ref[SessionIndex], int, bool]] = {}
+
+
+def has_checkpoints(index: SessionIndex) -> bool:
+    """Whether the session holds any checkpoint entry: a session that never ran write, edit or bash
+    pays nothing for badges, the reader's file list or the menu's rules. Entries are only ever
+    appended, so each index is scanned once and then only its new entries."""
+    seen = _SEEN.get(id(index))
+    start, found = (seen[1], seen[2]) if seen is not None and seen[0]() is index else (0, False)
+    entries = index.entries
+    if not found:
+        found = any(e.get("customType") == CHECKPOINT_TYPE for e in entries[start:])
+    if len(_SEEN) > 64:
+        _SEEN.clear()
+    _SEEN[id(index)] = (weakref.ref(index), len(entries), found)
+    return found
+
+
 def turn_badges(index: SessionIndex) -> dict[str, ChangeBadge]:
     """Badges by entry id: on the last assistant reply of every turn that changed files.
 
@@ -183,7 +202,7 @@ def turn_badges(index: SessionIndex) -> dict[str, ChangeBadge]:
     :func:`~desktop_app.workspace.queries.turn_changes`. A session without checkpoints costs one scan.
     """
     entries = index.entries
-    if not any(e.get("customType") == CHECKPOINT_TYPE for e in entries):
+    if not has_checkpoints(index):
         return {}
     changed: dict[Any, bool] = {}  # entry id → an ``after`` checkpoint since the turn's user message
     for entry in entries:
@@ -247,7 +266,7 @@ def file_lines(changes: Iterable[FileChange]) -> list[str]:
 
 def turn_summary(index: SessionIndex, entry_id: str) -> tuple[TurnChanges | None, list[str]]:
     """The turn's changes up to ``entry_id`` and one line per file (store-free: the reader's part)."""
-    turn = turn_changes(index, entry_id)
+    turn = turn_changes(index, entry_id) if has_checkpoints(index) else None
     return turn, (file_lines(turn.files) if turn is not None else [])
 
 
@@ -266,6 +285,8 @@ def checkpoint_note(message: Mapping[str, Any] | None) -> str | None:
 def files_rule(view: Any, entry_id: str, turn: bool) -> tuple[bool, str]:
     """The node menu's "Show changes" (``turn``) and "Changes since this node": enabled, and the tooltip."""
     index = view.index
+    if not has_checkpoints(index):
+        return False, "No file was written or command run in this session"
     if turn:
         changes = turn_changes(index, entry_id)
         if changes is None:

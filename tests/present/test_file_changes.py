@@ -169,3 +169,16 @@ def test_compaction_lists_the_files_changed_in_its_summarized_range(made: Checkp
     lines = compaction_file_lines(manager.index, compaction)
     assert [line.split("  ")[0] for line in lines] == ["A notes.md"]  # turns one and two: notes.md made
     assert lines[0].endswith("+4 \u22121")
+
+
+def test_has_checkpoints_scans_only_new_entries(made: Checkpointed) -> None:
+    from desktop_app.present.file_changes import has_checkpoints
+
+    empty = SessionManager.in_memory("/tmp")
+    empty.append_message({"role": "user", "content": "hi", "timestamp": 1})
+    assert not has_checkpoints(empty.index)
+    empty.append_custom_entry(CHECKPOINT_TYPE, {"snapshot": "0" * 40})
+    assert has_checkpoints(empty.index)  # found among the entries appended since
+    assert has_checkpoints(_open(made).index)
+    items = {i.action: i for i in node_menu(SessionManager.in_memory("/tmp"), "x", busy=False)}
+    assert items == {}
