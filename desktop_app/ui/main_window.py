@@ -496,7 +496,7 @@ class MainWindow(QMainWindow):
         before, session = self.agent.view.leaf_id, self.agent.session
         forked = self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
         if forked and self.agent.session is not session:  # in place: the files may follow the new leaf
-            self.files.leaf_moved(before, self.agent.view.leaf_id)
+            self.files.landed(before, self.agent.view.leaf_id)
         return forked
 
     def _branch_offer_height(self) -> int:

@@ -36,6 +36,7 @@ from desktop_app.present.file_changes import (
     DiffDoc,
     FilesOffer,
     RestoreChoice,
+    has_checkpoints,
     load_branch_diff,
     load_restore_diff,
     load_turn_diff,
@@ -243,11 +244,19 @@ class FilesFollow(QObject):
     # ------------------------------------------------------------------ moves
 
     def leaf_moved(self, before: str | None, after: str | None) -> None:
-        """The leaf was moved by hand from ``before`` to ``after`` (or a fork/clone landed there)."""
+        """The leaf was moved by hand from ``before`` to ``after``."""
+        if after != before:
+            self.landed(before, after)
+
+    def landed(self, before: str | None, after: str | None) -> None:
+        """The leaf is at ``after`` now, the folder as ``before`` left it (a fork or clone in place
+        lands on an entry with the same id as the leaf it came from: still an offer)."""
         self._move += 1
         self.bar.dismiss()
-        if after is None or after == before or self.choice() is RestoreChoice.KEEP:
+        if after is None or self.choice() is RestoreChoice.KEEP:
             return
+        if not has_checkpoints(self.window.agent.session.index):
+            return  # no tool ever wrote here: nothing to restore
         self.window.run_task(self._prepare(self._move, before, after), "Comparing the files")
 
     def dismiss(self) -> None:

@@ -21,6 +21,14 @@ a ``QMenu`` whose actions carry their :class:`~desktop_app.present.node_menu.Men
 "focus" | "cancel")``), ``compaction_dialog`` (the open preview or progress), ``band`` (the last
 rubber-band selection); ``window.fork_action`` / ``window.clone_action`` / ``window.fork_button()``;
 ``window.chat.sibling_arrows``.
+
+Extended for the files following the tree (issue 25), on ``window.files``: ``bar`` (the offer over the
+chat: ``offer`` with ``count`` and ``hand_edited``, ``restore_button`` / ``keep_button`` /
+``changes_button`` / ``remember``, ``confirming`` while files changed by hand are named),
+``diff_views`` (the open diff windows, newest last: ``file_paths()``, ``text``), ``choice()`` /
+``set_choice(RestoreChoice)`` (the remembered answer of the session); ``window.steering.reader.changes_button``;
+``window.audit_panel.changed`` (files changed in a compaction's range); the badges on screen:
+``desktop_app.ui.graph.change_badges.badges_of(window.graph).placed`` (node, badge text, viewport rect).
 """
 
 from __future__ import annotations

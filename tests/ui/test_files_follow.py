@@ -63,7 +63,7 @@ def _files(made: Checkpointed) -> tuple[str, bool]:
     return (made.folder / "notes.md").read_text(), (made.folder / "extra.txt").exists()
 
 
-def test_moving_back_offers_the_restore_and_restore_brings_the_files_back(window: MainWindow, made: Checkpointed) -> None:
+def _restore_and_back(window: MainWindow, made: Checkpointed) -> None:
     _double_click(window, made.replies[0])
     assert _offered(window)
     bar = window.files.bar
@@ -83,7 +83,7 @@ def test_moving_back_offers_the_restore_and_restore_brings_the_files_back(window
     assert _files(made) == (V3, True) and (made.folder / "extra.txt").read_text() == EXTRA
 
 
-def test_keep_changes_nothing_and_a_remembered_choice_is_not_asked_again(window: MainWindow, made: Checkpointed) -> None:
+def _keep_and_remember(window: MainWindow, made: Checkpointed) -> None:
     _double_click(window, made.replies[0])
     assert _offered(window)
     bar = window.files.bar
@@ -103,7 +103,7 @@ def test_keep_changes_nothing_and_a_remembered_choice_is_not_asked_again(window:
     assert not bar.isVisible()
 
 
-def test_a_file_changed_by_hand_is_named_before_it_is_overwritten(window: MainWindow, made: Checkpointed) -> None:
+def _hand_edit_named(window: MainWindow, made: Checkpointed) -> None:
     (made.folder / "notes.md").write_text("my own edit\n")
     _double_click(window, made.replies[0])
     assert _offered(window)
@@ -119,7 +119,7 @@ def test_a_file_changed_by_hand_is_named_before_it_is_overwritten(window: MainWi
     assert _files(made) == (V1, False)
 
 
-def test_badges_are_drawn_with_each_turns_numbers(window: MainWindow, made: Checkpointed) -> None:
+def _badges(window: MainWindow, made: Checkpointed) -> None:
     for reply in made.replies:
         window.graph.reveal(reply)
     window.graph.fit_all()
@@ -132,7 +132,7 @@ def test_badges_are_drawn_with_each_turns_numbers(window: MainWindow, made: Chec
         assert window.graph.viewport().rect().intersects(p.rect)
 
 
-def test_show_changes_from_the_offer_and_the_node_menu_opens_the_diff(window: MainWindow, made: Checkpointed) -> None:
+def _show_changes(window: MainWindow, made: Checkpointed) -> None:
     _double_click(window, made.replies[0])
     assert _offered(window)
     QTest.mouseClick(window.files.bar.changes_button, Qt.MouseButton.LeftButton)
@@ -156,7 +156,7 @@ def test_show_changes_from_the_offer_and_the_node_menu_opens_the_diff(window: Ma
     assert {"-v1", "+v2"} <= set(view.text.toPlainText().splitlines())
 
 
-def test_the_reader_offers_the_turns_diff_and_a_clone_offers_the_restore(window: MainWindow, made: Checkpointed) -> None:
+def _reader_and_clone(window: MainWindow, made: Checkpointed) -> None:
     QTest.mouseClick(window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
                      _center(window, made.replies[1]))
     reader = window.steering.reader
@@ -192,3 +192,48 @@ def test_the_compaction_audit_lists_the_files_changed_in_its_range(made: Checkpo
     finally:
         opened.close()
         pump(50)
+
+
+def _failed_restore(window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch) -> None:
+    from desktop_app.ui import restore_offer
+    from desktop_app.workspace.store import RestoreFailed
+
+    def fail(*_args: object, **_kwargs: object) -> None:
+        raise RestoreFailed("could not write notes.md (disk full); the files were put back as they were",
+                            rolled_back=True, undo="0" * 40)
+
+    with monkeypatch.context() as patch:  # only this patch is undone after (ARBOR_HOME stays)
+        patch.setattr(restore_offer, "restore_to", fail)
+        _double_click(window, made.replies[0])
+        assert _offered(window)
+        QTest.mouseClick(window.files.bar.restore_button, Qt.MouseButton.LeftButton)
+        pump(20)
+    assert window.chat.error_banner.text() == (
+        "The restore stopped part-way: could not write notes.md (disk full); the files were put back as they were")
+    assert _files(made) == (V3, True)
+
+
+# One window per flow (opening one is most of a test's time): each flow checks several points in turn.
+
+
+def test_restore_then_back_again_then_a_hand_edit_is_named(window: MainWindow, made: Checkpointed) -> None:
+    _restore_and_back(window, made)  # ends at turn three, files as turn three left them
+    _hand_edit_named(window, made)
+
+
+def test_keep_remember_and_a_failed_restore(window: MainWindow, made: Checkpointed,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    _failed_restore(window, made, monkeypatch)  # the leaf on turn one, the files still turn three's
+    window.steering.undo_action.trigger()  # back to turn three: the folder matches it, nothing offered
+    assert pump_until(lambda: window.session.leaf_id == made.replies[2], 5)
+    window.chat.clear_error()
+    _keep_and_remember(window, made)
+
+
+def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed) -> None:
+    _badges(window, made)
+    _show_changes(window, made)
+    for view in list(window.files.diff_views):
+        view.close()
+    pump(20)
+    _reader_and_clone(window, made)
