@@ -17,6 +17,7 @@ from desktop_app.session import SessionView
 from desktop_app.session.context import context_entries, edit_key, is_system_entry, latest_edits
 from desktop_app.session.entries import Entry, message_text
 from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
+from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE
 
 from .chat_feed import session_profile
 from .context_meter import format_tokens
@@ -102,7 +103,8 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
         target_id = entry.get("targetId")
         target = view.get_entry(target_id) if isinstance(target_id, str) else None
         body = edit_text(entry, entry_text(target) if target is not None else None)
-    crumbs = tuple(_crumb(e) for e in view.get_branch(entry_id))
+    path = view.get_branch(entry_id)  # checkpoints are no stops of their own (issue 25), unless read themselves
+    crumbs = tuple(_crumb(e) for e in path if e is path[-1] or e.get("customType") != CHECKPOINT_TYPE)
     can_continue, reason = True, "Make this the active leaf (the same as a double-click)"
     if entry_id == view.leaf_id:
         can_continue, reason = False, "This is already the active leaf"

@@ -149,6 +149,7 @@ def test_reader_page_lists_the_turns_files_and_the_tool_card_says_a_missing_chec
     page = reader_page(manager, made.replies[2])
     assert page is not None and page.changes == "2 files +2 \u22121"
     assert page.body.endswith("Files changed by this turn:\nA extra.txt  +1 \u22120\nM notes.md  +1 \u22121")
+    assert not any("arbor.checkpoint" in crumb.text for crumb in page.crumbs)  # no stops of their own
     plain = reader_page(manager, made.users[0])
     assert plain is not None and plain.changes == "" and "Files changed" not in plain.body
 
