@@ -88,9 +88,10 @@ class FilesOffer:
         """The question before overwriting files changed by hand ('' when there are none)."""
         if not self.hand_edited:
             return ""
+        them = "it" if len(self.hand_edited) == 1 else "them"
         return (f"You changed {_files(len(self.hand_edited))} by hand since the last checkpoint: "
-                f"{_names(self.hand_edited)}. Restoring overwrites them (Arbor keeps a copy: going back "
-                "to where you were and restoring brings them back). Restore anyway?")
+                f"{_names(self.hand_edited)}. Restoring overwrites {them} (Arbor keeps a copy: going back "
+                f"to where you were and restoring brings {them} back). Restore anyway?")
 
 
 def _files(n: int) -> str:
