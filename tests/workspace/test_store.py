@@ -182,3 +182,31 @@ def test_snapshot_failures_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     folder.rmdir()
     with pytest.raises(WorkspaceError, match=r"the working folder .* is gone"):
         workspace.snapshot()
+
+
+def test_a_folder_that_is_a_git_repository_keeps_its_git_untouched(tmp_path: Path) -> None:
+    from dulwich import porcelain
+
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    repo = porcelain.init(str(folder))
+    _write(folder, {"a.txt": "committed\n", ".gitignore": "*.log\n"})
+    porcelain.add(repo, [str(folder / "a.txt"), str(folder / ".gitignore")])
+    porcelain.commit(repo, message=b"first", author=b"U <u@x>", committer=b"U <u@x>")
+    (folder / "a.txt").write_text("stashed change\n")
+    porcelain.stash_push(repo)
+    _write(folder, {"a.txt": "staged\n", "b.txt": "untracked\n", "debug.log": "ignored\n"})
+    porcelain.add(repo, [str(folder / "a.txt")])  # the index holds a staged change
+    repo.close()
+    git_before = _listing(folder / ".git")
+    assert "refs/stash" in git_before and "index" in git_before
+
+    workspace = Workspace.open(str(folder))
+    first = workspace.snapshot()
+    assert sorted(workspace.files(first.id)) == [".gitignore", "a.txt", "b.txt"]
+    _write(folder, {"a.txt": "agent\n", "c.txt": "new\n"})
+    (folder / "b.txt").unlink()
+    workspace.snapshot()
+    workspace.restore(first.id)
+    assert (folder / "a.txt").read_text() == "staged\n" and (folder / "b.txt").exists() and not (folder / "c.txt").exists()
+    assert _listing(folder / ".git") == git_before  # index, HEAD, refs, stash: byte for byte
