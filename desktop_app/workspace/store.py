@@ -7,8 +7,10 @@ a real git repository (``git --git-dir=STORE log refs/heads/checkpoints`` reads 
 A snapshot is a git commit of the folder's tree (see :mod:`.scan` for what is included). Only
 changed files cost anything: a stat cache (mtime, ctime, size, inode, mode → blob id) spares
 reading files git already holds, and blobs and trees already in the store are not written again.
-A file modified within :data:`RACY_NS` of a snapshot is not cached (git's "racily clean" rule: a
-second change in the same clock tick would leave its stat unchanged).
+A file modified (or its inode changed: ctime) within :data:`RACY_NS` of a snapshot is not cached
+(git's "racily clean" rule: a second change in the same clock tick would leave its stat unchanged).
+The cache is written to the store only when a file becomes trusted, not on every snapshot: a row
+left for a file changed or removed since can never match again (its ctime moved on).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
+from .packing import pack_records
 from .paths import store_dir_for
 from .scan import ScannedFile, scan_folder
 
@@ -40,6 +43,8 @@ __all__ = [
 
 DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
 RACY_NS = 2_000_000_000
+#: Loose objects written before they are packed (with deltas) into one pack.
+PACK_EVERY = 256
 _REF = Ref(b"refs/heads/checkpoints")
 _KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
@@ -85,6 +90,11 @@ class RestoreResult:
     """Files the restore overwrote that had changed since ``expected`` (changed by hand)."""
 
 
+def clock_ns() -> int:
+    """Now, for the racy-file rule (a seam: tests move it forward instead of waiting)."""
+    return time.time_ns()
+
+
 def _blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
@@ -100,18 +110,21 @@ _Cached = tuple[_StatKey, str, bytes]  # stat key, blob id (hex), blob id (bytes
 
 class _Pending:
     """New objects of one snapshot: a few go in as loose objects, many as one pack (a first snapshot
-    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory."""
+    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory.
+    Loose objects are remembered with their path (``loose``) so that packing them later can put each
+    version of a file or folder next to the previous one and store it as a delta."""
 
     LOOSE_MAX = 32
     BYTES_MAX = 64 * 1024 * 1024
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, loose: dict[str, bytes]) -> None:
         self._repo = repo
-        self._objects: list[ShaFile] = []
+        self._objects: list[tuple[ShaFile, bytes]] = []
         self._bytes = 0
+        self._loose = loose
 
-    def add(self, obj: ShaFile, size: int) -> None:
-        self._objects.append(obj)
+    def add(self, obj: ShaFile, size: int, path: str) -> None:
+        self._objects.append((obj, path.encode("utf-8", "surrogateescape")))
         self._bytes += size
         if self._bytes > self.BYTES_MAX:
             self.flush()
@@ -119,10 +132,11 @@ class _Pending:
     def flush(self) -> None:
         store = self._repo.object_store
         if len(self._objects) > self.LOOSE_MAX:
-            store.add_objects([(obj, None) for obj in self._objects])
+            store.add_objects([(obj, None) for obj, _ in self._objects])
         else:
-            for obj in self._objects:
+            for obj, path in self._objects:
                 store.add_object(obj)
+                self._loose[obj.id.decode()] = path
         self._objects, self._bytes = [], 0
 
 
@@ -140,6 +154,7 @@ class Workspace:
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
+        self._loose: dict[str, bytes] = {}  # loose objects this process wrote → their path (delta hints)
         self._trees: dict[str, tuple[list[tuple[bytes, int, bytes]], str]] = {}  # folder → last listing, tree id
         self._flat_cache: dict[str, Flat] = {}
 
@@ -219,7 +234,7 @@ class Workspace:
     def _snapshot(self) -> Snapshot:
         if not os.path.isdir(self.folder):
             raise WorkspaceError(f"the working folder {self.folder} is gone")
-        start = time.time_ns()
+        start = clock_ns()
         files = scan_folder(self.folder)
         repo = self._repository(create=True)
         assert repo is not None
@@ -227,7 +242,7 @@ class Workspace:
         seen: dict[str, _Cached] = {}
         entries: dict[str, list[tuple[bytes, int, bytes]]] = {"": []}
         skipped: list[SkippedFile] = []
-        pending = _Pending(repo)
+        pending = _Pending(repo, self._loose)
         cache_changed = False
         racy_after = start - RACY_NS
         for item in files:
@@ -245,7 +260,7 @@ class Workspace:
             else:
                 sha = self._hash_file(item, mode, pending)
                 binsha = bytes.fromhex(sha)
-                if info.st_mtime_ns < racy_after:
+                if info.st_mtime_ns < racy_after and info.st_ctime_ns < racy_after:
                     seen[item.rel] = (key, sha, binsha)
                     cache_changed = True
             directory, _, name = item.rel.rpartition("/")
@@ -254,12 +269,38 @@ class Workspace:
                 listing = entries[directory] = []
             listing.append((name.encode("utf-8", "surrogateescape"), mode, binsha))
         pending.flush()
-        if cache_changed or len(seen) != len(cache):
-            self._cache = seen
+        self._cache = seen
+        if cache_changed:  # a file newly trusted; a file gone or changed only leaves a stale row, never matched
             self._save_cache()
         tree = self._write_trees(entries, pending)
         pending.flush()
-        return Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
+        snapshot = Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
+        if len(self._loose) >= PACK_EVERY:
+            self._pack_loose(repo)
+        return snapshot
+
+    def pack(self) -> None:
+        """Pack the loose objects now (snapshots do it every :data:`PACK_EVERY` objects)."""
+        with self._lock:
+            repo = self._repository(create=False)
+            if repo is not None:
+                self._pack_loose(repo)
+
+    def _pack_loose(self, repo: Repo) -> None:
+        """Move the loose objects into one pack, each version of a file or folder stored as a delta
+        of another (git's ``gc``, in small steps): without it every turn would cost its new folder
+        trees whole (kilobytes of incompressible ids) and a disk block per object."""
+        objects_dir = self.store_path / "objects"
+        on_disk = {d.name + f.name for d in objects_dir.iterdir() if len(d.name) == 2 and d.is_dir()
+                   for f in d.iterdir() if len(f.name) == 38}
+        # the order written (dicts keep it), then any another process left loose
+        order = [sha for sha in self._loose if sha in on_disk] + sorted(on_disk - self._loose.keys())
+        store = repo.object_store
+        objects = [(store[ObjectID(sha.encode())], self._loose.get(sha, b"")) for sha in order]
+        store.add_pack_data(len(objects), pack_records(objects))
+        for obj, _ in objects:
+            store.delete_loose_object(obj.id)
+        self._loose.clear()
 
     def close(self) -> None:
         """Let go of the store's open files (packs); the next use opens it again."""
@@ -294,7 +335,7 @@ class Workspace:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(Blob.from_string(data), len(data))
+            pending.add(Blob.from_string(data), len(data), item.rel)
             self._known.add(sha)
         return sha
 
@@ -314,7 +355,7 @@ class Workspace:
                 raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for name, mode, sha in items)
                 sha_hex = hashlib.sha1(b"tree %d\0" % len(raw) + raw).hexdigest()
                 if not self._has(sha_hex):
-                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw))
+                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw), directory + "/")
                     self._known.add(sha_hex)
                 self._trees[directory] = (items, sha_hex)
             if directory:

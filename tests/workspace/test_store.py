@@ -34,12 +34,10 @@ def _listing(root: Path) -> dict[str, bytes]:
     return out
 
 
-def _age(root: Path, seconds: float = 60) -> None:
-    """Files as a real project has them: not written in the last instant (see store.RACY_NS)."""
-    past = time.time() - seconds
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            os.utime(Path(dirpath) / name, (past, past), follow_symlinks=False)
+def _later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Snapshots taken as if a few seconds had passed: files written so far are past the racy window
+    (store.RACY_NS) and trusted from their stat, as a real project's files are."""
+    monkeypatch.setattr(store_module, "clock_ns", lambda: time.time_ns() + 2 * store_module.RACY_NS)
 
 
 def test_a_snapshot_holds_what_git_would_track_and_nothing_lands_in_the_folder(tmp_path: Path) -> None:
@@ -74,7 +72,7 @@ def test_only_changed_files_are_read_and_changes_are_counted(tmp_path: Path, mon
     folder = tmp_path / "p"
     _write(folder, {f"d{i}/f{j}.txt": f"line {i} {j}\n" for i in range(5) for j in range(20)})
     _write(folder, {"img.png": b"\x89PNG\0\0data", "gone.txt": "a\nb\n"})
-    _age(folder)
+    _later(monkeypatch)
     workspace = Workspace.open(str(folder))
     first = workspace.snapshot()
     read: list[str] = []
@@ -96,23 +94,52 @@ def test_only_changed_files_are_read_and_changes_are_counted(tmp_path: Path, mon
     assert "Binary files a/img.png and b/img.png differ\n" in text
     assert "--- a/gone.txt\n+++ /dev/null\n" in text
     assert workspace.diff_text(first.id, second.id, "new.txt").startswith("diff --git a/new.txt b/new.txt\n--- /dev/null\n")
-    # A second process (no memory of this one) starts from the stat cache kept in the store; files
-    # written in the last RACY_NS are read again (their stat could hide a second change), no others.
+    # A second process (no memory of this one) starts from the stat cache kept in the store.
     fresh = Workspace(str(folder), workspace.store_path)
     read.clear()
     assert fresh.snapshot().tree == second.tree
-    assert sorted(read) == ["d1/f3.txt", "img.png", "new.txt"]
+    assert read == []
 
 
-def test_a_same_size_change_in_the_same_instant_is_still_seen(tmp_path: Path) -> None:
+def test_a_file_written_this_instant_is_read_again_until_its_stat_can_be_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's racily-clean rule: a second same-size change in the same clock tick keeps the stat."""
     folder = tmp_path / "p"
     _write(folder, {"notes.md": "v1"})
     workspace = Workspace.open(str(folder))
     first = workspace.snapshot()
-    (folder / "notes.md").write_text("v2")  # same size, likely the same mtime tick
+    assert "notes.md" not in workspace._stat_cache()  # just written: not trusted
     stat = (folder / "notes.md").stat()
+    (folder / "notes.md").write_text("v2")
     os.utime(folder / "notes.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert workspace.snapshot().tree != first.tree
+    _later(monkeypatch)
+    workspace.snapshot()
+    assert "notes.md" in workspace._stat_cache()  # a few seconds on, its stat is trusted
+
+
+def test_loose_objects_are_packed_with_tree_deltas_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "PACK_EVERY", 12)
+    folder = tmp_path / "p"
+    _write(folder, {f"a/b/f{i}.txt": f"{i}\n" for i in range(60)})
+    workspace = Workspace.open(str(folder))
+    snapshots = [workspace.snapshot()]
+    for turn in range(8):
+        _write(folder, {f"a/b/f{turn}.txt": f"turn {turn}\n"})
+        snapshots.append(workspace.snapshot())
+    workspace.pack()
+    objects = workspace.store_path / "objects"
+    assert not [d for d in objects.iterdir() if len(d.name) == 2 and any(d.iterdir())]  # nothing loose
+    fresh = Workspace(str(folder), workspace.store_path)
+    for turn, snap in enumerate(snapshots[1:]):
+        files = fresh.files(snap.id)
+        assert fresh.blob(files[f"a/b/f{turn}.txt"][1]) == f"turn {turn}\n".encode()
+        assert fresh.blob(files[f"a/b/f{turn + 1}.txt"][1]) == f"{turn + 1}\n".encode()
+    packs = fresh._require().object_store.packs
+    deltas = sum(1 for pack in packs for u in pack.data.iter_unpacked() if u.delta_base is not None)
+    fresh.close()
+    assert deltas >= 4  # later versions of the a/, a/b/ and root trees in a pack went in as deltas
 
 
 def test_restore_brings_the_folder_back_and_can_be_undone(tmp_path: Path) -> None:
