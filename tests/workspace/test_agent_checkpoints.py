@@ -70,3 +70,14 @@ async def test_a_failed_snapshot_never_stops_the_call(
     assert "No checkpoint after this call" in note
     sent = fake_anthropic.requests[-1].json["messages"][-1]["content"][0]
     assert CHECKPOINT_NOTE_KEY not in str(sent)  # the model never sees it
+
+
+def test_arbor_ask_names_a_missing_checkpoint_on_stderr() -> None:
+    from desktop_app.agent.ask import _result_notices
+
+    note = "No checkpoint before this call: the working folder /x is gone. The call ran; ..."
+    ok = {"role": "toolResult", "toolName": "write", "content": [], "details": {CHECKPOINT_NOTE_KEY: note}, "isError": False}
+    failed = {**ok, "content": [{"type": "text", "text": "EACCES: permission denied"}], "isError": True}
+    assert _result_notices(ok) == [f"[{note}]"]
+    assert _result_notices(failed) == ["[write failed: EACCES: permission denied]", f"[{note}]"]
+    assert _result_notices({**ok, "details": {}}) == []
