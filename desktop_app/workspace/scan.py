@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 
 from desktop_app.tools.globs import IgnoreRule, ignore_verdict, parse_ignore_file
 from desktop_app.tools.walk import find_git_root
@@ -21,13 +20,9 @@ from desktop_app.tools.walk import find_git_root
 __all__ = ["ScannedFile", "scan_folder"]
 
 
-@dataclass(frozen=True, slots=True)
-class ScannedFile:
-    rel: str
-    """POSIX path relative to the folder."""
-    path: str
-    """Absolute path."""
-    stat: os.stat_result
+#: (the folder's path relative to the walked folder ("" at the top), the file's name, its absolute
+#: path, its lstat). A plain tuple: a snapshot makes 10,000 of them in a few milliseconds.
+ScannedFile = tuple[str, str, str, os.stat_result]
 
 
 # (the layer's folder relative to the walked folder ("" = the folder itself, None = above it), rules)
@@ -84,7 +79,7 @@ def _ignored(outer: list[tuple[str, list[IgnoreRule]]], inner: list[tuple[str, l
 
 
 def scan_folder(root: str) -> list[ScannedFile]:
-    """Every regular file and symlink under ``root`` that the ignore rules let through, sorted by path.
+    """Every regular file and symlink under ``root`` that the ignore rules let through (in no order).
 
     Raises ``OSError`` when ``root`` itself cannot be listed (gone, not a folder, no permission);
     a sub-folder that cannot be listed raises too, so a snapshot never silently loses files.
@@ -93,7 +88,6 @@ def scan_folder(root: str) -> list[ScannedFile]:
     outer = _outer_layers(root)
     found: list[ScannedFile] = []
     _scan_dir(root, "", outer, [], found)
-    found.sort(key=lambda f: f.rel)
     return found
 
 
@@ -117,4 +111,4 @@ def _scan_dir(directory: str, rel_dir: str, outer: list[tuple[str, list[IgnoreRu
             continue
         info = item.stat(follow_symlinks=False)
         if stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
-            found.append(ScannedFile(rel, item.path, info))
+            found.append((rel_dir, item.name, item.path, info))

@@ -34,7 +34,7 @@ from dulwich.repo import Repo
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
 from .packing import pack_records
 from .paths import store_dir_for
-from .scan import ScannedFile, scan_folder
+from .scan import scan_folder
 
 __all__ = [
     "Workspace", "Snapshot", "RestoreResult", "WorkspaceError", "RestoreFailed",
@@ -99,12 +99,8 @@ def _blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _tree_key(item: tuple[bytes, int, bytes]) -> bytes:
-    name, mode, _ = item
-    return name + b"/" if mode == _TREE_MODE else name
-
-
 _StatKey = tuple[int, int, int, int, int]
+_TreeItem = tuple[bytes, bytes, int, bytes]  # sort key (a folder's name + "/"), name, git mode, binary id
 _Cached = tuple[_StatKey, str, bytes]  # stat key, blob id (hex), blob id (bytes)
 
 
@@ -155,7 +151,7 @@ class Workspace:
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
         self._loose: dict[str, bytes] = {}  # loose objects this process wrote → their path (delta hints)
-        self._trees: dict[str, tuple[list[tuple[bytes, int, bytes]], str]] = {}  # folder → last listing, tree id
+        self._trees: dict[str, tuple[list[_TreeItem], str]] = {}  # folder → last listing, tree id
         self._flat_cache: dict[str, Flat] = {}
 
     @classmethod
@@ -240,34 +236,35 @@ class Workspace:
         assert repo is not None
         cache = self._stat_cache()
         seen: dict[str, _Cached] = {}
-        entries: dict[str, list[tuple[bytes, int, bytes]]] = {"": []}
+        entries: dict[str, list[_TreeItem]] = {"": []}
         skipped: list[SkippedFile] = []
         pending = _Pending(repo, self._loose)
         cache_changed = False
         racy_after = start - RACY_NS
-        for item in files:
-            info = item.stat
+        for directory, name, path, info in files:
+            rel = f"{directory}/{name}" if directory else name
             st_mode = info.st_mode
             mode = _LINK_MODE if stat.S_ISLNK(st_mode) else _EXEC_MODE if st_mode & 0o111 else _FILE_MODE
             if mode != _LINK_MODE and info.st_size > self.size_limit:
-                skipped.append(SkippedFile(item.rel, info.st_size))
+                skipped.append(SkippedFile(rel, info.st_size))
                 continue
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, mode)
-            known = cache.get(item.rel)
+            known = cache.get(rel)
             if known is not None and known[0] == key:
                 binsha = known[2]
-                seen[item.rel] = known
+                seen[rel] = known
             else:
-                sha = self._hash_file(item, mode, pending)
+                sha = self._hash_file(rel, path, mode, pending)
                 binsha = bytes.fromhex(sha)
                 if info.st_mtime_ns < racy_after and info.st_ctime_ns < racy_after:
-                    seen[item.rel] = (key, sha, binsha)
+                    seen[rel] = (key, sha, binsha)
                     cache_changed = True
-            directory, _, name = item.rel.rpartition("/")
             listing = entries.get(directory)
             if listing is None:
                 listing = entries[directory] = []
-            listing.append((name.encode("utf-8", "surrogateescape"), mode, binsha))
+            name_bytes = name.encode("utf-8", "surrogateescape")
+            listing.append((name_bytes, name_bytes, mode, binsha))
+        skipped.sort(key=lambda s: s.path)
         pending.flush()
         self._cache = seen
         if cache_changed:  # a file newly trusted; a file gone or changed only leaves a stale row, never matched
@@ -327,19 +324,19 @@ class Workspace:
             self._known.add(sha)
         return found
 
-    def _hash_file(self, item: ScannedFile, mode: int, pending: _Pending) -> str:
+    def _hash_file(self, rel: str, path: str, mode: int, pending: _Pending) -> str:
         if mode == _LINK_MODE:
-            data = os.fsencode(os.readlink(item.path))
+            data = os.fsencode(os.readlink(path))
         else:
-            with open(item.path, "rb") as handle:
+            with open(path, "rb") as handle:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(Blob.from_string(data), len(data), item.rel)
+            pending.add(Blob.from_string(data), len(data), rel)
             self._known.add(sha)
         return sha
 
-    def _write_trees(self, entries: dict[str, list[tuple[bytes, int, bytes]]], pending: _Pending) -> str:
+    def _write_trees(self, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
         """Write every folder's tree, deepest first; returns the root tree's id."""
         for directory in list(entries):  # make sure every parent folder has a listing
             while directory:
@@ -347,12 +344,12 @@ class Workspace:
                 entries.setdefault(directory, [])
         root_sha = ""
         for directory in sorted(entries, key=lambda d: (-d.count("/") if d else 1, d)):
-            items = sorted(entries[directory], key=_tree_key)
+            items = sorted(entries[directory])  # by git's order: a folder's name sorts as "name/"
             memo = self._trees.get(directory)
             if memo is not None and memo[0] == items:
                 sha_hex = memo[1]
             else:
-                raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for name, mode, sha in items)
+                raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for _, name, mode, sha in items)
                 sha_hex = hashlib.sha1(b"tree %d\0" % len(raw) + raw).hexdigest()
                 if not self._has(sha_hex):
                     pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw), directory + "/")
@@ -360,7 +357,8 @@ class Workspace:
                 self._trees[directory] = (items, sha_hex)
             if directory:
                 parent, _, name = directory.rpartition("/")
-                entries[parent].append((name.encode("utf-8", "surrogateescape"), _TREE_MODE, bytes.fromhex(sha_hex)))
+                name_bytes = name.encode("utf-8", "surrogateescape")
+                entries[parent].append((name_bytes + b"/", name_bytes, _TREE_MODE, bytes.fromhex(sha_hex)))
             else:
                 root_sha = sha_hex
         return root_sha

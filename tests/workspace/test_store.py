@@ -77,7 +77,7 @@ def test_only_changed_files_are_read_and_changes_are_counted(tmp_path: Path, mon
     first = workspace.snapshot()
     read: list[str] = []
     real = Workspace._hash_file
-    monkeypatch.setattr(Workspace, "_hash_file", lambda self, item, mode, pending: read.append(item.rel) or real(self, item, mode, pending))
+    monkeypatch.setattr(Workspace, "_hash_file", lambda self, rel, path, mode, pending: read.append(rel) or real(self, rel, path, mode, pending))
     _write(folder, {"d1/f3.txt": "line 1 3\nadded\n", "new.txt": "one\ntwo\nthree\n", "img.png": b"\x89PNG\0\0other"})
     (folder / "gone.txt").unlink()
     second = workspace.snapshot()
@@ -196,7 +196,7 @@ def test_snapshot_failures_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     _write(folder, {"a.txt": "a"})
     workspace = Workspace.open(str(folder))
 
-    def unreadable(self: Workspace, item: object, mode: int, pending: object) -> str:
+    def unreadable(self: Workspace, rel: str, path: str, mode: int, pending: object) -> str:
         raise PermissionError(13, "Permission denied", str(folder / "a.txt"))
 
     with monkeypatch.context() as patch:
