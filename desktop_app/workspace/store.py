@@ -34,7 +34,7 @@ from dulwich.repo import Repo
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
 from .packing import pack_records
 from .paths import store_dir_for
-from .scan import scan_folder
+from .scan import TooManyFiles, scan_folder
 
 __all__ = [
     "Workspace", "Snapshot", "RestoreResult", "WorkspaceError", "RestoreFailed",
@@ -42,6 +42,8 @@ __all__ = [
 ]
 
 DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
+#: A folder with more files to track than this is not snapshotted (a home folder, a disk root).
+MAX_FILES = 200_000
 RACY_NS = 2_000_000_000
 #: Loose objects written before they are packed (with deltas) into one pack.
 PACK_EVERY = 256
@@ -146,6 +148,7 @@ class Workspace:
         self.folder = os.path.abspath(folder)
         self.store_path = store
         self.size_limit = size_limit
+        self.max_files = MAX_FILES
         self._lock = threading.RLock()
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
@@ -231,7 +234,11 @@ class Workspace:
         if not os.path.isdir(self.folder):
             raise WorkspaceError(f"the working folder {self.folder} is gone")
         start = clock_ns()
-        files = scan_folder(self.folder)
+        try:
+            files = scan_folder(self.folder, self.max_files)
+        except TooManyFiles as exc:
+            raise WorkspaceError(f"the working folder holds more than {exc.args[0]:,} files outside .gitignore: "
+                                 "too many to checkpoint (add the generated ones to .gitignore)") from exc
         repo = self._repository(create=True)
         assert repo is not None
         cache = self._stat_cache()

@@ -205,6 +205,12 @@ def test_snapshot_failures_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             workspace.snapshot()
     with pytest.raises(WorkspaceError, match="is not in the store"):
         workspace.tree_of("0" * 40)
+    _write(folder, {"b.txt": "b", "c.txt": "c"})
+    workspace.max_files = 2
+    with pytest.raises(WorkspaceError, match=r"more than 2 files outside .gitignore: too many to checkpoint"):
+        workspace.snapshot()
+    (folder / "b.txt").unlink()
+    (folder / "c.txt").unlink()
     (folder / "a.txt").unlink()
     folder.rmdir()
     with pytest.raises(WorkspaceError, match=r"the working folder .* is gone"):
