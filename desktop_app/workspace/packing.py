@@ -11,15 +11,16 @@ commits go in whole (zlib-compressed), as in a loose object.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 
 from dulwich.objects import ShaFile, Tree
 from dulwich.pack import REF_DELTA, UnpackedObject
 
-__all__ = ["create_delta", "pack_records", "MAX_CHAIN"]
+__all__ = ["create_delta", "pack_records", "tree_hint", "MAX_CHAIN"]
 
 #: Deltas of deltas stop here: reading a version costs at most this many steps.
-MAX_CHAIN = 16
+MAX_CHAIN = 50  # git's default --depth
 _COPY_MAX = 0xFFFF
 
 
@@ -82,9 +83,17 @@ def create_delta(base: bytes, target: bytes) -> bytes:
     return b"".join(parts)
 
 
+def tree_hint(obj: ShaFile) -> bytes:
+    """A tree's likely folder when its path is not known (objects from older packs): the names it
+    lists. Versions of a folder's tree list the same names until a file is added or removed."""
+    if not isinstance(obj, Tree):
+        return b""
+    return b"names:" + hashlib.sha1(b"\0".join(entry.path for entry in obj.iteritems())).digest()
+
+
 def pack_records(objects: list[tuple[ShaFile, bytes]]) -> Iterator[UnpackedObject]:
-    """Pack records for ``(object, path)`` pairs in the order written: each tree a delta of the
-    previous version of its folder's tree (when that is smaller), everything else whole."""
+    """Pack records for ``(object, hint)`` pairs (hint: the folder's path, or :func:`tree_hint`), in
+    order: each tree a delta of the previous one with its hint (when that is smaller), all else whole."""
     previous: dict[bytes, tuple[bytes, bytes, int]] = {}  # path → (raw, binary sha, chain depth)
     for obj, path in objects:
         raw = obj.as_raw_string()

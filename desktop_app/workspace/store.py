@@ -32,7 +32,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
-from .packing import pack_records
+from .packing import pack_records, tree_hint
 from .paths import store_dir_for
 from .scan import TooManyFiles, scan_folder
 
@@ -47,6 +47,8 @@ MAX_FILES = 200_000
 RACY_NS = 2_000_000_000
 #: Loose objects written before they are packed (with deltas) into one pack.
 PACK_EVERY = 256
+#: Packs (besides the largest) merged into one with cross-pack tree deltas once there are more.
+MERGE_PACKS = 4
 _REF = Ref(b"refs/heads/checkpoints")
 _KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
@@ -284,11 +286,13 @@ class Workspace:
         return snapshot
 
     def pack(self) -> None:
-        """Pack the loose objects now (snapshots do it every :data:`PACK_EVERY` objects)."""
+        """Pack the loose objects and merge every pack but the largest now (snapshots do it every
+        :data:`PACK_EVERY` objects and :data:`MERGE_PACKS` packs)."""
         with self._lock:
             repo = self._repository(create=False)
             if repo is not None:
                 self._pack_loose(repo)
+                self._merge_small_packs(repo, force=True)
 
     def _pack_loose(self, repo: Repo) -> None:
         """Move the loose objects into one pack, each version of a file or folder stored as a delta
@@ -304,6 +308,7 @@ class Workspace:
         store.add_pack_data(len(objects), pack_records(objects))
         for obj, _ in objects:
             store.delete_loose_object(obj.id)
+        self._merge_small_packs(repo)
         self._loose.clear()
 
     def close(self) -> None:
@@ -387,6 +392,23 @@ class Workspace:
         repo.object_store.add_object(commit)
         repo.refs[_REF] = commit.id
         return str(commit.id.decode())
+
+    def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
+        """Once there are more than :data:`MERGE_PACKS` packs besides the largest (the first
+        snapshot's), merge them into one: each folder's tree versions from all of them become
+        deltas of each other (a step of git's ``gc``; the largest pack is left alone)."""
+        store = repo.object_store
+        packs = store.packs
+        if len(packs) <= (1 if force else MERGE_PACKS) + 1:
+            return
+        largest = max(packs, key=len)
+        small = [pack for pack in packs if pack is not largest]
+        objects = [(obj, tree_hint(obj)) for pack in small for obj in pack.iterobjects()]
+        objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written
+        store.add_pack_data(len(objects), pack_records(objects))
+        for pack in small:
+            store._remove_pack(pack)  # dulwich's own repack() does the same (1.2.21, pinned)
+        store._update_pack_cache()
 
     def known(self) -> str | None:
         """The folder as Arbor last saw or made it (a checkpoint taken, a restore done): what the
