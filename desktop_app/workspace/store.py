@@ -94,6 +94,22 @@ class RestoreResult:
     """Files the restore overwrote that had changed since ``expected`` (changed by hand)."""
 
 
+def _tree_paths(objects: list[ShaFile]) -> dict[bytes, bytes]:
+    """Tree id → its folder's path, for the trees among ``objects`` reachable from the commits among
+    them (each snapshot's new trees hang from its commit; unchanged folders' trees are elsewhere)."""
+    trees = {obj.id: obj for obj in objects if isinstance(obj, Tree)}
+    paths: dict[bytes, bytes] = {}
+    todo = [(obj.tree, b"/") for obj in objects if isinstance(obj, Commit)]
+    while todo:
+        sha, path = todo.pop()
+        tree = trees.get(sha)
+        if tree is None or sha in paths:
+            continue
+        paths[sha] = path
+        todo.extend((entry.sha, path + entry.path + b"/") for entry in tree.iteritems() if entry.mode == _TREE_MODE)
+    return paths
+
+
 def clock_ns() -> int:
     """Now, for the racy-file rule (a seam: tests move it forward instead of waiting)."""
     return time.time_ns()
@@ -403,7 +419,9 @@ class Workspace:
             return
         largest = max(packs, key=len)
         small = [pack for pack in packs if pack is not largest]
-        objects = [(obj, tree_hint(obj)) for pack in small for obj in pack.iterobjects()]
+        found = [obj for pack in small for obj in pack.iterobjects()]
+        paths = _tree_paths(found)
+        objects = [(obj, paths.get(obj.id) or tree_hint(obj)) for obj in found]
         objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written
         store.add_pack_data(len(objects), pack_records(objects))
         for pack in small:
