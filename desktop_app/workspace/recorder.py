@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_app.tools import APPROVAL_TOOLS
+
 from .checkpoints import Checkpoint, Phase, checkpoint_data
 from .store import DEFAULT_SIZE_LIMIT, Workspace, WorkspaceError
 
@@ -22,8 +24,9 @@ __all__ = [
 #: The key in a tool result's ``details`` saying which checkpoint of the call is missing and why.
 CHECKPOINT_NOTE_KEY = "arborCheckpoint"
 
-#: The tools around whose calls the folder is snapshotted.
-MUTATING_TOOLS = frozenset({"write", "edit", "bash"})
+#: The tools around whose calls the folder is snapshotted: those that ask before they run, because
+#: they change files (write, edit, bash); the registry says which they are.
+MUTATING_TOOLS: frozenset[str] = APPROVAL_TOOLS
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,10 @@ a real git repository (``git --git-dir=STORE log refs/heads/checkpoints`` reads 
 A snapshot is a git commit of the folder's tree (see :mod:`.scan` for what is included). Only
 changed files cost anything: a stat cache (mtime, ctime, size, inode, mode → blob id) spares
 reading files git already holds, and blobs and trees already in the store are not written again.
-A file modified within :data:`RACY_NS` of a snapshot is not cached (git's "racily clean" rule: a
-second change in the same clock tick would leave its stat unchanged).
+A file modified (or its inode changed: ctime) within :data:`RACY_NS` of a snapshot is not cached
+(git's "racily clean" rule: a second change in the same clock tick would leave its stat unchanged).
+The cache is written to the store only when a file becomes trusted, not on every snapshot: a row
+left for a file changed or removed since can never match again (its ctime moved on).
 """
 
 from __future__ import annotations
@@ -30,8 +32,9 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
+from .packing import pack_records, tree_hint
 from .paths import store_dir_for
-from .scan import ScannedFile, scan_folder
+from .scan import TooManyFiles, scan_folder
 
 __all__ = [
     "Workspace", "Snapshot", "RestoreResult", "WorkspaceError", "RestoreFailed",
@@ -39,7 +42,13 @@ __all__ = [
 ]
 
 DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
+#: A folder with more files to track than this is not snapshotted (a home folder, a disk root).
+MAX_FILES = 200_000
 RACY_NS = 2_000_000_000
+#: Loose objects written before they are packed (with deltas) into one pack.
+PACK_EVERY = 256
+#: Packs (besides the largest) merged into one with cross-pack tree deltas once there are more.
+MERGE_PACKS = 4
 _REF = Ref(b"refs/heads/checkpoints")
 _KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
@@ -85,33 +94,53 @@ class RestoreResult:
     """Files the restore overwrote that had changed since ``expected`` (changed by hand)."""
 
 
+def _tree_paths(objects: list[ShaFile]) -> dict[bytes, bytes]:
+    """Tree id → its folder's path, for the trees among ``objects`` reachable from the commits among
+    them (each snapshot's new trees hang from its commit; unchanged folders' trees are elsewhere)."""
+    trees = {obj.id: obj for obj in objects if isinstance(obj, Tree)}
+    paths: dict[bytes, bytes] = {}
+    todo = [(obj.tree, b"/") for obj in objects if isinstance(obj, Commit)]
+    while todo:
+        sha, path = todo.pop()
+        tree = trees.get(sha)
+        if tree is None or sha in paths:
+            continue
+        paths[sha] = path
+        todo.extend((entry.sha, path + entry.path + b"/") for entry in tree.iteritems() if entry.mode == _TREE_MODE)
+    return paths
+
+
+def clock_ns() -> int:
+    """Now, for the racy-file rule (a seam: tests move it forward instead of waiting)."""
+    return time.time_ns()
+
+
 def _blob_sha(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def _tree_key(item: tuple[bytes, int, bytes]) -> bytes:
-    name, mode, _ = item
-    return name + b"/" if mode == _TREE_MODE else name
-
-
 _StatKey = tuple[int, int, int, int, int]
+_TreeItem = tuple[bytes, bytes, int, bytes]  # sort key (a folder's name + "/"), name, git mode, binary id
 _Cached = tuple[_StatKey, str, bytes]  # stat key, blob id (hex), blob id (bytes)
 
 
 class _Pending:
     """New objects of one snapshot: a few go in as loose objects, many as one pack (a first snapshot
-    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory."""
+    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory.
+    Loose objects are remembered with their path (``loose``) so that packing them later can put each
+    version of a file or folder next to the previous one and store it as a delta."""
 
     LOOSE_MAX = 32
     BYTES_MAX = 64 * 1024 * 1024
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, loose: dict[str, bytes]) -> None:
         self._repo = repo
-        self._objects: list[ShaFile] = []
+        self._objects: list[tuple[ShaFile, bytes]] = []
         self._bytes = 0
+        self._loose = loose
 
-    def add(self, obj: ShaFile, size: int) -> None:
-        self._objects.append(obj)
+    def add(self, obj: ShaFile, size: int, path: str) -> None:
+        self._objects.append((obj, path.encode("utf-8", "surrogateescape")))
         self._bytes += size
         if self._bytes > self.BYTES_MAX:
             self.flush()
@@ -119,10 +148,11 @@ class _Pending:
     def flush(self) -> None:
         store = self._repo.object_store
         if len(self._objects) > self.LOOSE_MAX:
-            store.add_objects([(obj, None) for obj in self._objects])
+            store.add_objects([(obj, None) for obj, _ in self._objects])
         else:
-            for obj in self._objects:
+            for obj, path in self._objects:
                 store.add_object(obj)
+                self._loose[obj.id.decode()] = path
         self._objects, self._bytes = [], 0
 
 
@@ -136,11 +166,13 @@ class Workspace:
         self.folder = os.path.abspath(folder)
         self.store_path = store
         self.size_limit = size_limit
+        self.max_files = MAX_FILES
         self._lock = threading.RLock()
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
-        self._trees: dict[str, tuple[list[tuple[bytes, int, bytes]], str]] = {}  # folder → last listing, tree id
+        self._loose: dict[str, bytes] = {}  # loose objects this process wrote → their path (delta hints)
+        self._trees: dict[str, tuple[list[_TreeItem], str]] = {}  # folder → last listing, tree id
         self._flat_cache: dict[str, Flat] = {}
 
     @classmethod
@@ -219,47 +251,81 @@ class Workspace:
     def _snapshot(self) -> Snapshot:
         if not os.path.isdir(self.folder):
             raise WorkspaceError(f"the working folder {self.folder} is gone")
-        start = time.time_ns()
-        files = scan_folder(self.folder)
+        start = clock_ns()
+        try:
+            files = scan_folder(self.folder, self.max_files)
+        except TooManyFiles as exc:
+            raise WorkspaceError(f"the working folder holds more than {exc.args[0]:,} files outside .gitignore: "
+                                 "too many to checkpoint (add the generated ones to .gitignore)") from exc
         repo = self._repository(create=True)
         assert repo is not None
         cache = self._stat_cache()
         seen: dict[str, _Cached] = {}
-        entries: dict[str, list[tuple[bytes, int, bytes]]] = {"": []}
+        entries: dict[str, list[_TreeItem]] = {"": []}
         skipped: list[SkippedFile] = []
-        pending = _Pending(repo)
+        pending = _Pending(repo, self._loose)
         cache_changed = False
         racy_after = start - RACY_NS
-        for item in files:
-            info = item.stat
+        for directory, name, path, info in files:
+            rel = f"{directory}/{name}" if directory else name
             st_mode = info.st_mode
             mode = _LINK_MODE if stat.S_ISLNK(st_mode) else _EXEC_MODE if st_mode & 0o111 else _FILE_MODE
             if mode != _LINK_MODE and info.st_size > self.size_limit:
-                skipped.append(SkippedFile(item.rel, info.st_size))
+                skipped.append(SkippedFile(rel, info.st_size))
                 continue
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, mode)
-            known = cache.get(item.rel)
+            known = cache.get(rel)
             if known is not None and known[0] == key:
                 binsha = known[2]
-                seen[item.rel] = known
+                seen[rel] = known
             else:
-                sha = self._hash_file(item, mode, pending)
+                sha = self._hash_file(rel, path, mode, pending)
                 binsha = bytes.fromhex(sha)
-                if info.st_mtime_ns < racy_after:
-                    seen[item.rel] = (key, sha, binsha)
+                if info.st_mtime_ns < racy_after and info.st_ctime_ns < racy_after:
+                    seen[rel] = (key, sha, binsha)
                     cache_changed = True
-            directory, _, name = item.rel.rpartition("/")
             listing = entries.get(directory)
             if listing is None:
                 listing = entries[directory] = []
-            listing.append((name.encode("utf-8", "surrogateescape"), mode, binsha))
+            name_bytes = name.encode("utf-8", "surrogateescape")
+            listing.append((name_bytes, name_bytes, mode, binsha))
+        skipped.sort(key=lambda s: s.path)
         pending.flush()
-        if cache_changed or len(seen) != len(cache):
-            self._cache = seen
+        self._cache = seen
+        if cache_changed:  # a file newly trusted; a file gone or changed only leaves a stale row, never matched
             self._save_cache()
         tree = self._write_trees(entries, pending)
         pending.flush()
-        return Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
+        snapshot = Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
+        if len(self._loose) >= PACK_EVERY:
+            self._pack_loose(repo)
+        return snapshot
+
+    def pack(self) -> None:
+        """Pack the loose objects and merge every pack but the largest now (snapshots do it every
+        :data:`PACK_EVERY` objects and :data:`MERGE_PACKS` packs)."""
+        with self._lock:
+            repo = self._repository(create=False)
+            if repo is not None:
+                self._pack_loose(repo)
+                self._merge_small_packs(repo, force=True)
+
+    def _pack_loose(self, repo: Repo) -> None:
+        """Move the loose objects into one pack, each version of a file or folder stored as a delta
+        of another (git's ``gc``, in small steps): without it every turn would cost its new folder
+        trees whole (kilobytes of incompressible ids) and a disk block per object."""
+        objects_dir = self.store_path / "objects"
+        on_disk = {d.name + f.name for d in objects_dir.iterdir() if len(d.name) == 2 and d.is_dir()
+                   for f in d.iterdir() if len(f.name) == 38}
+        # the order written (dicts keep it), then any another process left loose
+        order = [sha for sha in self._loose if sha in on_disk] + sorted(on_disk - self._loose.keys())
+        store = repo.object_store
+        objects = [(store[ObjectID(sha.encode())], self._loose.get(sha, b"")) for sha in order]
+        store.add_pack_data(len(objects), pack_records(objects))
+        for obj, _ in objects:
+            store.delete_loose_object(obj.id)
+        self._merge_small_packs(repo)
+        self._loose.clear()
 
     def close(self) -> None:
         """Let go of the store's open files (packs); the next use opens it again."""
@@ -286,19 +352,19 @@ class Workspace:
             self._known.add(sha)
         return found
 
-    def _hash_file(self, item: ScannedFile, mode: int, pending: _Pending) -> str:
+    def _hash_file(self, rel: str, path: str, mode: int, pending: _Pending) -> str:
         if mode == _LINK_MODE:
-            data = os.fsencode(os.readlink(item.path))
+            data = os.fsencode(os.readlink(path))
         else:
-            with open(item.path, "rb") as handle:
+            with open(path, "rb") as handle:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(Blob.from_string(data), len(data))
+            pending.add(Blob.from_string(data), len(data), rel)
             self._known.add(sha)
         return sha
 
-    def _write_trees(self, entries: dict[str, list[tuple[bytes, int, bytes]]], pending: _Pending) -> str:
+    def _write_trees(self, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
         """Write every folder's tree, deepest first; returns the root tree's id."""
         for directory in list(entries):  # make sure every parent folder has a listing
             while directory:
@@ -306,20 +372,21 @@ class Workspace:
                 entries.setdefault(directory, [])
         root_sha = ""
         for directory in sorted(entries, key=lambda d: (-d.count("/") if d else 1, d)):
-            items = sorted(entries[directory], key=_tree_key)
+            items = sorted(entries[directory])  # by git's order: a folder's name sorts as "name/"
             memo = self._trees.get(directory)
             if memo is not None and memo[0] == items:
                 sha_hex = memo[1]
             else:
-                raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for name, mode, sha in items)
+                raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for _, name, mode, sha in items)
                 sha_hex = hashlib.sha1(b"tree %d\0" % len(raw) + raw).hexdigest()
                 if not self._has(sha_hex):
-                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw))
+                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw), directory + "/")
                     self._known.add(sha_hex)
                 self._trees[directory] = (items, sha_hex)
             if directory:
                 parent, _, name = directory.rpartition("/")
-                entries[parent].append((name.encode("utf-8", "surrogateescape"), _TREE_MODE, bytes.fromhex(sha_hex)))
+                name_bytes = name.encode("utf-8", "surrogateescape")
+                entries[parent].append((name_bytes + b"/", name_bytes, _TREE_MODE, bytes.fromhex(sha_hex)))
             else:
                 root_sha = sha_hex
         return root_sha
@@ -341,6 +408,25 @@ class Workspace:
         repo.object_store.add_object(commit)
         repo.refs[_REF] = commit.id
         return str(commit.id.decode())
+
+    def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
+        """Once there are more than :data:`MERGE_PACKS` packs besides the largest (the first
+        snapshot's), merge them into one: each folder's tree versions from all of them become
+        deltas of each other (a step of git's ``gc``; the largest pack is left alone)."""
+        store = repo.object_store
+        packs = store.packs
+        if len(packs) <= (1 if force else MERGE_PACKS) + 1:
+            return
+        largest = max(packs, key=len)
+        small = [pack for pack in packs if pack is not largest]
+        found = [obj for pack in small for obj in pack.iterobjects()]
+        paths = _tree_paths(found)
+        objects = [(obj, paths.get(obj.id) or tree_hint(obj)) for obj in found]
+        objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written
+        store.add_pack_data(len(objects), pack_records(objects))
+        for pack in small:
+            store._remove_pack(pack)  # dulwich's own repack() does the same (1.2.21, pinned)
+        store._update_pack_cache()
 
     def known(self) -> str | None:
         """The folder as Arbor last saw or made it (a checkpoint taken, a restore done): what the

@@ -34,12 +34,10 @@ def _listing(root: Path) -> dict[str, bytes]:
     return out
 
 
-def _age(root: Path, seconds: float = 60) -> None:
-    """Files as a real project has them: not written in the last instant (see store.RACY_NS)."""
-    past = time.time() - seconds
-    for dirpath, _dirs, names in os.walk(root):
-        for name in names:
-            os.utime(Path(dirpath) / name, (past, past), follow_symlinks=False)
+def _later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Snapshots taken as if a few seconds had passed: files written so far are past the racy window
+    (store.RACY_NS) and trusted from their stat, as a real project's files are."""
+    monkeypatch.setattr(store_module, "clock_ns", lambda: time.time_ns() + 2 * store_module.RACY_NS)
 
 
 def test_a_snapshot_holds_what_git_would_track_and_nothing_lands_in_the_folder(tmp_path: Path) -> None:
@@ -74,12 +72,12 @@ def test_only_changed_files_are_read_and_changes_are_counted(tmp_path: Path, mon
     folder = tmp_path / "p"
     _write(folder, {f"d{i}/f{j}.txt": f"line {i} {j}\n" for i in range(5) for j in range(20)})
     _write(folder, {"img.png": b"\x89PNG\0\0data", "gone.txt": "a\nb\n"})
-    _age(folder)
+    _later(monkeypatch)
     workspace = Workspace.open(str(folder))
     first = workspace.snapshot()
     read: list[str] = []
     real = Workspace._hash_file
-    monkeypatch.setattr(Workspace, "_hash_file", lambda self, item, mode, pending: read.append(item.rel) or real(self, item, mode, pending))
+    monkeypatch.setattr(Workspace, "_hash_file", lambda self, rel, path, mode, pending: read.append(rel) or real(self, rel, path, mode, pending))
     _write(folder, {"d1/f3.txt": "line 1 3\nadded\n", "new.txt": "one\ntwo\nthree\n", "img.png": b"\x89PNG\0\0other"})
     (folder / "gone.txt").unlink()
     second = workspace.snapshot()
@@ -96,23 +94,55 @@ def test_only_changed_files_are_read_and_changes_are_counted(tmp_path: Path, mon
     assert "Binary files a/img.png and b/img.png differ\n" in text
     assert "--- a/gone.txt\n+++ /dev/null\n" in text
     assert workspace.diff_text(first.id, second.id, "new.txt").startswith("diff --git a/new.txt b/new.txt\n--- /dev/null\n")
-    # A second process (no memory of this one) starts from the stat cache kept in the store; files
-    # written in the last RACY_NS are read again (their stat could hide a second change), no others.
+    # A second process (no memory of this one) starts from the stat cache kept in the store.
     fresh = Workspace(str(folder), workspace.store_path)
     read.clear()
     assert fresh.snapshot().tree == second.tree
-    assert sorted(read) == ["d1/f3.txt", "img.png", "new.txt"]
+    assert read == []
 
 
-def test_a_same_size_change_in_the_same_instant_is_still_seen(tmp_path: Path) -> None:
+def test_a_file_written_this_instant_is_read_again_until_its_stat_can_be_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's racily-clean rule: a second same-size change in the same clock tick keeps the stat."""
     folder = tmp_path / "p"
     _write(folder, {"notes.md": "v1"})
     workspace = Workspace.open(str(folder))
     first = workspace.snapshot()
-    (folder / "notes.md").write_text("v2")  # same size, likely the same mtime tick
+    assert "notes.md" not in workspace._stat_cache()  # just written: not trusted
     stat = (folder / "notes.md").stat()
+    (folder / "notes.md").write_text("v2")
     os.utime(folder / "notes.md", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert workspace.snapshot().tree != first.tree
+    _later(monkeypatch)
+    workspace.snapshot()
+    assert "notes.md" in workspace._stat_cache()  # a few seconds on, its stat is trusted
+
+
+def test_loose_objects_are_packed_with_tree_deltas_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "PACK_EVERY", 12)
+    monkeypatch.setattr(store_module, "MERGE_PACKS", 2)
+    folder = tmp_path / "p"
+    _write(folder, {f"a/b/f{i}.txt": f"{i}\n" for i in range(60)})
+    workspace = Workspace.open(str(folder))
+    snapshots = [workspace.snapshot()]
+    turns = 24
+    for turn in range(turns):
+        _write(folder, {f"a/b/f{turn}.txt": f"turn {turn}\n"})
+        snapshots.append(workspace.snapshot())
+    workspace.pack()
+    objects = workspace.store_path / "objects"
+    assert not [d for d in objects.iterdir() if len(d.name) == 2 and any(d.iterdir())]  # nothing loose
+    fresh = Workspace(str(folder), workspace.store_path)
+    for turn, snap in enumerate(snapshots[1:]):
+        files = fresh.files(snap.id)
+        assert fresh.blob(files[f"a/b/f{turn}.txt"][1]) == f"turn {turn}\n".encode()
+        assert fresh.blob(files[f"a/b/f{turn + 1}.txt"][1]) == f"{turn + 1}\n".encode()
+    packs = fresh._require().object_store.packs
+    assert len(packs) <= 2 + 2  # small packs were merged
+    deltas = sum(1 for pack in packs for u in pack.data.iter_unpacked() if u.delta_base is not None)
+    fresh.close()
+    assert deltas >= turns - 4  # nearly every turn's a/b/ tree is a delta (one-entry trees are not worth one)
 
 
 def test_restore_brings_the_folder_back_and_can_be_undone(tmp_path: Path) -> None:
@@ -169,7 +199,7 @@ def test_snapshot_failures_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     _write(folder, {"a.txt": "a"})
     workspace = Workspace.open(str(folder))
 
-    def unreadable(self: Workspace, item: object, mode: int, pending: object) -> str:
+    def unreadable(self: Workspace, rel: str, path: str, mode: int, pending: object) -> str:
         raise PermissionError(13, "Permission denied", str(folder / "a.txt"))
 
     with monkeypatch.context() as patch:
@@ -178,7 +208,41 @@ def test_snapshot_failures_say_why(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             workspace.snapshot()
     with pytest.raises(WorkspaceError, match="is not in the store"):
         workspace.tree_of("0" * 40)
+    _write(folder, {"b.txt": "b", "c.txt": "c"})
+    workspace.max_files = 2
+    with pytest.raises(WorkspaceError, match=r"more than 2 files outside .gitignore: too many to checkpoint"):
+        workspace.snapshot()
+    (folder / "b.txt").unlink()
+    (folder / "c.txt").unlink()
     (folder / "a.txt").unlink()
     folder.rmdir()
     with pytest.raises(WorkspaceError, match=r"the working folder .* is gone"):
         workspace.snapshot()
+
+
+def test_a_folder_that_is_a_git_repository_keeps_its_git_untouched(tmp_path: Path) -> None:
+    from dulwich import porcelain
+
+    folder = tmp_path / "repo"
+    folder.mkdir()
+    repo = porcelain.init(str(folder))
+    _write(folder, {"a.txt": "committed\n", ".gitignore": "*.log\n"})
+    porcelain.add(repo, [str(folder / "a.txt"), str(folder / ".gitignore")])
+    porcelain.commit(repo, message=b"first", author=b"U <u@x>", committer=b"U <u@x>")
+    (folder / "a.txt").write_text("stashed change\n")
+    porcelain.stash_push(repo)
+    _write(folder, {"a.txt": "staged\n", "b.txt": "untracked\n", "debug.log": "ignored\n"})
+    porcelain.add(repo, [str(folder / "a.txt")])  # the index holds a staged change
+    repo.close()
+    git_before = _listing(folder / ".git")
+    assert "refs/stash" in git_before and "index" in git_before
+
+    workspace = Workspace.open(str(folder))
+    first = workspace.snapshot()
+    assert sorted(workspace.files(first.id)) == [".gitignore", "a.txt", "b.txt"]
+    _write(folder, {"a.txt": "agent\n", "c.txt": "new\n"})
+    (folder / "b.txt").unlink()
+    workspace.snapshot()
+    workspace.restore(first.id)
+    assert (folder / "a.txt").read_text() == "staged\n" and (folder / "b.txt").exists() and not (folder / "c.txt").exists()
+    assert _listing(folder / ".git") == git_before  # index, HEAD, refs, stash: byte for byte
