@@ -1,5 +1,5 @@
 """Command line: ``arbor`` (the window), ``arbor FILE.jsonl``, ``arbor inspect``, ``arbor ask``,
-``arbor screenshot``, ``arbor import``, ``arbor export``, ``arbor install-desktop-entry``."""
+``arbor restore``, ``arbor screenshot``, ``arbor import``, ``arbor export``, ``arbor install-desktop-entry``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import stat
 import sys
 
-COMMANDS = ("inspect", "ask", "screenshot", "import", "export", "install-desktop-entry")
+COMMANDS = ("inspect", "ask", "restore", "screenshot", "import", "export", "install-desktop-entry")
 
 
 def _version() -> str:
@@ -24,7 +24,7 @@ def _version() -> str:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor",
-        usage="arbor [FILE.jsonl] | arbor {inspect,ask,screenshot,import,export,install-desktop-entry} ...",
+        usage="arbor [FILE.jsonl] | arbor {inspect,ask,restore,screenshot,import,export,install-desktop-entry} ...",
         description="See and steer a conversation with an LLM agent as the tree it is (pi session files, v3). "
         "Without a command, opens the window (with FILE.jsonl if given).",
     )
@@ -55,6 +55,13 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument(
         "--yes", action="store_true", help="allow every tool call (write, edit, bash); without it they are denied"
     )
+    restore = sub.add_parser(
+        "restore",
+        help="put the session's working folder back as it was at an entry (prints M/A/D path; --yes to do it)",
+    )
+    restore.add_argument("session", help="a session .jsonl file")
+    restore.add_argument("entry_id", help="the entry whose files to go back to")
+    restore.add_argument("--yes", action="store_true", help="restore the files (without it, only print what would change)")
     shot = sub.add_parser("screenshot", help="render the main window offscreen with a session open and save a PNG")
     shot.add_argument("file", help="a session .jsonl file")
     shot.add_argument("--out", required=True, help="where to write the PNG")
@@ -216,6 +223,14 @@ def main(argv: list[str] | None = None) -> int:
         from .agent.ask import run as run_ask
 
         return run_ask(args.text, args.session, args.leaf, args.base_url, args.model, args.yes)
+    if args.command == "restore":
+        problem = session_file_problem(args.session)
+        if problem is not None:
+            print(f"arbor restore: {args.session}: {problem}", file=sys.stderr)
+            return 1
+        from .workspace.restore_command import run as run_restore
+
+        return run_restore(args.session, args.entry_id, args.yes)
     if args.command == "screenshot":
         problem = session_file_problem(args.file)
         if problem is not None:

@@ -28,6 +28,7 @@ from desktop_app.session.entries import message_text
 from desktop_app.session.kinds import Role, role_of
 from desktop_app.settings import Settings
 from desktop_app.tools import ASK_DENIED_TEXT
+from desktop_app.workspace.recorder import CHECKPOINT_NOTE_KEY
 
 from .events import (
     AgentError,
@@ -146,15 +147,15 @@ class AskConsole:
                     _notice(f"\n[tool: {_describe_call(call)}]")
             case ToolCallsFinished(aborted=False):
                 self.replies.raw("\n\n")  # the next reply starts on its own paragraph
-            case ToolResultAppended(message=message) if message.get("isError"):
-                _notice(_describe_failed_tool(message))
+            case ToolResultAppended(message=message):
+                for text in _result_notices(message):
+                    _notice(text)
             case WorkingFolderMissing(cwd=cwd):
                 _notice(f"\n[the session's folder does not exist: {cwd}; tools will fail]")
             case (
                 StreamUpdated()
                 | MessageAppended()
                 | ToolCallsFinished()
-                | ToolResultAppended()
                 | TurnStarted()
                 | TurnFinished()
                 | CompactionProgress()
@@ -172,6 +173,16 @@ class AskConsole:
 
 def _notice(text: str) -> None:
     print(text, file=sys.stderr)
+
+
+def _result_notices(message: dict[str, Any]) -> list[str]:
+    """stderr lines for a tool result: a failed call, and a missing checkpoint (which, and why)."""
+    notices = [_describe_failed_tool(message)] if message.get("isError") else []
+    details = message.get("details")
+    note = details.get(CHECKPOINT_NOTE_KEY) if isinstance(details, dict) else None
+    if isinstance(note, str):
+        notices.append(f"[{note}]")
+    return notices
 
 
 def _describe_failed_tool(message: dict[str, Any]) -> str:

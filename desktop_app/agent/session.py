@@ -22,7 +22,7 @@ import asyncio
 import os
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -80,6 +80,16 @@ from desktop_app.tools import (
 )
 from desktop_app.tools.prompt import environment_prompt, tools_prompt
 from desktop_app.transcripts import TranscriptError, continue_in_arbor, open_session_or_transcript
+from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE, Phase
+from desktop_app.workspace.queries import checkpoint_at
+from desktop_app.workspace.recorder import (
+    CHECKPOINT_NOTE_KEY,
+    MUTATING_TOOLS,
+    CheckpointFailed,
+    CheckpointTaken,
+    missing_checkpoint_text,
+    take_checkpoint,
+)
 
 from . import context_hand
 from .events import (
@@ -199,6 +209,15 @@ def is_retryable(message: Message, context_window: int) -> bool:
     return bool(_RETRYABLE.search(str(message.get("errorMessage") or "")))
 
 
+def _with_missing_checkpoints(result: ToolResult, missing: list[CheckpointFailed]) -> ToolResult:
+    """The result with ``details.arborCheckpoint`` saying which checkpoint is missing and why (its
+    card shows it; pi keeps ``details`` and never sends them to the model)."""
+    if not missing:
+        return result
+    note = " ".join(missing_checkpoint_text(failure) for failure in missing)
+    return replace(result, details={**(result.details or {}), CHECKPOINT_NOTE_KEY: note})
+
+
 def _user_message(text: str, images: Sequence[dict[str, Any]]) -> Message:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}, *images]
     return {"role": "user", "content": content, "timestamp": now_ms()}
@@ -238,6 +257,8 @@ class AgentSession:
         self._mutation_queue = MutationQueue()
         self._tool_signal: AbortSignal | None = None
         self._cwd_override: str | None = None
+        self.checkpoints = True
+        """Snapshot the working folder before and after ``write``/``edit``/``bash`` calls (DESIGN.md §13)."""
 
     # ------------------------------------------------------------------------------- events
 
@@ -541,6 +562,12 @@ class AgentSession:
             signal.abort()
         approvals = self.approvals
         allowed_before = approvals.always
+        mutating = tuple(str(c.get("id", "")) for c in calls if c.get("name") in MUTATING_TOOLS)
+        checkpointing = self.checkpoints and bool(mutating)
+        anchor = assistant_id  # the before checkpoint, when one is written
+        missing: list[CheckpointFailed] = []
+        if checkpointing:
+            anchor = await self._checkpoint(session, Phase.BEFORE, mutating, assistant_id, missing)
         self._tool_signal = signal
         try:
             results = await run_tool_calls(calls, self._tool_context(session, signal), approvals, self.approver)
@@ -554,15 +581,57 @@ class AgentSession:
             self._tool_signal = None
         self._remember_approvals(approvals, allowed_before)
         aborted = signal.aborted or self._abort_requested
-        parent: str | None = assistant_id
+        after: CheckpointTaken | CheckpointFailed | None = None
+        if checkpointing:
+            after = await self._snapshot(session, Phase.AFTER, mutating, anchor)
+            if isinstance(after, CheckpointFailed):
+                missing.append(after)
+        results = [_with_missing_checkpoints(r, missing) if r.tool_call_id in mutating else r for r in results]
+        parent: str | None = anchor
         with session.background_sync():
             for result in results:
                 if parent is None:
                     self._recover(session, result.to_message(), assistant_id, "An earlier tool result could not be saved")
                     continue
                 parent = self._save_result(session, result, parent)
+            if parent is not None and isinstance(after, CheckpointTaken) and after.data is not None:
+                parent = self._append_checkpoint(session, after.data, parent)
         self._emit(ToolCallsFinished(aborted))
         return parent, aborted
+
+    async def _snapshot(self, session: SessionManager, phase: Phase, call_ids: tuple[str, ...],
+                        path_end: str) -> CheckpointTaken | CheckpointFailed:
+        """Snapshot the working folder on a worker thread (it reads the folder and writes the store)."""
+        folder = self._tool_cwd(session)
+        index = session.index
+
+        def work() -> CheckpointTaken | CheckpointFailed:
+            return take_checkpoint(folder, phase, call_ids, checkpoint_at(index, path_end))
+
+        return await asyncio.to_thread(work)
+
+    async def _checkpoint(self, session: SessionManager, phase: Phase, call_ids: tuple[str, ...], parent: str,
+                          missing: list[CheckpointFailed]) -> str:
+        """Take a checkpoint and append it under ``parent`` if the folder changed; the new parent."""
+        taken = await self._snapshot(session, phase, call_ids, parent)
+        if isinstance(taken, CheckpointFailed):
+            missing.append(taken)
+            return parent
+        if taken.data is None:
+            return parent
+        with session.background_sync():
+            return self._append_checkpoint(session, taken.data, parent)
+
+    def _append_checkpoint(self, session: SessionManager, data: dict[str, Any], parent: str) -> str:
+        """Append an ``arbor.checkpoint`` entry exactly under ``parent``; if the file cannot take it,
+        the turn goes on without it (the snapshot stays in the store)."""
+        try:
+            session.poll_external_changes()
+            if session.get_entry(parent) is None:
+                return parent
+            return session.append_custom_entry(CHECKPOINT_TYPE, data, parent_id=parent)
+        except (OSError, SessionError, SessionFileError):
+            return parent
 
     def _save_result(self, session: SessionManager, result: ToolResult, parent: str) -> str | None:
         message = result.to_message()

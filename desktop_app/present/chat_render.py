@@ -30,6 +30,7 @@ from desktop_app.present.chat_messages import (
     tool_call_summary,
 )
 from desktop_app.present.chat_theme import ChatTheme
+from desktop_app.present.file_changes import checkpoint_note
 from desktop_app.present.markdown_html import code_block_html, escape
 from desktop_app.present.pi16_words import EDIT_OMITTED, system_text
 from desktop_app.session.kinds import BlockKind, Role, block_kind
@@ -345,6 +346,9 @@ def _tool_result(message: dict[str, Any], expanded: frozenset[int], out: _Html) 
         detail = f"+{added} −{removed} · " + detail
     is_open = 0 in expanded
     out.toggle(0, is_open, title, detail, color=bubble.accent)
+    note = checkpoint_note(message)
+    if note:  # issue 25: the snapshot around this call failed; said on the card, open or not
+        out.note("⚠ " + note)
     if is_open:
         if text:
             out.code(text)

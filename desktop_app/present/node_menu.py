@@ -16,6 +16,7 @@ from typing import assert_never
 from desktop_app.session import SessionView
 from desktop_app.session.entries import Entry
 
+from .file_changes import files_rule
 from .text import NodeKind, entry_kind, full_text
 
 __all__ = ["MenuAction", "MenuItem", "menu_item", "node_menu"]
@@ -33,10 +34,12 @@ class MenuAction(Enum):
     CLEAR_LABEL = "Clear label"
     COPY_TEXT = "Copy text"
     SHOW_CONTEXT = "Show context"
+    SHOW_CHANGES = "Show changes"
+    CHANGES_SINCE = "Changes since this node"
 
 
 #: Menu order; a separator goes before each action in this set.
-_GROUP_STARTS = frozenset({MenuAction.FORK, MenuAction.LABEL, MenuAction.COPY_TEXT})
+_GROUP_STARTS = frozenset({MenuAction.FORK, MenuAction.LABEL, MenuAction.COPY_TEXT, MenuAction.SHOW_CHANGES})
 
 BUSY = "Stop the running reply first"
 READ_ONLY = "This session is open read-only"
@@ -163,6 +166,8 @@ def _rule(action: MenuAction, t: _Target) -> _Rule:
             return _copy_text(t)
         case MenuAction.SHOW_CONTEXT:
             return True, "Show the messages the model would receive at this entry"
+        case MenuAction.SHOW_CHANGES | MenuAction.CHANGES_SINCE:
+            return files_rule(t.view, t.entry_id, action is MenuAction.SHOW_CHANGES)
         case _:
             assert_never(action)
 

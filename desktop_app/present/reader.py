@@ -17,9 +17,11 @@ from desktop_app.session import SessionView
 from desktop_app.session.context import context_entries, edit_key, is_system_entry, latest_edits
 from desktop_app.session.entries import Entry, message_text
 from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
+from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE
 
 from .chat_feed import session_profile
 from .context_meter import format_tokens
+from .file_changes import badge_text, turn_summary
 from .pi16_words import EDIT_OMITTED, edit_state, edit_text, system_summary
 from .text import KIND_TITLES, entry_kind, entry_text, full_text
 
@@ -46,6 +48,7 @@ class ReaderPage:
     can_continue: bool
     continue_reason: str  #: tooltip of "Continue from here"
     kind: str = "entry"  #: "entry" (the node's content) or "context" (what the model receives there)
+    changes: str = ""  #: the files its turn changed so far ("2 files +3 −1"; "" none): "Show changes" (issue 25)
 
 
 def _crumb(entry: Entry) -> Crumb:
@@ -100,7 +103,8 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
         target_id = entry.get("targetId")
         target = view.get_entry(target_id) if isinstance(target_id, str) else None
         body = edit_text(entry, entry_text(target) if target is not None else None)
-    crumbs = tuple(_crumb(e) for e in view.get_branch(entry_id))
+    path = view.get_branch(entry_id)  # checkpoints are no stops of their own (issue 25), unless read themselves
+    crumbs = tuple(_crumb(e) for e in path if e is path[-1] or e.get("customType") != CHECKPOINT_TYPE)
     can_continue, reason = True, "Make this the active leaf (the same as a double-click)"
     if entry_id == view.leaf_id:
         can_continue, reason = False, "This is already the active leaf"
@@ -108,7 +112,11 @@ def reader_page(view: SessionView, entry_id: str, *, busy: bool = False) -> Read
         can_continue, reason = False, "This session is open read-only"
     elif busy:
         can_continue, reason = False, "Stop the running reply first"
-    return ReaderPage(entry_id, title, crumbs, body, _status(view, entry_id), can_continue, reason)
+    turn, files = turn_summary(view.index, entry_id)
+    if turn is not None:
+        body += "\n\nFiles changed by this turn:\n" + "\n".join(files)
+    changes = badge_text(len(turn.files), turn.added, turn.removed) if turn is not None else ""
+    return ReaderPage(entry_id, title, crumbs, body, _status(view, entry_id), can_continue, reason, changes=changes)
 
 
 def context_page(view: SessionView, entry_id: str) -> ReaderPage | None:

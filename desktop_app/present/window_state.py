@@ -146,6 +146,25 @@ class UiState:
         flags[name] = value
         self._write()
 
+    def files_choice(self, session_key: str | None) -> str | None:
+        """What to do with the files after a leaf move in that session, when remembered (issue 25)."""
+        choices = self._data.get("filesChoice")
+        value = choices.get(session_key) if isinstance(choices, dict) and session_key else None
+        return value if isinstance(value, str) else None
+
+    def set_files_choice(self, session_key: str | None, choice: str | None) -> None:
+        if not session_key:
+            return
+        choices = self._data.get("filesChoice")
+        if not isinstance(choices, dict):
+            choices = self._data["filesChoice"] = {}
+        choices.pop(session_key, None)
+        if choice is not None:
+            choices[session_key] = choice  # newest last, so the oldest are dropped first
+        while len(choices) > MAX_SESSIONS:
+            choices.pop(next(iter(choices)))
+        self._write()
+
     def _write(self) -> None:
         self._pending = False
         self._store(*self._snapshot())

@@ -827,8 +827,9 @@ class SessionManager:
         """Record usage that is not part of the context (pi 1.6.0's ``usage`` entry, e.g. cache warming)."""
         return self._append(lambda i, p, t: make_usage_entry(i, p, t, kind, provider, model, usage, note))
 
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
-        return self._append(lambda i, p, t: make_custom_entry(i, p, t, custom_type, data))
+    def append_custom_entry(self, custom_type: str, data: Any = None, *, parent_id: str | None | _Unset = UNSET) -> str:
+        """pi's ``appendCustomEntry``: under the leaf, or exactly under ``parent_id`` (see :meth:`append_message`)."""
+        return self._append(lambda i, p, t: make_custom_entry(i, p, t, custom_type, data), parent_id)
 
     def append_custom_message_entry(
         self, custom_type: str, content: str | list[Any], display: bool, details: Any = None

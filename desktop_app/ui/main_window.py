@@ -53,6 +53,7 @@ from desktop_app.present.chat_feed import (
     agent_status,
 )
 from desktop_app.present.context_meter import ContextMeterState
+from desktop_app.present.file_changes import compaction_file_lines
 from desktop_app.present.reader import refreshed_page
 from desktop_app.present.window_state import UiState
 from desktop_app.session import EntryAppended, LeafMoved, Reloaded, SessionEvent, SessionView
@@ -73,6 +74,7 @@ from .graph.sidebar import GraphSidebar
 from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .panes import Pane, PaneKeys
 from .plain import plain_text
+from .restore_offer import FilesFollow
 from .shell import WindowShell
 from .status_bar import ArborStatusBar
 from .steering import Steering
@@ -136,6 +138,10 @@ class MainWindow(QMainWindow):
         self._meter = ContextMeterState()
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
+        self.files = FilesFollow(self, self, self._branch_offer_height)  # issue 25: the files follow the tree
+        self.steering.leaf_moved.connect(self.files.leaf_moved)
+        self.steering.files_requested.connect(self.files.menu_action)
+        self.steering.reader.changes_requested.connect(self.files.show_turn_diff)
         right.insertWidget(1, self.steering.reader)
         # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
         self.steering.reader.follow(
@@ -282,6 +288,7 @@ class MainWindow(QMainWindow):
         self._meter.reset()
         self._apply_chat(self.feed.bind(view))
         self.steering.session_bound()
+        self.files.dismiss()
         self._sync_fork_actions()
         if self.agent.is_offline:
             self.chat.show_banner(OFFLINE_BANNER)
@@ -508,7 +515,16 @@ class MainWindow(QMainWindow):
     def fork_entry(self, entry_id: str, position: str, new_window: bool | None = None) -> bool:
         """Fork (``before`` a user message) or clone (``at``) ``entry_id``: in place, or in a new
         window (``None``: when Ctrl or Shift is held)."""
-        return self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
+        before, session = self.agent.view.leaf_id, self.agent.session
+        forked = self.forker.fork(entry_id, "before" if position == "before" else "at", new_window)
+        if forked and self.agent.session is not session:  # in place: the files may follow the new leaf
+            self.files.landed(before, self.agent.view.leaf_id)
+        return forked
+
+    def _branch_offer_height(self) -> int:
+        """Room the branch-summary offer takes over the chat (the files offer goes below it)."""
+        bar = self.steering.branch_offer
+        return bar.height() + 6 if bar.isVisible() else 0
 
     def _toolbar_button(self, action: QAction) -> QToolButton | None:
         return self.forks.toolbar_button(action)
@@ -562,6 +578,8 @@ class MainWindow(QMainWindow):
 
     def _on_compaction_selected(self, audit: Any) -> None:
         self.audit_panel.set_audit(audit)
+        if audit is not None:
+            self.audit_panel.set_file_changes(compaction_file_lines(self.agent.view.index, audit.compaction_id))
         self._show_audit(audit is not None)
 
     def _on_branch_summary_selected(self, info: Any) -> None:

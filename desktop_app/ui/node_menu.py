@@ -30,6 +30,8 @@ MNEMONICS = {
     MenuAction.CLEAR_LABEL: "Clear l&abel",
     MenuAction.COPY_TEXT: "Cop&y text",
     MenuAction.SHOW_CONTEXT: "&Show context",
+    MenuAction.SHOW_CHANGES: "Show chan&ges",
+    MenuAction.CHANGES_SINCE: "Changes since this no&de",
 }
 
 

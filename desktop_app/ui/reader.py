@@ -41,6 +41,7 @@ class ReaderPanel(QWidget):
     continue_requested = Signal(str)
     crumb_activated = Signal(str)
     closed = Signal()
+    changes_requested = Signal(str)  #: "Show changes": the diff of the entry's turn (issue 25)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -80,6 +81,10 @@ class ReaderPanel(QWidget):
         self._continue = QPushButton("Continue from here", self)
         self._continue.setObjectName("readerContinue")
         self._continue.clicked.connect(self._on_continue)
+        self.changes_button = QPushButton("Show changes", self)
+        self.changes_button.setObjectName("readerChanges")
+        self.changes_button.hide()
+        self.changes_button.clicked.connect(lambda: self._page is not None and self.changes_requested.emit(self._page.entry_id))
         self._close = QToolButton(self)
         self._close.setText("✕")
         self._close.setToolTip("Close the reader")
@@ -87,6 +92,7 @@ class ReaderPanel(QWidget):
 
         head = QHBoxLayout()
         head.addWidget(self._title, 1)
+        head.addWidget(self.changes_button)
         head.addWidget(self._continue)
         head.addWidget(self._close)
         layout = QVBoxLayout(self)
@@ -128,6 +134,8 @@ class ReaderPanel(QWidget):
         if page.body != self._body.toPlainText():  # the same text (a refresh) keeps the scroll position
             self._body.setPlainText(page.body)
         self._continue.setEnabled(page.can_continue)
+        self.changes_button.setVisible(bool(page.changes))
+        self.changes_button.setToolTip(f"The diff of this turn: {page.changes}" if page.changes else "")
         self._continue.setToolTip(plain_text(page.continue_reason))
         crumbs = list(page.crumbs)
         parts = [f'<a href="{html.escape(c.entry_id)}">{html.escape(c.text)}</a>' for c in crumbs]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, Protocol, assert_never
 
-from PySide6.QtCore import QObject, QPoint, QTimer
+from PySide6.QtCore import QObject, QPoint, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QMenu, QStatusBar, QWidget
 
@@ -105,6 +105,9 @@ STREAMED_ROWS = 8
 
 class Steering(QObject):
     """Everything issue 9 adds to the window (see the module docstring)."""
+
+    leaf_moved = Signal(object, object)  #: by hand: the leaf before, after (issue 25: the files may follow)
+    files_requested = Signal(str, object)  #: a node menu's file item (issue 25): entry id, MenuAction
 
     def __init__(self, window: SteeredWindow, parent: QWidget) -> None:
         super().__init__(parent)
@@ -251,6 +254,7 @@ class Steering(QObject):
         if not result.cancelled:
             self.history.record(before, agent.view.leaf_id)
             self._sync_undo()
+            self.leaf_moved.emit(before, agent.view.leaf_id)
         if result.editor_text:
             self.window.chat.set_editor_text(result.editor_text)  # the chat itself follows the leaf
 
@@ -269,9 +273,12 @@ class Steering(QObject):
         if target is None:
             return
         self.branch_offer.dismiss()
+        before = self._view.leaf_id
         if not self.window.agent.restore_leaf(target):
             give_back()  # the entry is gone or already the leaf: keep the history as it was
             self.window.statusBar().showMessage("That leaf can no longer be restored.", 4000)
+        else:
+            self.leaf_moved.emit(before, self._view.leaf_id)
         self._sync_undo()
 
     def _sync_undo(self) -> None:
@@ -377,6 +384,8 @@ class Steering(QObject):
                 page = context_page(self._view, entry_id)
                 if page is not None:
                     self.reader.show_page(page)
+            case MenuAction.SHOW_CHANGES | MenuAction.CHANGES_SINCE:
+                self.files_requested.emit(entry_id, action)
             case _ as unreachable:
                 assert_never(unreachable)
 

@@ -28,6 +28,14 @@ has ``edit_dialog`` (the open "Edit text in context…": ``editor``, ``original`
 and ``run(entry_id, action)``; ``compaction_dialog`` is a manual one (``slider`` over the valid cuts,
 ``cut``, ``set_cut(entry_id)``, ``summary_edit``, ``generate_button``, ``error``); :func:`edit_marks`
 says which nodes are drawn hidden or edited.
+
+Extended for the files following the tree (issue 25), on ``window.files``: ``bar`` (the offer over the
+chat: ``offer`` with ``count`` and ``hand_edited``, ``restore_button`` / ``keep_button`` /
+``changes_button`` / ``remember``, ``confirming`` while files changed by hand are named),
+``diff_views`` (the open diff windows, newest last: ``file_paths()``, ``text``), ``choice()`` /
+``set_choice(RestoreChoice)`` (the remembered answer of the session); ``window.steering.reader.changes_button``;
+``window.audit_panel.changed`` (files changed in a compaction's range); the badges on screen:
+``desktop_app.ui.graph.change_badges.badges_of(window.graph).placed`` (node, badge text, viewport rect).
 """
 
 from __future__ import annotations

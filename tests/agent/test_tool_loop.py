@@ -37,6 +37,7 @@ from desktop_app.tools import (
     EditApproval,
     WriteApproval,
 )
+from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE
 from tests.cli_runs import arbor_in_process
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
@@ -71,10 +72,19 @@ def record(agent: AgentSession) -> list[AgentEvent]:
     return events
 
 
-def assert_chain(entries: list[dict[str, Any]]) -> None:
-    """Each message entry of the turn is the child of the one before it."""
+def parent_message_id(entry: dict[str, Any], every: list[dict[str, Any]]) -> Any:
+    """The entry's parent, passing over workspace checkpoints (custom entries between tool calls)."""
+    by_id = {e.get("id"): e for e in every}
+    parent = entry["parentId"]
+    while by_id.get(parent, {}).get("customType") == CHECKPOINT_TYPE:
+        parent = by_id[parent]["parentId"]
+    return parent
+
+
+def assert_chain(entries: list[dict[str, Any]], every: list[dict[str, Any]]) -> None:
+    """Each message entry of the turn is the child of the one before it (checkpoints aside)."""
     for before, after in zip(entries, entries[1:], strict=False):
-        assert after["parentId"] == before["id"]
+        assert parent_message_id(after, every) == before["id"]
 
 
 @pytest.mark.asyncio
@@ -99,7 +109,7 @@ async def test_write_then_reply_persists_pis_order_and_shapes(tmp_path: Path, fa
 
     entries = messages(agent)
     assert [e["message"]["role"] for e in entries] == ["user", "assistant", "toolResult", "assistant"]
-    assert_chain(entries)
+    assert_chain(entries, file_entries(agent))
     call_message, result, answer = (e["message"] for e in entries[1:])
     assert list(call_message)[: len(ASSISTANT_KEYS)] == ASSISTANT_KEYS and call_message["stopReason"] == "toolUse"
     assert call_message["content"][0] == {"type": "text", "text": "I'll write it."}
@@ -225,7 +235,7 @@ async def test_esc_during_bash_kills_it_and_appends_the_aborted_result(
     assert reply is not None and reply["stopReason"] == "aborted" and reply["content"] == []
     entries = messages(agent)
     assert [e["message"]["role"] for e in entries] == ["user", "assistant", "toolResult", "assistant"]
-    assert_chain(entries)
+    assert_chain(entries, file_entries(agent))
     result = entries[2]["message"]
     assert result["isError"] is True and result["content"] == [{"type": "text", "text": "started\n\n\nCommand aborted"}]
     assert entries[3]["message"]["errorMessage"] == "Request was aborted"
@@ -317,7 +327,7 @@ async def test_parallel_calls_are_appended_in_call_order(tmp_path: Path, fake_an
     assert appended == ["toolu_slow", "toolu_fast", "toolu_ls"]
     assert [b["tool_use_id"] for b in tool_results_sent(fake_anthropic, 1)] == ["toolu_slow", "toolu_fast", "toolu_ls"]
     assert [t["name"] for t in fake_anthropic.requests[0].json["tools"]] == ["read", "bash", "ls"]
-    assert_chain(messages(agent))
+    assert_chain(messages(agent), file_entries(agent))
 
 
 @pytest.mark.asyncio
@@ -368,8 +378,10 @@ async def test_a_result_stays_under_its_call_while_another_process_appends(
     call = next(e for e in by_id.values() if e["message"].get("stopReason") == "toolUse")
     result = next(e for e in by_id.values() if e["message"]["role"] == "toolResult")
     answer = next(e for e in by_id.values() if e["message"].get("content") == [{"type": "text", "text": "done"}])
-    assert by_id["0ther001"]["parentId"] == call["id"]  # the other writer's entry is kept, beside the result
-    assert result["parentId"] == call["id"] and answer["parentId"] == result["id"]
+    every = file_entries(agent)
+    # the other writer's entry is kept, beside the result
+    assert parent_message_id(by_id["0ther001"], every) == call["id"]
+    assert parent_message_id(result, every) == call["id"] and parent_message_id(answer, every) == result["id"]
 
 
 @pytest.mark.asyncio
@@ -491,7 +503,7 @@ async def test_the_offline_model_runs_the_loop_without_a_key(tmp_path: Path) -> 
     entries = messages(agent)
     # pi 1.6.0 (the default) records the prompt first; the turn follows it
     assert [e["message"]["role"] for e in entries] == ["system", "user", "assistant", "toolResult", "assistant"]
-    assert_chain(entries)
+    assert_chain(entries, file_entries(agent))
     call = entries[2]["message"]["content"][-1]
     assert call["name"] == "read" and call["arguments"] == {"path": "hello.txt"}
     assert entries[3]["message"]["content"] == [{"type": "text", "text": "Hello, tools!\n"}]
@@ -520,7 +532,7 @@ async def test_a_retry_after_a_tool_batch_stays_in_the_turn(tmp_path: Path, fake
     entries = messages(agent)
     assert [e["message"]["role"] + ("!" if e["message"].get("stopReason") == "error" else "") for e in entries] == [
         "user", "assistant", "toolResult", "assistant!", "assistant"]
-    assert_chain(entries)  # the failed attempt is the result's child, its retry the failure's child
+    assert_chain(entries, file_entries(agent))  # the failed attempt is the result's child, its retry the failure's child
     retried = fake_anthropic.requests[2].json["messages"]
     assert [m["role"] for m in retried] == ["user", "assistant", "user"]  # the failure is not sent again
     assert retried[-1]["content"][0]["type"] == "tool_result"

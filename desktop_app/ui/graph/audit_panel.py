@@ -86,6 +86,11 @@ class CompactionAuditPanel(QWidget):
         form.addRow("", self._prompt)
         form.addRow("Files read:", self._read)
         form.addRow("Files modified:", self._modified)
+        self.changed = QListWidget()  #: issue 25: files changed in the summarized range, from the checkpoints
+        self.changed.setMaximumHeight(110)
+        self.changed.setSelectionMode(QListWidget.SelectionMode.NoSelection)
+        self.changed.setToolTip("What the tools did to the working folder in the summarized entries (checkpoints)")
+        form.addRow("Files changed:", self.changed)
         body = QWidget()
         inner = QVBoxLayout(body)
         inner.setContentsMargins(0, 0, 0, 0)
@@ -108,9 +113,15 @@ class CompactionAuditPanel(QWidget):
         layout.addWidget(self._scroll)
         self.set_audit(None)
 
+    def set_file_changes(self, lines: list[str]) -> None:
+        """The files changed in the summarized range (``M path  +3 −1``; none: "(none recorded)")."""
+        self.changed.clear()
+        self.changed.addItems(lines or ["(none recorded)"])
+
     def set_audit(self, audit: CompactionAudit | None) -> None:
         """Show ``audit``; ``None`` shows a hint instead."""
         self._audit = audit
+        self.changed.clear()
         if audit is None:
             self._title.setText(
                 "<b>Compaction audit</b><br><i>Select a compaction node to see what it "

@@ -48,6 +48,7 @@ from desktop_app.session import SessionView
 
 from .canvas_find import CanvasFind
 from .canvas_input import CanvasInput
+from .change_badges import badges_of
 from .follow import LeafFollower
 from .minimap import MinimapBinding
 from .overlay import CanvasOverlay
@@ -483,6 +484,7 @@ class GraphView(QGraphicsView):
         super().drawForeground(painter, rect)
         self._camera.note_seen()  # what the user saw last (kept across a resize)
         self._overlay.paint(painter)
+        badges_of(self).paint(painter, self, self.graph_scene(), self._session)  # issue 25: files changed per turn
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
         """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""

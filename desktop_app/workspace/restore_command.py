@@ -1,0 +1,55 @@
+"""``arbor restore SESSION ENTRY_ID [--yes]``: the working folder back to an entry of the tree.
+
+Without ``--yes`` it prints what would change (``M path``, ``A path``, ``D path``, one a line, as
+``git status --short`` would put it) and changes nothing in the folder or the session file; with
+``--yes`` it restores and prints the same. Notes (hand-edited files, nothing to change) go to stderr;
+errors too, with exit code 1 and never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+from desktop_app.session import SessionError, SessionFileError, SessionManager
+
+from .restore import RestoreError, RestorePlan, plan_restore_to, restore_to
+from .store import RestoreFailed, WorkspaceError
+
+__all__ = ["run"]
+
+
+def _print_plan(plan: RestorePlan, out: TextIO, err: TextIO, *, done: bool) -> None:
+    for change in plan.changes:
+        print(f"{change.kind.value} {change.path}", file=out)
+    if not plan.changes:
+        print(f"arbor restore: the folder is already as it was at {plan.entry_id}; nothing to change", file=err)
+    for path in plan.hand_edited:
+        verb = "was overwritten" if done else "would be overwritten"
+        print(f"arbor restore: {path} was changed by hand since the last checkpoint and {verb} "
+              "(its current content is kept in a checkpoint)", file=err)
+
+
+def run(session_path: str, entry_id: str, yes: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        manager = SessionManager.open(session_path)
+    except (SessionError, SessionFileError, OSError) as exc:
+        print(f"arbor restore: {session_path}: {exc}", file=err)
+        return 1
+    try:
+        if not yes:
+            _print_plan(plan_restore_to(manager, entry_id), out, err, done=False)
+            return 0
+        outcome = restore_to(manager, entry_id)
+        _print_plan(outcome.plan, out, err, done=True)
+        return 0
+    except RestoreFailed as exc:
+        print(f"arbor restore: {exc}", file=err)
+        return 1
+    except (RestoreError, WorkspaceError, SessionError, SessionFileError, OSError) as exc:
+        print(f"arbor restore: {exc}", file=err)
+        return 1
+    finally:
+        manager.close()
