@@ -13,6 +13,7 @@ from typing import TextIO
 
 from desktop_app.session import SessionError, SessionFileError, SessionManager
 
+from .changes import ChangeKind
 from .restore import RestoreError, RestorePlan, plan_restore_to, restore_to
 from .store import RestoreFailed, WorkspaceError
 
@@ -24,10 +25,12 @@ def _print_plan(plan: RestorePlan, out: TextIO, err: TextIO, *, done: bool) -> N
         print(f"{change.kind.value} {change.path}", file=out)
     if not plan.changes:
         print(f"arbor restore: the folder is already as it was at {plan.entry_id}; nothing to change", file=err)
+    kinds = {change.path: change.kind for change in plan.changes}
     for path in plan.hand_edited:
-        verb = "was overwritten" if done else "would be overwritten"
+        action = "removed" if kinds.get(path) is ChangeKind.DELETED else "overwritten"
+        verb = f"was {action}; its content is kept" if done else f"would be {action}; its content would be kept"
         print(f"arbor restore: {path} was changed by hand since the last checkpoint and {verb} "
-              "(its current content is kept in a checkpoint)", file=err)
+              "in a checkpoint under the current entry", file=err)
 
 
 def run(session_path: str, entry_id: str, yes: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -93,7 +93,8 @@ def test_three_turns_then_restore_back_and_forth(
     # A hand edit is named, and kept: restoring records it under the leaf first.
     (folder / "notes.md").write_text("by hand")
     code, out, err = _restore(capsys, str(session), first_reply, "--yes")
-    assert out == ["D extra.txt", "M notes.md"] and "notes.md was changed by hand" in err
+    assert out == ["D extra.txt", "M notes.md"]
+    assert "notes.md was changed by hand since the last checkpoint and was overwritten; its content is kept" in err
     kept = [c for c in (checkpoint_of(e) for e in _entries(session)) if c is not None and c.phase is Phase.RESTORE]
     assert [(f.kind.value, f.path) for c in kept for f in c.files] == [("M", "notes.md")]
     assert _entries(session)[-1]["parentId"] == last_reply and _entries(session)[-1]["customType"] == CHECKPOINT_TYPE
