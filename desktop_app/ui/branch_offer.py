@@ -82,6 +82,10 @@ class BranchOfferBar(QFrame):
         self._timer.stop()
         self.hide()
 
+    def room_taken(self) -> int:
+        """Room the offer takes over the chat while shown (the files offer goes below it)."""
+        return self.height() + 6 if self.isVisible() else 0
+
     def _answer(self, signal: SignalInstance) -> None:
         offer = self.offer
         self.dismiss()

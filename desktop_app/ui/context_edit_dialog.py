@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
 from desktop_app.present.context_actions import TokenChange
 from desktop_app.present.context_words import token_change_words
 
+from .plain import plain_text
+
 __all__ = ["ContextEditDialog"]
 
 
@@ -91,4 +93,4 @@ class ContextEditDialog(QDialog):
         self.change.setText(token_change_words(change))
         save = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         save.setEnabled(bool(text.strip()))
-        save.setToolTip("" if text.strip() else "An empty text cannot be saved; use “Hide from context” instead")
+        save.setToolTip(plain_text("" if text.strip() else "An empty text cannot be saved; use “Hide from context” instead"))

@@ -10,19 +10,37 @@ keep reporting pi's "Working directory does not exist" error.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QBoxLayout, QLayout, QPushButton, QWidget
+from PySide6.QtWidgets import QBoxLayout, QFileDialog, QLayout, QPushButton, QWidget
 
 from .chat.banner import Banner
 from .plain import plain_text
 
-__all__ = ["FolderBanner", "missing_folder_text", "place_above_composer"]
+__all__ = ["FolderBanner", "folder_dialog", "missing_folder_text", "place_above_composer"]
 
 
 def missing_folder_text(cwd: str) -> str:
     """What the banner says: which folder, and why it matters (short: the chat can be narrow)."""
     return f"This session's folder, {cwd}, does not exist on this computer: its tools cannot run until you choose one."
+
+
+def folder_dialog(parent: QWidget, missing: str) -> QFileDialog:
+    """The picker "Choose folder…" opens: folders only, window-modal, starting at the nearest
+    existing parent of the missing folder (not opened: the caller connects it first)."""
+    dialog = QFileDialog(parent, f"Choose the folder for this session's tools (instead of {missing})")
+    dialog.setFileMode(QFileDialog.FileMode.Directory)
+    dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setLabelText(QFileDialog.DialogLabel.Accept, "Use this folder")
+    start = Path(missing).parent
+    while not start.is_dir() and start != start.parent:
+        start = start.parent
+    dialog.setDirectory(str(start))
+    dialog.setWindowModality(Qt.WindowModality.WindowModal)
+    return dialog
 
 
 MISSING_FOLDER_TIP = (

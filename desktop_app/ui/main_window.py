@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine
 from functools import partial
-from pathlib import Path
 from typing import Any, assert_never
 
 from PySide6.QtCore import QPoint, Qt, QTimer, Signal
@@ -65,7 +64,7 @@ from .chat import ChatPanel
 from .chat.actions import bind_card_actions
 from .continue_banner import ContinueBanner
 from .export_action import SessionExport
-from .folder_banner import FolderBanner, place_above_composer
+from .folder_banner import FolderBanner, folder_dialog, place_above_composer
 from .fork_actions import ForkActions
 from .forking import Forker
 from .graph.audit_panel import CompactionAuditPanel
@@ -138,7 +137,7 @@ class MainWindow(QMainWindow):
         self._meter = ContextMeterState()
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
-        self.files = FilesFollow(self, self, self._branch_offer_height)  # issue 25: the files follow the tree
+        self.files = FilesFollow(self, self, self.steering.branch_offer.room_taken)  # issue 25: the files follow the tree
         self.steering.leaf_moved.connect(self.files.leaf_moved)
         self.steering.files_requested.connect(self.files.menu_action)
         self.steering.reader.changes_requested.connect(self.files.show_turn_diff)
@@ -406,17 +405,7 @@ class MainWindow(QMainWindow):
         chosen; cancelling keeps the missing folder."""
         if self.folder_dialog is not None or not self.agent.working_folder_missing:
             return
-        missing = self.agent.working_folder
-        dialog = QFileDialog(self, f"Choose the folder for this session's tools (instead of {missing})")
-        dialog.setFileMode(QFileDialog.FileMode.Directory)
-        dialog.setOption(QFileDialog.Option.ShowDirsOnly, True)
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setLabelText(QFileDialog.DialogLabel.Accept, "Use this folder")
-        parent = Path(missing).parent
-        while not parent.is_dir() and parent != parent.parent:
-            parent = parent.parent
-        dialog.setDirectory(str(parent))
-        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog = folder_dialog(self, self.agent.working_folder)
 
         def chosen(folder: str) -> None:
             self._guarded("Working folder", lambda: self.agent.use_working_folder(folder))
@@ -521,21 +510,13 @@ class MainWindow(QMainWindow):
             self.files.landed(before, self.agent.view.leaf_id)
         return forked
 
-    def _branch_offer_height(self) -> int:
-        """Room the branch-summary offer takes over the chat (the files offer goes below it)."""
-        bar = self.steering.branch_offer
-        return bar.height() + 6 if bar.isVisible() else 0
-
-    def _toolbar_button(self, action: QAction) -> QToolButton | None:
-        return self.forks.toolbar_button(action)
-
     def _sync_fork_actions(self) -> None:
         """Fork and Clone say whether they apply to the selection, and why not (issue 9, item 2)."""
         self.forks.sync(self.agent.view, self.graph.selected_entry(), busy=self.agent.busy)
 
     def fork_button(self) -> QToolButton | None:
         """The toolbar's Fork button (a node dragged onto it is forked or cloned)."""
-        return self._toolbar_button(self.fork_action)
+        return self.forks.toolbar_button(self.fork_action)
 
     def fork_drop_target(self, global_pos: QPoint) -> QWidget | None:
         """Where a node carried out of the graph would be forked (a user message) or cloned: the

@@ -135,7 +135,7 @@ class ReaderPanel(QWidget):
             self._body.setPlainText(page.body)
         self._continue.setEnabled(page.can_continue)
         self.changes_button.setVisible(bool(page.changes))
-        self.changes_button.setToolTip(f"The diff of this turn: {page.changes}" if page.changes else "")
+        self.changes_button.setToolTip(plain_text(f"The diff of this turn: {page.changes}" if page.changes else ""))
         self._continue.setToolTip(plain_text(page.continue_reason))
         crumbs = list(page.crumbs)
         parts = [f'<a href="{html.escape(c.entry_id)}">{html.escape(c.text)}</a>' for c in crumbs]

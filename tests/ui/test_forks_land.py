@@ -89,7 +89,7 @@ def test_the_fork_buttons_offer_a_new_window(window: MainWindow, source: Path) -
     launched: list[str] = []
     window.forker.launch = lambda path: launched.append(path) is None
     window.graph.select(CASCAIS_A, center=True, notify=True)
-    button = window._toolbar_button(window.clone_action)
+    button = window.forks.toolbar_button(window.clone_action)
     assert button is not None and button.menu() is not None
     names = [a.text() for a in button.menu().actions()]
     assert names == ["Clone here", "Clone in a new window (Ctrl+click)"]

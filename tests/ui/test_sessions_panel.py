@@ -202,7 +202,10 @@ def test_geometry_splitters_and_panel_state_are_restored(sessions: dict[str, Pat
     qtbot.addWidget(again)
     again.show()
     QCoreApplication.processEvents()
-    assert (again.size().width(), again.size().height()) == left != (1500, 950)  # not the default size
+    # Restored, not the default size. Within a few pixels: at this minimum size the side column's
+    # wrapped legend can settle 2 px taller once the restored splitter sizes are applied.
+    assert again.size().width() == left[0] and abs(again.size().height() - left[1]) <= 4
+    assert left != (1500, 950)
     assert again.shell.splitter.sizes() == sizes
     assert again.shell.panel.isVisible()
     assert again.shell.toggle_panel.shortcut().toString() == "Ctrl+Shift+E"

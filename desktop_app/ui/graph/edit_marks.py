@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from desktop_app.present.context_actions import EditState
 from desktop_app.present.viewgraph import Node
 
+from ..plain import plain_text
 from .items import NodeItem
 from .style import GraphStyle
 
@@ -40,9 +41,11 @@ class EditMark(QGraphicsItem):
         self.setZValue(1)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)  # clicks go to the node beneath
         self.setToolTip(
-            "Hidden from the context by hand: the model no longer receives this entry"
-            if mark == HIDDEN
-            else "Text edited in the context by hand: the model receives another text for this entry"
+            plain_text(
+                "Hidden from the context by hand: the model no longer receives this entry"
+                if mark == HIDDEN
+                else "Text edited in the context by hand: the model receives another text for this entry"
+            )
         )
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
