@@ -56,7 +56,7 @@ from .selecting import CanvasSelection
 from .style import GraphStyle, default_style
 from .updates import GraphUpdates
 from .viewport import ViewportController
-from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
+from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, Named, WholeGraphBuild
 
 __all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "GraphView"]
 
@@ -195,9 +195,11 @@ class GraphView(QGraphicsView):
         self._model = model
         self._selection.follow(model, entry)
 
-    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+    def swap_in(
+        self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None, marks: Named | None = None
+    ) -> None:
         """The whole graph's items are on screen: adopt its model (see :meth:`GraphUpdates.swap_in`)."""
-        self._updates.swap_in(model, entry, anchor)
+        self._updates.swap_in(model, entry, anchor, marks)
 
     def set_model(self, model: ViewGraphModel | None) -> None:
         self._model = model
