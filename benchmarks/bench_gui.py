@@ -136,6 +136,21 @@ def _gap_stats(beats: list[float], interval_ms: float = HEARTBEAT_MS) -> dict[st
     }
 
 
+def _freeze_stats(beats: list[float], start: float, end: float) -> dict[str, Any]:
+    """The heartbeat from the first picture's paint (``start``) until the whole graph's (``end``):
+    the longest gap between two beats (the window's ends count as beats), the median gap, how
+    many beats, and the five longest gaps (ms from ``start``, ms) (issue 28 item 1)."""
+    inside = [start, *(b for b in beats if start < b < end), end]
+    gaps = [(b - a) * 1000 for a, b in zip(inside, inside[1:], strict=False)]
+    return {
+        "span_ms": (end - start) * 1000,
+        "beats": len(inside) - 2,
+        "max_gap_ms": max(gaps),
+        "median_gap_ms": statistics.median(gaps),
+        "worst_gaps": _worst_gaps(inside, start),
+    }
+
+
 def _worst_gaps(beats: list[float], t0: float, n: int = 5) -> list[tuple[float, float]]:
     """The ``n`` longest gaps as (start offset from ``t0`` in ms, gap in ms)."""
     gaps = [((a - t0) * 1000, (b - a) * 1000) for a, b in zip(beats, beats[1:], strict=False)]
@@ -363,6 +378,28 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.main_window", "MainWindow", "_update_meter"),
     ("desktop_app.ui.chat.sliced", "SliceScheduler", "_tick"),
     ("desktop_app.ui.graph.outline_panel", "OutlinePanel", "paintEvent"),
+    # the whole graph's build and swap after the first picture (issue 28 item 1)
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_start"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_poll"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_swap_step"),
+    ("desktop_app.ui.graph.updates", "GraphUpdates", "swap_in"),
+    ("desktop_app.ui.graph.selecting", "CanvasSelection", "follow"),
+    ("desktop_app.ui.graph.selecting", "CanvasSelection", "restore"),
+    ("desktop_app.ui.graph.canvas_find", "CanvasFind", "rematch"),
+    ("desktop_app.ui.graph.viewport", "ViewportController", "restore_anchor"),
+    ("desktop_app.ui.graph.minimap", "MinimapBinding", "redraw"),
+    ("desktop_app.ui.graph.labels", "LabelPainter", "layout"),
+    ("desktop_app.ui.graph.labels", "LabelPainter", "set_graph"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_rebuild_links"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_make_rows"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_refresh_overview"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "show_audit"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "tighten_rect"),
+    ("desktop_app.ui.graph.items", "EdgeLayer", "add_many"),
+    ("desktop_app.ui.graph.view", "GraphView", "drawForeground"),
+    ("desktop_app.ui.graph.view", "GraphView", "paintEvent"),
+    ("desktop_app.ui.graph.follow", "LeafFollower", "follow"),
+    ("gc", "", "freeze"),
 ]
 
 
@@ -466,6 +503,8 @@ class _Profile:
 def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float) -> dict[str, Any]:
     """``arbor FILE`` with timestamps; returns the timeline in ms from the spawn."""
     started = time.perf_counter()
+    if params.get("code_root"):  # another checkout's app (e.g. the code before a change), this harness
+        sys.path.insert(0, params["code_root"])
 
     def now() -> float:  # ms since the parent spawned this process
         return (time.perf_counter() - started) * 1000 + (started_wall - spawned_wall) * 1000
@@ -532,9 +571,11 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             marks["first_paint_layout"] = self.layout_kind
             marks["first_paint_partial"] = partial  # the leaf's neighbourhood (a big session)
             marks["first_paint_items"] = paints[-1]["items"]
+            raw["first_paint_end"] = time.perf_counter()
             QTimer.singleShot(0, lambda: marks.setdefault("first_turn_after_paint", now()))
         if "complete_paint_end" not in marks and "first_paint_end" in marks and not partial:
             marks["complete_paint_end"] = paints[-1]["end"]  # the whole graph painted
+            raw["complete_paint_end"] = time.perf_counter()
             _maybe_finish()
         return result
 
@@ -560,6 +601,15 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
         marks["peak_rss"] = status.get("VmHWM")
         marks["rss"] = status.get("VmRSS")
         marks["beats"] = _gap_stats(state["beats"])
+        if "first_paint_end" in raw and "complete_paint_end" in raw:
+            marks["freeze"] = _freeze_stats(state["beats"], raw["first_paint_end"], raw["complete_paint_end"])
+            marks["freeze"]["worst"] = [
+                {"at_ms": at, "gap_ms": gap, "stacks": sampler.attribute(raw["first_paint_end"] + at / 1000,
+                 raw["first_paint_end"] + (at + gap) / 1000, top=8) if sampler.enabled else [],
+                 "spans": tracer.within(raw["first_paint_end"] + at / 1000,
+                 raw["first_paint_end"] + (at + gap) / 1000) if tracer.enabled else []}
+                for at, gap in marks["freeze"]["worst_gaps"]
+            ]
         state["heartbeat"].stop()
         state["window"].close()
 
