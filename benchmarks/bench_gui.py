@@ -47,6 +47,13 @@ neighbourhood for a big session) and to the whole graph painted, the longest eve
 peak RSS; node opening the file with pi (``pi_side_by_side.mjs --rss``), interleaved run by run; then
 one streaming + compacting child and one branch-switch child. Medians, ratios, targets met or not.
 
+``.venv/bin/python benchmarks/bench_gui.py --freeze 20000 100000 [--runs 3] [--before CHECKOUT]``: issue 28
+item 1. A 5 ms heartbeat from the end of the first picture's paint until the end of the whole
+graph's (the ``open`` child): the longest gap between two beats, the window's ends counting as
+beats. ``--before`` runs another checkout's app (say ``git archive`` of the commit before a change,
+unpacked) in this harness too, interleaved run by run. Medians. ``--profile open --size N`` shows
+the traced calls inside this window's longest gaps.
+
 ``--profile open|stream|switch [--size N]`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the
@@ -88,6 +95,7 @@ CHILD_TIMEOUT = 300.0
 TARGET_OPEN_MS = 2000.0
 TARGET_STALL_MS = 50.0
 TARGET_SWITCH_MS = 150.0
+TARGET28_FREEZE_MS = 50.0  #: issue 28 item 1: the longest heartbeat gap after the first picture
 
 
 # ====================================================================================== helpers
@@ -1617,6 +1625,73 @@ def at_sizes(sizes: list[int], runs: int = 3, tokens: int = FULL_TOKENS) -> list
     return rows
 
 
+def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[dict[str, Any]]:
+    """Issue 28 item 1: ``runs`` fresh ``arbor FILE`` processes (the ``open`` child) at each size,
+    a 5 ms heartbeat running from the first picture's paint until the whole graph's; the longest
+    gap between two beats (the window's ends count as beats). With ``before`` (another checkout,
+    e.g. ``git archive`` of the commit before a change), its app runs in the same harness,
+    interleaved run by run, so both see the same machine. Medians."""
+    from benchmarks.generate import cached_session
+
+    rows: list[dict[str, Any]] = []
+    roots: dict[str, str | None] = {"now": None}
+    if before:
+        roots = {"before": str(Path(before).resolve()), **roots}
+    for n in sizes:
+        file, _ = cached_session(n)
+        samples: dict[str, dict[str, list[float]]] = {k: {"max_gap": [], "span": [], "beats": []} for k in roots}
+        worst: dict[str, list[Any]] = {k: [] for k in roots}
+        for root in roots.values():  # untimed: fills each checkout's bytecode cache
+            _spawn("open", {"file": str(file), **({"code_root": root} if root else {})})
+        for i in range(runs):
+            for label, root in roots.items():
+                print(f"  {n:,} entries, run {i + 1}/{runs}: {label} ...", file=sys.stderr, flush=True)
+                r = _spawn("open", {"file": str(file), **({"code_root": root} if root else {})})
+                f = r.get("freeze")
+                if f:
+                    samples[label]["max_gap"].append(f["max_gap_ms"])
+                    samples[label]["span"].append(f["span_ms"])
+                    samples[label]["beats"].append(f["beats"])
+                    worst[label].append([(round(at), round(gap, 1)) for at, gap in f["worst_gaps"][:3]])
+        rows.append(
+            {
+                "entries": n,
+                "runs": runs,
+                "samples": samples,
+                "medians": {k: {m: _median(v) for m, v in by.items()} for k, by in samples.items()},
+                "worst": worst,
+                "calibration_ms": _calibrate(),
+            }
+        )
+    return rows
+
+
+def freeze_markdown(rows: list[dict[str, Any]]) -> str:
+    labels = list(rows[0]["medians"]) if rows else []
+    head = "| measure | target | " + " | ".join(
+        f"{r['entries']:,} entries: {label}" for r in rows for label in labels
+    ) + " |"
+    lines = [head, "|---|---|" + "---:|" * (len(rows) * len(labels))]
+    cells = []
+    for r in rows:
+        for label in labels:
+            m = r["medians"][label]["max_gap"]
+            cells.append("–" if m is None else f"{m:,.0f} ms" + (" (met)" if m <= TARGET28_FREEZE_MS else " (**not met**)"))
+    lines.append(
+        "| longest heartbeat gap, first picture → whole graph painted (5 ms heartbeat, median of "
+        f"{rows[0]['runs'] if rows else 0}) | ≤ {TARGET28_FREEZE_MS:,.0f} ms | " + " | ".join(cells) + " |"
+    )
+    spans = [
+        _fmt_ms(r["medians"][label]["span"]) for r in rows for label in labels
+    ]
+    lines.append("| … first picture → whole graph painted | | " + " | ".join(spans) + " |")
+    every = [
+        ", ".join(f"{v:,.0f}" for v in r["samples"][label]["max_gap"]) for r in rows for label in labels
+    ]
+    lines.append("| … every run's longest gap (ms) | | " + " | ".join(every) + " |")
+    return "\n".join(lines)
+
+
 def at_sizes_markdown(rows: list[dict[str, Any]]) -> str:
     def cell(value: Any, fmt: Callable[[Any], str]) -> str:
         return "–" if value is None else fmt(value)
@@ -1698,6 +1773,21 @@ def main(argv: list[str] | None = None) -> int:
         found = at_sizes([int(a.replace("_", "")) for a in rest] or [10_000, 100_000], options["--runs"], options["--tokens"])
         print(json.dumps(found, default=str), file=sys.stderr)
         print(at_sizes_markdown(found))
+        return 0
+    if argv and argv[0] == "--freeze":  # --freeze N [N ...] [--runs R] [--before CHECKOUT]: issue 28 item 1
+        rest = argv[1:]
+        runs, before = 3, None
+        if "--runs" in rest:
+            at = rest.index("--runs")
+            runs = int(rest[at + 1])
+            rest = rest[:at] + rest[at + 2 :]
+        if "--before" in rest:
+            at = rest.index("--before")
+            before = rest[at + 1]
+            rest = rest[:at] + rest[at + 2 :]
+        found = freeze([int(a.replace("_", "")) for a in rest] or [20_000, 100_000], runs, before)
+        print(json.dumps(found, default=str), file=sys.stderr)
+        print(freeze_markdown(found))
         return 0
     if argv and argv[0] == "--vs-pi":  # --vs-pi N [N ...] [--runs R]: arbor vs pi wall times (issue 10)
         rest = argv[1:]
