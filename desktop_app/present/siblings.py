@@ -96,8 +96,9 @@ class SiblingCache:
         path: list[Any] = _drain(self.branch_in_steps(view, 0))
         return path
 
-    def branch_in_steps(self, view: SessionView, every: int = STEP) -> Generator[None, None, list[Any]]:
-        """:meth:`branch`, yielding every ``every`` entries of a walk (``0``: never)."""
+    def branch_in_steps(self, view: SessionView, every: int | None = None) -> Generator[None, None, list[Any]]:
+        """:meth:`branch`, yielding every ``every`` entries of a walk (``0``: never; ``None``: :data:`STEP`)."""
+        every = STEP if every is None else every
         leaf = view.leaf_id
         path = self.path
         if path is not None and leaf == self.leaf:
@@ -235,9 +236,10 @@ def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
 
 
 def newest_leaf_in_steps(
-    view: SessionView, entry_id: str, order: dict[str, int], every: int = STEP
+    view: SessionView, entry_id: str, order: dict[str, int], every: int | None = None
 ) -> Generator[None, None, str]:
-    """:func:`newest_leaf`, yielding every ``every`` entries of the subtree (``0``: never)."""
+    """:func:`newest_leaf`, yielding every ``every`` entries of the subtree (``0``: never; ``None``: :data:`STEP`)."""
+    every = STEP if every is None else every
     best, best_at = entry_id, -1
     stack = [entry_id]
     seen: set[str] = set()
@@ -269,14 +271,18 @@ def sibling_switches(
 
 
 def sibling_switches_in_steps(
-    view: SessionView, shown: Collection[int] | None = None, cache: SiblingCache | None = None, every: int = STEP
+    view: SessionView,
+    shown: Collection[int] | None = None,
+    cache: SiblingCache | None = None,
+    every: int | None = None,
 ) -> Steps:
     """:func:`sibling_switches` in slices: a generator that yields after every ``every`` entries
     it walks (the active path, the file's order, a sibling's subtree; ``0``: never) and returns
     the switches. At 100,000 entries the whole computation took ~0.45 s on the UI thread after the
     first picture (issue 28); its caller runs a slice per event-loop turn. The session must not
     change between two slices (the caller starts again if it does); the cache keeps what each
-    finished part found."""
+    finished part found. ``every=None``: :data:`STEP`."""
+    every = STEP if every is None else every
     if cache is None:
         cache = SiblingCache()
     cache.check(view)

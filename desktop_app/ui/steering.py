@@ -323,6 +323,7 @@ class Steering(QObject):
         self.sibling_turns += 1
         ends = time.perf_counter() + _SIBLING_BUDGET
         try:
+            next(steps)  # at least one slice a turn
             while time.perf_counter() < ends:
                 next(steps)
         except StopIteration as done:
