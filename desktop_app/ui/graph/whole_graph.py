@@ -72,6 +72,12 @@ _MAX_BUILD_RESTARTS = 2
 _BUILD_START_MS = 250
 #: A shown canvas waits this much longer for its first paint before the build starts anyway.
 _PICTURE_WAIT_MS = 2_000
+#: The work waiting for the first picture and the whole graph's build start this long after it.
+_AFTER_PICTURE_MS = 1
+#: The whole graph's build starts this long after the first picture: the work that waited for
+#: the picture (the context meter, the sibling arrows' first slice) and the chat's paint it causes
+#: run first without the worker beside them, each Qt call of theirs waiting for the GIL.
+_BUILD_AFTER_PICTURE_MS = 60
 #: How often a whole-graph build waiting for a replaced picture's deletion looks again.
 _BUILD_AFTER_DISCARD_MS = 20
 #: The interpreter's switch interval (s) while the build's worker runs: the UI thread waits this
@@ -265,10 +271,13 @@ class WholeGraphBuild(QObject):
         self._picture_pending = False
         self._picture_timer.stop()
         waiting, self._after_picture = self._after_picture, []
+        # Timers, not posted calls: Qt runs every call posted before a pass of its loop in that
+        # one pass (with the rest of the window's paint and the chat's), timers each in their
+        # turn beside the rest (issue 28: one 40-75 ms turn right after the first picture).
         for work in waiting:
-            QTimer.singleShot(0, self, work)
-        if self.state == "waiting":
-            QTimer.singleShot(0, self, self._start)
+            QTimer.singleShot(_AFTER_PICTURE_MS, self, work)
+        if self.state == "waiting":  # after that work and the paints it causes, not beside them
+            QTimer.singleShot(_BUILD_AFTER_PICTURE_MS, self, self._start)
 
     def _picture_overdue(self) -> None:
         if self._picture_pending and self._view.isVisible() and not self._picture_waited:
