@@ -333,6 +333,9 @@ class Steering(QObject):
             else:
                 self.window.chat.set_sibling_switches(done.value)
             return
+        except BaseException:  # as the one-go search did: the error shows, the next search still runs
+            self._sibling_steps = None
+            raise
         QTimer.singleShot(0, self, self._sibling_step)
 
     def _siblings_in_steps(self) -> Generator[None, None, list[SiblingSwitch]]:
