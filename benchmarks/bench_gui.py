@@ -47,6 +47,13 @@ neighbourhood for a big session) and to the whole graph painted, the longest eve
 peak RSS; node opening the file with pi (``pi_side_by_side.mjs --rss``), interleaved run by run; then
 one streaming + compacting child and one branch-switch child. Medians, ratios, targets met or not.
 
+``.venv/bin/python benchmarks/bench_gui.py --freeze 20000 100000 [--runs 3] [--before CHECKOUT]``: issue 28
+item 1. A 5 ms heartbeat from the end of the first picture's paint until the end of the whole
+graph's (the ``open`` child): the longest gap between two beats, the window's ends counting as
+beats. ``--before`` runs another checkout's app (say ``git archive`` of the commit before a change,
+unpacked) in this harness too, interleaved run by run. Medians. ``--profile open --size N`` shows
+the traced calls inside this window's longest gaps.
+
 ``--profile open|stream|switch [--size N]`` runs that child once under cProfile and once with a span tracer
 (``TRACED``: the app's event handlers, timed call by call) and prints where the time goes; for
 ``stream``, the calls that ran inside the longest heartbeat gaps. ``--anthropic`` profiles the
@@ -88,6 +95,7 @@ CHILD_TIMEOUT = 300.0
 TARGET_OPEN_MS = 2000.0
 TARGET_STALL_MS = 50.0
 TARGET_SWITCH_MS = 150.0
+TARGET28_FREEZE_MS = 50.0  #: issue 28 item 1: the longest heartbeat gap after the first picture
 
 
 # ====================================================================================== helpers
@@ -133,6 +141,21 @@ def _gap_stats(beats: list[float], interval_ms: float = HEARTBEAT_MS) -> dict[st
         "p99_gap_ms": _pct(gaps, 0.99),
         "gaps_over_50ms": sum(1 for g in gaps if g - interval_ms > 50),
         "gaps_over_20ms": sum(1 for g in gaps if g - interval_ms > 20),
+    }
+
+
+def _freeze_stats(beats: list[float], start: float, end: float) -> dict[str, Any]:
+    """The heartbeat from the first picture's paint (``start``) until the whole graph's (``end``):
+    the longest gap between two beats (the window's ends count as beats), the median gap, how
+    many beats, and the five longest gaps (ms from ``start``, ms) (issue 28 item 1)."""
+    inside = [start, *(b for b in beats if start < b < end), end]
+    gaps = [(b - a) * 1000 for a, b in zip(inside, inside[1:], strict=False)]
+    return {
+        "span_ms": (end - start) * 1000,
+        "beats": len(inside) - 2,
+        "max_gap_ms": max(gaps),
+        "median_gap_ms": statistics.median(gaps),
+        "worst_gaps": _worst_gaps(inside, start),
     }
 
 
@@ -363,6 +386,28 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.main_window", "MainWindow", "_update_meter"),
     ("desktop_app.ui.chat.sliced", "SliceScheduler", "_tick"),
     ("desktop_app.ui.graph.outline_panel", "OutlinePanel", "paintEvent"),
+    # the whole graph's build and swap after the first picture (issue 28 item 1)
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_start"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_poll"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "_swap_step"),
+    ("desktop_app.ui.graph.updates", "GraphUpdates", "swap_in"),
+    ("desktop_app.ui.graph.selecting", "CanvasSelection", "follow"),
+    ("desktop_app.ui.graph.selecting", "CanvasSelection", "restore"),
+    ("desktop_app.ui.graph.canvas_find", "CanvasFind", "rematch"),
+    ("desktop_app.ui.graph.viewport", "ViewportController", "restore_anchor"),
+    ("desktop_app.ui.graph.minimap", "MinimapBinding", "redraw"),
+    ("desktop_app.ui.graph.labels", "LabelPainter", "layout"),
+    ("desktop_app.ui.graph.labels", "LabelPainter", "set_graph"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_rebuild_links"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_make_rows"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "_refresh_overview"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "show_audit"),
+    ("desktop_app.ui.graph.scene", "GraphScene", "tighten_rect"),
+    ("desktop_app.ui.graph.items", "EdgeLayer", "add_many"),
+    ("desktop_app.ui.graph.view", "GraphView", "drawForeground"),
+    ("desktop_app.ui.graph.view", "GraphView", "paintEvent"),
+    ("desktop_app.ui.graph.follow", "LeafFollower", "follow"),
+    ("gc", "", "freeze"),
 ]
 
 
@@ -466,6 +511,8 @@ class _Profile:
 def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float) -> dict[str, Any]:
     """``arbor FILE`` with timestamps; returns the timeline in ms from the spawn."""
     started = time.perf_counter()
+    if params.get("code_root"):  # another checkout's app (e.g. the code before a change), this harness
+        sys.path.insert(0, params["code_root"])
 
     def now() -> float:  # ms since the parent spawned this process
         return (time.perf_counter() - started) * 1000 + (started_wall - spawned_wall) * 1000
@@ -532,12 +579,14 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             marks["first_paint_layout"] = self.layout_kind
             marks["first_paint_partial"] = partial  # the leaf's neighbourhood (a big session)
             marks["first_paint_items"] = paints[-1]["items"]
+            raw["first_paint_end"] = time.perf_counter()
             QTimer.singleShot(0, lambda: marks.setdefault("first_turn_after_paint", now()))
         loading = state["window"] is not None and state["window"].agent.session.loading  # a deferred open
         if "loaded" not in marks and "first_paint_end" in marks and not loading:
             marks["loaded"] = now()  # the whole file parsed and installed
         if "complete_paint_end" not in marks and "first_paint_end" in marks and not partial and not loading:
             marks["complete_paint_end"] = paints[-1]["end"]  # the whole graph painted
+            raw["complete_paint_end"] = time.perf_counter()
             _maybe_finish()
         return result
 
@@ -563,6 +612,15 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
         marks["peak_rss"] = status.get("VmHWM")
         marks["rss"] = status.get("VmRSS")
         marks["beats"] = _gap_stats(state["beats"])
+        if "first_paint_end" in raw and "complete_paint_end" in raw:
+            marks["freeze"] = _freeze_stats(state["beats"], raw["first_paint_end"], raw["complete_paint_end"])
+            marks["freeze"]["worst"] = [
+                {"at_ms": at, "gap_ms": gap, "stacks": sampler.attribute(raw["first_paint_end"] + at / 1000,
+                 raw["first_paint_end"] + (at + gap) / 1000, top=8) if sampler.enabled else [],
+                 "spans": tracer.within(raw["first_paint_end"] + at / 1000,
+                 raw["first_paint_end"] + (at + gap) / 1000) if tracer.enabled else []}
+                for at, gap in marks["freeze"]["worst_gaps"]
+            ]
         state["heartbeat"].stop()
         state["window"].close()
 
@@ -1570,6 +1628,73 @@ def at_sizes(sizes: list[int], runs: int = 3, tokens: int = FULL_TOKENS) -> list
     return rows
 
 
+def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[dict[str, Any]]:
+    """Issue 28 item 1: ``runs`` fresh ``arbor FILE`` processes (the ``open`` child) at each size,
+    a 5 ms heartbeat running from the first picture's paint until the whole graph's; the longest
+    gap between two beats (the window's ends count as beats). With ``before`` (another checkout,
+    e.g. ``git archive`` of the commit before a change), its app runs in the same harness,
+    interleaved run by run, so both see the same machine. Medians."""
+    from benchmarks.generate import cached_session
+
+    rows: list[dict[str, Any]] = []
+    roots: dict[str, str | None] = {"now": None}
+    if before:
+        roots = {"before": str(Path(before).resolve()), **roots}
+    for n in sizes:
+        file, _ = cached_session(n)
+        samples: dict[str, dict[str, list[float]]] = {k: {"max_gap": [], "span": [], "beats": []} for k in roots}
+        worst: dict[str, list[Any]] = {k: [] for k in roots}
+        for root in roots.values():  # untimed: fills each checkout's bytecode cache
+            _spawn("open", {"file": str(file), **({"code_root": root} if root else {})})
+        for i in range(runs):
+            for label, root in roots.items():
+                print(f"  {n:,} entries, run {i + 1}/{runs}: {label} ...", file=sys.stderr, flush=True)
+                r = _spawn("open", {"file": str(file), **({"code_root": root} if root else {})})
+                f = r.get("freeze")
+                if f:
+                    samples[label]["max_gap"].append(f["max_gap_ms"])
+                    samples[label]["span"].append(f["span_ms"])
+                    samples[label]["beats"].append(f["beats"])
+                    worst[label].append([(round(at), round(gap, 1)) for at, gap in f["worst_gaps"][:3]])
+        rows.append(
+            {
+                "entries": n,
+                "runs": runs,
+                "samples": samples,
+                "medians": {k: {m: _median(v) for m, v in by.items()} for k, by in samples.items()},
+                "worst": worst,
+                "calibration_ms": _calibrate(),
+            }
+        )
+    return rows
+
+
+def freeze_markdown(rows: list[dict[str, Any]]) -> str:
+    labels = list(rows[0]["medians"]) if rows else []
+    head = "| measure | target | " + " | ".join(
+        f"{r['entries']:,} entries: {label}" for r in rows for label in labels
+    ) + " |"
+    lines = [head, "|---|---|" + "---:|" * (len(rows) * len(labels))]
+    cells = []
+    for r in rows:
+        for label in labels:
+            m = r["medians"][label]["max_gap"]
+            cells.append("–" if m is None else f"{m:,.0f} ms" + (" (met)" if m <= TARGET28_FREEZE_MS else " (**not met**)"))
+    lines.append(
+        "| longest heartbeat gap, first picture → whole graph painted (5 ms heartbeat, median of "
+        f"{rows[0]['runs'] if rows else 0}) | ≤ {TARGET28_FREEZE_MS:,.0f} ms | " + " | ".join(cells) + " |"
+    )
+    spans = [
+        _fmt_ms(r["medians"][label]["span"]) for r in rows for label in labels
+    ]
+    lines.append("| … first picture → whole graph painted | | " + " | ".join(spans) + " |")
+    every = [
+        ", ".join(f"{v:,.0f}" for v in r["samples"][label]["max_gap"]) for r in rows for label in labels
+    ]
+    lines.append("| … every run's longest gap (ms) | | " + " | ".join(every) + " |")
+    return "\n".join(lines)
+
+
 def at_sizes_markdown(rows: list[dict[str, Any]]) -> str:
     def cell(value: Any, fmt: Callable[[Any], str]) -> str:
         return "–" if value is None else fmt(value)
@@ -1651,6 +1776,21 @@ def main(argv: list[str] | None = None) -> int:
         found = at_sizes([int(a.replace("_", "")) for a in rest] or [10_000, 100_000], options["--runs"], options["--tokens"])
         print(json.dumps(found, default=str), file=sys.stderr)
         print(at_sizes_markdown(found))
+        return 0
+    if argv and argv[0] == "--freeze":  # --freeze N [N ...] [--runs R] [--before CHECKOUT]: issue 28 item 1
+        rest = argv[1:]
+        runs, before = 3, None
+        if "--runs" in rest:
+            at = rest.index("--runs")
+            runs = int(rest[at + 1])
+            rest = rest[:at] + rest[at + 2 :]
+        if "--before" in rest:
+            at = rest.index("--before")
+            before = rest[at + 1]
+            rest = rest[:at] + rest[at + 2 :]
+        found = freeze([int(a.replace("_", "")) for a in rest] or [20_000, 100_000], runs, before)
+        print(json.dumps(found, default=str), file=sys.stderr)
+        print(freeze_markdown(found))
         return 0
     if argv and argv[0] == "--vs-pi":  # --vs-pi N [N ...] [--runs R]: arbor vs pi wall times (issue 10)
         rest = argv[1:]

@@ -13,14 +13,28 @@ drag and double-click keep pi's question.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_app.session import SessionView
 from desktop_app.session.kinds import EntryKind, kind_of, message_of
 
-__all__ = ["FlipOffer", "SiblingCache", "SiblingSwitch", "flip_offer", "newest_leaf", "sibling_switches"]
+__all__ = [
+    "FlipOffer",
+    "SiblingCache",
+    "SiblingSwitch",
+    "flip_offer",
+    "newest_leaf",
+    "sibling_switches",
+    "sibling_switches_in_steps",
+]
+
+#: Entries a stepped walk (:func:`sibling_switches_in_steps`) visits between two yields (~1 ms).
+STEP = 2_000
+
+#: What a stepped computation yields between its slices (nothing: it only gives the caller a turn).
+Steps = Generator[None, None, "list[SiblingSwitch]"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +75,7 @@ class SiblingCache:
     path: list[Any] | None = None
 
     def check(self, view: SessionView) -> None:
-        entries = view.get_entries()
+        entries = view.index.entries  # not get_entries(): a copy of 100,000 entries each time
         count = len(entries)
         last = str(entries[-1].get("id")) if entries else None
         if count == self.entries and last == self.last:
@@ -79,6 +93,12 @@ class SiblingCache:
     def branch(self, view: SessionView) -> list[Any]:
         """The active path, kept: the leaf moving to a child of the old leaf (an append, above all)
         extends it, anything else walks it again (72,000 entries at 100k: ~40 ms)."""
+        path: list[Any] = _drain(self.branch_in_steps(view, 0))
+        return path
+
+    def branch_in_steps(self, view: SessionView, every: int | None = None) -> Generator[None, None, list[Any]]:
+        """:meth:`branch`, yielding every ``every`` entries of a walk (``0``: never; ``None``: :data:`STEP`)."""
+        every = STEP if every is None else every
         leaf = view.leaf_id
         path = self.path
         if path is not None and leaf == self.leaf:
@@ -87,6 +107,8 @@ class SiblingCache:
         if tail is not None:
             for entry in reversed(tail):
                 self._extend(entry)
+        elif every:
+            self.path = yield from _branch_in_steps(view, leaf, every)
         else:  # in comprehensions: a far switch at 100k walks 72,000 entries (50 ms a call each)
             self.path = list(view.get_branch())
         self.leaf = leaf
@@ -177,8 +199,47 @@ class SiblingCache:
         return frozenset(found)
 
 
+def _drain(steps: Generator[None, None, Any]) -> Any:
+    """Run a stepped computation to its end at once; its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def _branch_in_steps(view: SessionView, leaf: str | None, every: int) -> Generator[None, None, list[Any]]:
+    """``view.get_branch()`` (root → ``leaf``), walked up ``every`` entries per step. Anything a
+    plain walk of string ids cannot answer as ``get_branch`` does (an id that is not a string, a
+    cycle) is left to ``get_branch`` itself."""
+    path: list[Any] = []
+    most = len(view.index.entries)
+    current: Any = leaf
+    while current:  # as get_branch: a missing or falsy parent ends the path
+        if not isinstance(current, str) or len(path) > most:
+            return list(view.get_branch())
+        entry = view.get_entry(current)
+        if entry is None:
+            break
+        path.append(entry)
+        if len(path) % every == 0:
+            yield
+        current = entry.get("parentId")
+    path.reverse()
+    return path
+
+
 def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
     """The leaf of ``entry_id``'s subtree that was written last (``order``: entry id → file position)."""
+    found: str = _drain(newest_leaf_in_steps(view, entry_id, order, 0))
+    return found
+
+
+def newest_leaf_in_steps(
+    view: SessionView, entry_id: str, order: dict[str, int], every: int | None = None
+) -> Generator[None, None, str]:
+    """:func:`newest_leaf`, yielding every ``every`` entries of the subtree (``0``: never; ``None``: :data:`STEP`)."""
+    every = STEP if every is None else every
     best, best_at = entry_id, -1
     stack = [entry_id]
     seen: set[str] = set()
@@ -191,6 +252,8 @@ def newest_leaf(view: SessionView, entry_id: str, order: dict[str, int]) -> str:
         if not children and order.get(current, -1) > best_at:
             best, best_at = current, order.get(current, -1)
         stack.extend(children)
+        if every and len(seen) % every == 0:
+            yield
     return best
 
 
@@ -203,10 +266,27 @@ def sibling_switches(
     among them is skipped before its newest leaves are searched (a 100,000-entry path branches
     ~2,700 times, the chat since the last compaction shows a few of them).
     """
+    found: list[SiblingSwitch] = _drain(sibling_switches_in_steps(view, shown, cache, 0))
+    return found
+
+
+def sibling_switches_in_steps(
+    view: SessionView,
+    shown: Collection[int] | None = None,
+    cache: SiblingCache | None = None,
+    every: int | None = None,
+) -> Steps:
+    """:func:`sibling_switches` in slices: a generator that yields after every ``every`` entries
+    it walks (the active path, the file's order, a sibling's subtree; ``0``: never) and returns
+    the switches. At 100,000 entries the whole computation took ~0.45 s on the UI thread after the
+    first picture (issue 28); its caller runs a slice per event-loop turn. The session must not
+    change between two slices (the caller starts again if it does); the cache keeps what each
+    finished part found. ``every=None``: :data:`STEP`."""
+    every = STEP if every is None else every
     if cache is None:
         cache = SiblingCache()
     cache.check(view)
-    path = cache.branch(view)
+    path = yield from cache.branch_in_steps(view, every)
 
     def ids(i: int) -> str:
         return str(path[i].get("id"))
@@ -220,11 +300,19 @@ def sibling_switches(
         return []
     order, newest = cache.order, cache.newest
 
-    def newest_of(entry_id: str) -> str:
+    def newest_of(entry_id: str) -> Generator[None, None, str]:
         if entry_id not in newest:
             if not order:
-                order.update((str(e.get("id")), n) for n, e in enumerate(view.get_entries()))
-            cache.remember(entry_id, newest_leaf(view, entry_id, order))
+                entries = view.index.entries
+                for start in range(0, len(entries), every or len(entries) or 1):
+                    chunk = entries[start : start + every] if every else entries
+                    order.update((str(e.get("id")), start + n) for n, e in enumerate(chunk))
+                    if every:
+                        yield
+            if every:
+                cache.remember(entry_id, (yield from newest_leaf_in_steps(view, entry_id, order, every)))
+            else:
+                cache.remember(entry_id, newest_leaf(view, entry_id, order))
         return newest[entry_id]
 
     switches: list[SiblingSwitch] = []
@@ -247,8 +335,8 @@ def sibling_switches(
                 entry_id=str(carrier.get("id")),
                 index=k + 1,
                 count=len(siblings),
-                previous_leaf=newest_of(siblings[k - 1]) if k > 0 else None,
-                next_leaf=newest_of(siblings[k + 1]) if k + 1 < len(siblings) else None,
+                previous_leaf=(yield from newest_of(siblings[k - 1])) if k > 0 else None,
+                next_leaf=(yield from newest_of(siblings[k + 1])) if k + 1 < len(siblings) else None,
             )
         )
     return switches

@@ -16,6 +16,12 @@ seconds. What a loaded session holds is frozen (``gc.freeze()`` once the whole g
 ``graph/view.py``), so the full collections that do run walk only what was made since.
 
 Reference counting frees almost everything, on any thread, as before; only cycles wait for the timer.
+
+While the whole graph of a big session is built on a worker thread, collections are *held*
+(:func:`hold_collections`): the build allocates millions of objects that all survive, and each
+collection the timer ran meanwhile walked them on the GUI thread (a 170 ms stall at 100,000
+entries, issue 28). Once the graph is in it is frozen, so the collections after the hold walk
+none of it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,9 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
 __all__ = [
     "CHECK_INTERVAL_MS",
+    "collections_held",
+    "hold_collections",
+    "release_collections",
     "FULL_COLLECTION_MIN_INTERVAL_S",
     "GuiGarbageCollector",
     "due_generation",
@@ -43,6 +52,25 @@ CHECK_INTERVAL_MS = 200
 #: The least time between two full collections (CPython would also defer most of them, see
 #: ``gc.collect`` and "long-lived pending" in its docs; with a frozen session they are cheap anyway).
 FULL_COLLECTION_MIN_INTERVAL_S = 30.0
+
+
+#: Who holds collections off now (:func:`hold_collections`), by ``id``.
+_HOLDERS: set[int] = set()
+
+
+def hold_collections(holder: object) -> None:
+    """No collection by the GUI thread's timer until ``holder`` releases it (GUI thread only).
+    For a bounded stretch of work that allocates what must survive anyway (module docstring)."""
+    _HOLDERS.add(id(holder))
+
+
+def release_collections(holder: object) -> None:
+    """``holder`` no longer holds collections off (nothing if it did not)."""
+    _HOLDERS.discard(id(holder))
+
+
+def collections_held() -> bool:
+    return bool(_HOLDERS)
 
 
 def due_generation(
@@ -107,6 +135,8 @@ class GuiGarbageCollector(QObject):
         if gc.isenabled():  # someone switched it back on: threads would collect again
             log.debug("automatic garbage collection was re-enabled; switching it off again")
             gc.disable()
+        if _HOLDERS:
+            return None
         now = self._clock()
         counts = self._counts()
         generation = due_generation(counts, self.thresholds, now - self.last_full, self.full_min_interval)

@@ -11,7 +11,8 @@ session changes only through the agent's commands.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+import time
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import replace
 from typing import Any, Protocol, assert_never
 
@@ -49,7 +50,13 @@ from desktop_app.present.leaf_history import LeafHistory
 from desktop_app.present.node_menu import MenuAction, menu_item, node_menu
 from desktop_app.present.reader import context_page, reader_page
 from desktop_app.present.rubber_band import BandSelection
-from desktop_app.present.siblings import FlipOffer, SiblingCache, flip_offer, sibling_switches
+from desktop_app.present.siblings import (
+    FlipOffer,
+    SiblingCache,
+    SiblingSwitch,
+    flip_offer,
+    sibling_switches_in_steps,
+)
 from desktop_app.present.text import full_text
 from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of
 from desktop_app.settings import Settings
@@ -101,6 +108,8 @@ class SteeredWindow(Protocol):
 
 #: The chat's newest rows that may be streamed copies of saved messages (a turn with tool calls: a few).
 STREAMED_ROWS = 8
+#: Seconds of one event-loop turn spent finding the sibling arrows (:meth:`Steering._sibling_step`).
+_SIBLING_BUDGET = 0.005
 
 
 class Steering(QObject):
@@ -142,6 +151,12 @@ class Steering(QObject):
         self._siblings_timer.timeout.connect(self._show_siblings)
         self._sibling_cache = SiblingCache()  #: positions and newest leaves, per session view
         self._sibling_cache_view: Any = None
+        #: the sibling arrows being found, a slice per event-loop turn, and the session's state
+        #: (entries, leaf) they are found for
+        self._sibling_steps: Generator[None, None, list[SiblingSwitch]] | None = None
+        self._sibling_state: tuple[int, str | None] | None = None
+        self._siblings_again = False  #: the chat changed while they were being found
+        self.sibling_turns = 0  #: event-loop turns the last search for sibling arrows took (tests)
         self.undo_action = self._action("Undo leaf move", self.undo, QKeySequence.StandardKey.Undo)
         self.redo_action = self._action("Redo leaf move", self.redo, "Ctrl+Shift+Z")
         self._sync_undo()
@@ -292,7 +307,47 @@ class Steering(QObject):
 
     def _show_siblings(self) -> None:
         """Arrows only for branch points whose message the chat shows (the panel then makes a
-        widget only for the rows on screen): at 100,000 entries the path branches ~2,700 times."""
+        widget only for the rows on screen): at 100,000 entries the path branches ~2,700 times.
+        Found a slice per event-loop turn (:meth:`_sibling_step`): at once, that search held the
+        UI thread ~0.45 s at 100,000 entries, right after the first picture (issue 28)."""
+        if self._sibling_steps is not None:  # one is under way: again once it is done
+            self._siblings_again = True
+            return
+        self.sibling_turns, self._siblings_again = 0, False
+        self._sibling_steps = self._siblings_in_steps()
+        self._sibling_state = self._session_state()
+        self._sibling_step()
+
+    def _session_state(self) -> tuple[int, str | None]:
+        return len(self._view.index.entries), self._view.leaf_id
+
+    def _sibling_step(self) -> None:
+        """One slice (a few milliseconds) of the search :meth:`_show_siblings` started; the next
+        on the next turn. If the session or the chat changed meanwhile, what was found is dropped
+        and the search starts again (quickly: the cache keeps the path, order and newest leaves
+        found, and follows appends)."""
+        steps = self._sibling_steps
+        if steps is None:
+            return
+        self.sibling_turns += 1
+        ends = time.perf_counter() + _SIBLING_BUDGET
+        try:
+            next(steps)  # at least one slice a turn
+            while time.perf_counter() < ends:
+                next(steps)
+        except StopIteration as done:
+            self._sibling_steps = None
+            if self._siblings_again or self._sibling_state != self._session_state():
+                self._show_siblings()
+            else:
+                self.window.chat.set_sibling_switches(done.value)
+            return
+        except BaseException:  # as the one-go search did: the error shows, the next search still runs
+            self._sibling_steps = None
+            raise
+        QTimer.singleShot(0, self, self._sibling_step)
+
+    def _siblings_in_steps(self) -> Generator[None, None, list[SiblingSwitch]]:
         chat = self.window.chat
         messages = chat.model.messages()
         shown = {id(message) for message in messages}
@@ -305,17 +360,16 @@ class Steering(QObject):
         # "‹ 2/2 ›" was missing).
         recent = messages[-STREAMED_ROWS:]
         copies: dict[int, Any] = {}  #: id of a saved message → the chat's equal row object
-        for entry in cache.branch(self._view)[-2 * STREAMED_ROWS :]:
+        path = yield from cache.branch_in_steps(self._view)
+        for entry in path[-2 * STREAMED_ROWS :]:
             message = entry.get("message")
             if message is not None and id(message) not in shown:
                 row = next((row for row in recent if message == row), None)
                 if row is not None:
                     shown.add(id(message))
                     copies[id(message)] = row
-        switches = sibling_switches(self._view, shown, cache)
-        chat.set_sibling_switches(
-            [replace(sw, message=copies[id(sw.message)]) if id(sw.message) in copies else sw for sw in switches]
-        )
+        switches = yield from sibling_switches_in_steps(self._view, shown, cache)
+        return [replace(sw, message=copies[id(sw.message)]) if id(sw.message) in copies else sw for sw in switches]
 
     def _restore_bands(self) -> None:
         """Take a preview's bands off the graph; a selected compaction's own audit comes back."""

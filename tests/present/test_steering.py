@@ -407,3 +407,30 @@ def test_the_first_shown_message_is_found_from_the_leaf_up_to_the_kept_part_only
     for i in range(at_kept):
         path[i] = Untouchable(path[i])
     assert cache.first_shown(shown) == at_kept  # the summary was never found, and nothing above read
+
+
+def test_sibling_switches_in_steps_yield_and_answer_as_at_once() -> None:
+    """Issue 28: the search behind the sibling arrows runs a slice per event-loop turn. Stepped
+    every entry or two, it yields many times and answers exactly what the one-go search does (the
+    path walked up entry by entry equals get_branch; newest leaves and file order as before)."""
+    from desktop_app.present.siblings import SiblingCache, _drain, sibling_switches_in_steps
+
+    m = SessionManager.in_memory("/tmp")
+    _sibling_tree(m)
+    m.branch(m.get_branch()[3]["id"])  # a leaf deeper in, then more on the active path
+    m.append_message(_user("after a move"))
+    at_once = sibling_switches(m)
+    assert at_once  # branch points to step through
+    for every in (1, 2, 7):
+        steps = sibling_switches_in_steps(m, None, SiblingCache(), every)
+        yields = 0
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                assert done.value == at_once
+                break
+            yields += 1
+        assert yields >= len(m.get_entries()) // every  # walked in slices, not in one go
+    cache = SiblingCache()
+    assert _drain(cache.branch_in_steps(m, 1)) == m.get_branch()

@@ -16,7 +16,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView
 
 from desktop_app.present.lod import Marks, Placed, Rect, node_marks, update_marks
-from desktop_app.present.viewgraph import Node
+from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .audit_captions import AuditCaptionPainter
 from .heat import HeatStrip
@@ -94,6 +94,14 @@ class CanvasOverlay:
             (spec.node_width / 2, spec.node_height / 2),
             obstacles,
         )
+
+    def adopt_marks(self, graph: ViewGraph, marks: Marks, name: str | None) -> None:
+        """``marks``: :func:`node_marks` of ``graph`` for the session ``name``, made elsewhere (the
+        whole graph's build, on its worker). Kept as the scene's marks now if ``graph`` is the one
+        on screen and the name is still the session's; otherwise they are made again when asked."""
+        if self._scene.graph is graph and name == self._session_name():
+            self._marks, self._marks_name, self._marks_leaf = marks, name, graph.leaf_node
+            self._marks_version, self._marks_pending = self._scene.version, None
 
     def note_marks(self, before: int, nodes: Iterable[Node | None]) -> None:
         """An append took the scene from version ``before`` to now, touching only ``nodes``' marks."""

@@ -9,6 +9,9 @@ scene whose items move in bulk).
 
 from __future__ import annotations
 
+import math
+import sys
+import time
 from collections.abc import Generator, Iterable, Mapping
 from typing import Any
 
@@ -27,21 +30,29 @@ from desktop_app.present.viewgraph import Node, ViewGraph
 
 from .audit_bands import AuditBands, build_audit_bands
 from .items import Edge, EdgeLayer, NodeItem, OverviewLayer
+from .layer_trash import LayerTrash
 from .links import link_items
 from .style import GraphStyle
 
 __all__ = ["GraphScene", "AuditBands"]
 
-#: Items deleted per event-loop turn when a big picture is replaced (~3-4 ms; 1,500 took ~10 ms).
-_DISCARD_STEP = 500
-#: The deleting starts this long after the replacement: the new picture's first paint (and the
-#: rest of a branch switch) comes first.
-_DISCARD_DELAY_MS = 50
+#: A sliced :meth:`GraphScene.show_graph_in_steps` reads the clock after this many items.
+_CLOCK_EVERY = 16
 
 #: When an append takes the graph out of the scene rect, the rect grows this many rows beyond it.
 _GROW_ROWS = 8
 
 Positions = Mapping[Any, tuple[float, float]]
+
+
+def _clip_to_nothing(layer: QGraphicsItem, on: bool) -> None:
+    """Clip the children of ``layer`` (made by :meth:`GraphScene._layer`: an empty box) to that
+    box (``on``: Qt skips them when it paints, as it skips what lies outside a clip) or let them
+    show. While clipping, the layer counts as having contents: Qt only culls by the box of an
+    item that has some."""
+    flags = QGraphicsItem.GraphicsItemFlag
+    layer.setFlag(flags.ItemHasNoContents, not on)
+    layer.setFlag(flags.ItemClipsChildrenToShape, on)
 
 
 class StretchLayer(QGraphicsItem):
@@ -117,8 +128,7 @@ class GraphScene(QGraphicsScene):
         self.stretches.setVisible(False)
         self.addItem(self.stretches)
         self._overview_dirty = True
-        #: replaced layers being emptied, each with the items still in it (see :meth:`_discard`)
-        self._trash: list[tuple[QGraphicsItem, list[QGraphicsItem]]] = []
+        self._trash = LayerTrash(self)  #: replaced layers, emptied a slice per turn
         #: bumped whenever nodes, their flags or their positions change (screen labels follow it)
         self.version = 0
 
@@ -151,27 +161,55 @@ class GraphScene(QGraphicsScene):
             pass
 
     def show_graph_in_steps(
-        self, graph: ViewGraph, positions: Positions, step: int = 1000
+        self,
+        graph: ViewGraph,
+        positions: Positions,
+        step: int = 1000,
+        budget: float = 0.0,
+        *,
+        rows: RowIndex | None = None,
+        extent: tuple[float, float, float, float] | None = None,
     ) -> Generator[int, None, None]:
-        """:meth:`show_graph` in slices: the new items are made ``step`` at a time into hidden
-        layers (yielding the count made so far after each slice) while the old ones stay on
-        screen; the last step swaps them in. ``step=0``: all at once. Nothing else may change the
-        scene until the iterator is exhausted (an abandoned one leaves the old picture)."""
+        """:meth:`show_graph` in slices: the new items are made into hidden layers (yielding the
+        count made so far after each slice) while the old ones stay on screen; the last step swaps
+        them in. A slice ends after ``step`` items, or once it has taken ``budget`` seconds (the
+        same event-loop turn of a few milliseconds on any machine, issue 28: 600 items were 10 ms
+        here, 50 ms on a loaded machine); ``step=0`` and no ``budget``: all at once. Edges are
+        indexed slice by slice too (their layer is hidden meanwhile: 35 ms at 100,000 entries in
+        one go). Nothing else may change the scene until the iterator is exhausted (an abandoned
+        one leaves the old picture). ``rows`` and ``extent``: :attr:`rows` and the positions'
+        extent made elsewhere (the whole graph's build worker), not on the first turns after."""
         edge_layer, node_layer = self._edges_layer(), self._layer(1.0)
-        edge_layer.setVisible(False)
-        node_layer.setVisible(False)
+        # Shown but clipped to nothing, not hidden: Qt paints no child of a layer that clips them
+        # to its empty box, and unclipping marks no child dirty, where showing a hidden layer of
+        # 40,000 items took 0.2-0.4 s of Qt's on the next turn (issue 28).
+        edge_layer.setVisible(False)  # one item: showing it costs nothing
+        _clip_to_nothing(node_layer, True)
         style = self.graph_style
         where = dict(positions)
         nodes: dict[Node, NodeItem] = {}
         edges: dict[tuple[Node, Node], Edge] = {}
+        batch: list[Edge] = []
+        clock = time.perf_counter
+        sliced = bool(step or budget)
+        step = step or sys.maxsize
         made = 0
+        slice_ends = clock() + budget if budget else math.inf
+
+        def slice_done() -> bool:
+            nonlocal slice_ends
+            if made % step == 0 or (made % _CLOCK_EVERY == 0 and clock() >= slice_ends):
+                slice_ends = clock() + budget if budget else math.inf
+                return True
+            return False
+
         try:
             for node, view in graph.nodes.items():
                 node_item = NodeItem(node, view, style, node_layer)
                 node_item.setPos(*where[node])
                 nodes[node] = node_item
                 made += 1
-                if step and made % step == 0:
+                if sliced and slice_done():
                     yield made
             view_nodes = graph.nodes
             for a, b in graph.edges():
@@ -181,21 +219,25 @@ class GraphScene(QGraphicsScene):
                     ax, ay = where[a]
                     bx, by = where[b]
                     edge.set_ends(ax, ay + nodes[a].half_height, bx, by - nodes[b].half_height)
+                    batch.append(edge)
                     made += 1
-                    if step and made % step == 0:
+                    if sliced and slice_done():
+                        edge_layer.add_many(batch)
+                        batch.clear()
                         yield made
         except GeneratorExit:
             self.removeItem(edge_layer)
             self.removeItem(node_layer)
             raise
-        edge_layer.add_many(edges.values())  # indexed at once (the layer is hidden until now)
+        edge_layer.add_many(batch)  # the last ones
+        _clip_to_nothing(node_layer, False)
         audit = self.bands.audit if self.bands is not None else None
         split = self.bands.split_entry if self.bands is not None else None
         self.clear_audit()
         for item in self.links:
             self.removeItem(item)
         self.removeItem(self._edge_layer)  # one item: its edges are plain data
-        self._discard(self._node_layer, list(self.nodes.values()))
+        self._trash.discard(self._node_layer, list(self.nodes.values()))
         self._edge_layer, self._node_layer = edge_layer, node_layer
         self.nodes = nodes
         self.edges = edges
@@ -203,6 +245,7 @@ class GraphScene(QGraphicsScene):
         self.graph = graph
         self.positions = where
         self._forget_positions()
+        self._rows, self._extent = rows, extent
         self._apply_overview_visibility()
         self._pinned = None
         self.update_pin()
@@ -212,39 +255,10 @@ class GraphScene(QGraphicsScene):
         if audit is not None:
             self.show_audit(audit, split)
 
-    def _discard(self, layer: QGraphicsItem, items: list[QGraphicsItem]) -> None:
-        """Take a replaced layer off the picture (``items``: its children, as this scene made
-        them). Deleting 20,000 items at once stalls the event loop for ~100 ms (a branch switch at
-        100,000 entries): a big layer is hidden and emptied :data:`_DISCARD_STEP` items per
-        event-loop turn instead, from the scene's own list (asking Qt for a layer's 10,000
-        children makes as many Python wrappers, each turn)."""
-        if len(items) <= _DISCARD_STEP:
-            self.removeItem(layer)
-            return
-        layer.setVisible(False)
-        self._trash.append((layer, items))
-        if len(self._trash) == 1:
-            QTimer.singleShot(_DISCARD_DELAY_MS, self, self._empty_trash)
-
-    def _empty_trash(self) -> None:
-        if not self._trash:
-            return
-        layer, items = self._trash[0]
-        cut = max(len(items) - _DISCARD_STEP, 0)
-        for item in items[cut:]:
-            if item.scene() is self:  # not already taken out (a node removed since)
-                self.removeItem(item)
-        del items[cut:]
-        if not items:
-            self._trash.pop(0)
-            self.removeItem(layer)  # with anything else still in it
-        if self._trash:
-            QTimer.singleShot(0, self, self._empty_trash)
-
     @property
     def discarding(self) -> bool:
         """Items of a replaced picture are still being deleted (hidden meanwhile)."""
-        return bool(self._trash)
+        return self._trash.busy
 
     def move_to(self, positions: Positions) -> None:
         """New positions for the same graph (the dot layout arriving): move items, re-route edges."""

@@ -34,7 +34,7 @@ from .scene import GraphScene
 from .selecting import CanvasSelection
 from .style import GraphStyle
 from .viewport import ViewportController
-from .whole_graph import WholeGraphBuild
+from .whole_graph import Named, WholeGraphBuild
 
 __all__ = ["GraphUpdates", "UpdateCanvas"]
 
@@ -282,9 +282,13 @@ class GraphUpdates(QObject):
         self._canvas.layout_applied.emit("tidy")
         self._start_dot(graph, generation, self.use_dot and not self._build.partial)
 
-    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
-        """The whole graph's items are on screen (:class:`WholeGraphBuild`): adopt its model; the
-        selection (else the leaf) keeps its place on screen."""
+    def swap_in(
+        self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None, marks: Named | None = None
+    ) -> None:
+        """The whole graph's items are on screen (:class:`WholeGraphBuild`): adopt its model and
+        the ``marks`` made with it; the selection (else the leaf) keeps its place on screen."""
+        if marks is not None:
+            self._overlay.adopt_marks(model.graph, *marks)
         current = self._canvas.model
         folds = current.expanded if current is not None else set()
         self._canvas.set_model(model)

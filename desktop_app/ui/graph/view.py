@@ -57,7 +57,7 @@ from .selecting import CanvasSelection
 from .style import GraphStyle, default_style
 from .updates import GraphUpdates
 from .viewport import ViewportController
-from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, WholeGraphBuild
+from .whole_graph import NEIGHBOURHOOD_MIN_ENTRIES, Named, WholeGraphBuild
 
 __all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "GraphView"]
 
@@ -196,9 +196,10 @@ class GraphView(QGraphicsView):
         self._model = model
         self._selection.follow(model, entry)
 
-    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None:
+    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None,
+                marks: Named | None = None) -> None:
         """The whole graph's items are on screen: adopt its model (see :meth:`GraphUpdates.swap_in`)."""
-        self._updates.swap_in(model, entry, anchor)
+        self._updates.swap_in(model, entry, anchor, marks)
 
     def set_model(self, model: ViewGraphModel | None) -> None:
         self._model = model
@@ -487,13 +488,11 @@ class GraphView(QGraphicsView):
         badges_of(self).paint(painter, self, self.graph_scene(), self._session)  # issue 25: files changed per turn
 
     def set_heat(self, tokens_by_entry: dict[str, int] | None) -> None:
-        """The context lens's tokens per entry as a heat strip beside the path (``None``: off)."""
-        self._heat.set(tokens_by_entry)
+        self._heat.set(tokens_by_entry)  # the lens's tokens per entry beside the path (None: off)
         self.viewport().update()
 
     def node_marks(self) -> Marks:
-        """What every node says when labelled, most important first (cached until the picture
-        changes; the screen labels and the outline share it)."""
+        """What every node says when labelled, most important first (cached; labels and outline share it)."""
         return self._overlay.node_marks()
 
     def _caption_rects(self) -> list[Rect]:

@@ -16,9 +16,11 @@ through the :class:`Canvas` protocol.
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
+from dataclasses import dataclass
 from threading import Event, Lock  # bound here: tests stand in for this module's `threading`
 from typing import Protocol
 
@@ -26,20 +28,39 @@ from PySide6.QtCore import QObject, QPoint, QPointF, QTimer
 
 from desktop_app.present.filters import is_visible
 from desktop_app.present.graph_model import ViewGraphModel
-from desktop_app.present.layout import Positions, tidy_tree_layout
+from desktop_app.present.layout import Positions, RowIndex, tidy_tree_layout
+from desktop_app.present.lod import Marks, node_marks
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
 
+from ..gui_gc import hold_collections, release_collections
 from .scene import GraphScene
 from .style import GraphStyle
 
-__all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "Canvas", "WholeGraphBuild"]
+__all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "Canvas", "Named", "WholeGraphBuild"]
 
 log = logging.getLogger(__name__)
 
-#: What the graph-build worker leaves: the whole graph's model, its tidy positions, or an error.
-_Built = tuple[ViewGraphModel | None, Positions | None, str | None]
+#: The marks of a graph, made for the session's name given (:func:`~desktop_app.present.lod.node_marks`).
+Named = tuple[Marks, str | None]
+
+
+@dataclass(frozen=True)
+class Built:
+    """What the graph-build worker leaves: the whole graph's model and its tidy positions, and
+    what the UI thread would otherwise make from them in one go after the swap (issue 28): what
+    each node says when labelled, the positions by row and their extent."""
+
+    model: ViewGraphModel
+    positions: Positions
+    marks: Named
+    rows: RowIndex
+    extent: tuple[float, float, float, float] | None
+
+
+#: The worker's result: what it built, or an error.
+_Built = tuple[Built | None, str | None]
 
 #: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
 #: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
@@ -51,10 +72,23 @@ _MAX_BUILD_RESTARTS = 2
 _BUILD_START_MS = 250
 #: A shown canvas waits this much longer for its first paint before the build starts anyway.
 _PICTURE_WAIT_MS = 2_000
+#: The work waiting for the first picture and the whole graph's build start this long after it.
+_AFTER_PICTURE_MS = 1
+#: The whole graph's build starts this long after the first picture: the work that waited for
+#: the picture (the context meter, the sibling arrows' first slice) and the chat's paint it causes
+#: run first without the worker beside them, each Qt call of theirs waiting for the GIL.
+_BUILD_AFTER_PICTURE_MS = 60
 #: How often a whole-graph build waiting for a replaced picture's deletion looks again.
 _BUILD_AFTER_DISCARD_MS = 20
-#: Scene items made per event-loop turn while the whole graph replaces the neighbourhood (~25 ms).
-_SWAP_STEP = 600
+#: The interpreter's switch interval (s) while the build's worker runs: the UI thread waits this
+#: long at most for the GIL back after each Qt call (issue 28: at the app's 1 ms, the turns right
+#: after the first picture, the chat's paint among them, took 110-150 ms at 20,000 entries beside
+#: the build; at 0.2 ms 55 ms, on a loaded machine). The app's interval comes back when it ends.
+_BUILD_SWITCH_INTERVAL = 0.0002
+#: How long one event-loop turn makes scene items while the whole graph replaces the
+#: neighbourhood (seconds; issue 28: with 5 ms more for the rest of the turn and a paint, no gap
+#: of the heartbeat reaches 50 ms).
+_SWAP_BUDGET = 0.006
 
 
 def _release_elsewhere(holder: list[object], delay: float = 1.0) -> None:
@@ -110,7 +144,9 @@ class Canvas(Protocol):
     def forget_graph(self) -> list[object]: ...
     def adopt_model(self, model: ViewGraphModel, entry: str | None) -> None: ...
     def relayout(self) -> None: ...
-    def swap_in(self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None) -> None: ...
+    def swap_in(
+        self, model: ViewGraphModel, entry: str | None, anchor: tuple[Node, QPoint] | None, marks: Named | None = None
+    ) -> None: ...
 
 
 class WholeGraphBuild(QObject):
@@ -130,7 +166,9 @@ class WholeGraphBuild(QObject):
         self._restarts = 0
         #: the session changed while the whole graph was built: what is built is stale
         self.events_during_build = False
-        self._swap: tuple[ViewGraphModel, Generator[int, None, None]] | None = None
+        self._swap: tuple[ViewGraphModel, Generator[int, None, None], Named | None] | None = None
+        #: event-loop turns the last swap took (tests: it yields to the loop between slices)
+        self.swap_turns = 0
         self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
         #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
         #: (:meth:`after_picture`), and so does the whole graph's build.
@@ -144,6 +182,8 @@ class WholeGraphBuild(QObject):
         self._poll_timer = QTimer(self)  #: polls the worker's result (see :meth:`_start`)
         self._poll_timer.setInterval(15)
         self._poll_timer.timeout.connect(self._poll)
+        #: the switch interval before the build's worker started (see :data:`_BUILD_SWITCH_INTERVAL`)
+        self._switch_before: float | None = None
 
     # ================================================================================ neighbourhood
 
@@ -231,10 +271,13 @@ class WholeGraphBuild(QObject):
         self._picture_pending = False
         self._picture_timer.stop()
         waiting, self._after_picture = self._after_picture, []
+        # Timers, not posted calls: Qt runs every call posted before a pass of its loop in that
+        # one pass (with the rest of the window's paint and the chat's), timers each in their
+        # turn beside the rest (issue 28: one 40-75 ms turn right after the first picture).
         for work in waiting:
-            QTimer.singleShot(0, self, work)
-        if self.state == "waiting":
-            QTimer.singleShot(0, self, self._start)
+            QTimer.singleShot(_AFTER_PICTURE_MS, self, work)
+        if self.state == "waiting":  # after that work and the paints it causes, not beside them
+            QTimer.singleShot(_BUILD_AFTER_PICTURE_MS, self, self._start)
 
     def _picture_overdue(self) -> None:
         if self._picture_pending and self._view.isVisible() and not self._picture_waited:
@@ -246,6 +289,8 @@ class WholeGraphBuild(QObject):
     # ================================================================================ whole graph
 
     def cancel(self) -> None:
+        release_collections(self)
+        self._build_ended()
         self._generation += 1  # a running build's result is dropped when it arrives
         self.state = "idle"
         self.partial = False
@@ -268,12 +313,18 @@ class WholeGraphBuild(QObject):
             QTimer.singleShot(_BUILD_AFTER_DISCARD_MS, self, self._start)
             return
         self.state = "running"
+        # No collection walks what the build makes (it all survives, and is frozen once swapped in).
+        hold_collections(self)
+        if self._switch_before is None:
+            self._switch_before = sys.getswitchinterval()
+            sys.setswitchinterval(_BUILD_SWITCH_INTERVAL)
         self._generation += 1
         generation = self._generation
         self.events_during_build = False
         index, leaf = session.index, session.leaf_id
         mode, folding, expanded = view.filter_mode(), view.folding(), set(current.expanded)
         spec = view.graph_style.spec
+        name = session.get_session_name()
         # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
         # thread): it leaves its result in a plain Future the UI thread polls.
         result: Future[_Built] = Future()
@@ -282,10 +333,17 @@ class WholeGraphBuild(QObject):
             try:
                 model = ViewGraphModel(index, leaf, mode, folding, expanded)
                 positions = tidy_tree_layout(model.graph, spec)
+                # What every node says when labelled, made here, not in the whole graph's first
+                # paint (~130 ms at 100,000 entries on the UI thread); so are the rows.
+                marks = node_marks(model.graph, name)
+                rows = RowIndex(positions, spec)
+                xs = [x for x, _ in positions.values()]
+                ys = [y for _, y in positions.values()]
+                extent = (min(xs), min(ys), max(xs), max(ys)) if xs else None
             except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
-                result.set_result((None, None, f"{type(exc).__name__}: {exc}"))
+                result.set_result((None, f"{type(exc).__name__}: {exc}"))
                 return
-            result.set_result((model, positions, None))
+            result.set_result((Built(model, positions, (marks, name), rows, extent), None))
 
         self._result = (generation, result)
         threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
@@ -301,19 +359,29 @@ class WholeGraphBuild(QObject):
             return
         self._poll_timer.stop()
         self._result = None
-        model, positions, error = result.result()
-        self._done(generation, model, positions, error)
+        self._build_ended()
+        built, error = result.result()
+        self._done(generation, built, error)
 
-    def _done(
-        self, generation: int, model: ViewGraphModel | None, positions: Positions | None, error: str | None
-    ) -> None:
+    def _build_ended(self) -> None:
+        """The worker is done (or its result no longer wanted): the app's switch interval again."""
+        if self._switch_before is not None:
+            sys.setswitchinterval(self._switch_before)
+            self._switch_before = None
+
+    def _done(self, generation: int, built: Built | None, error: str | None) -> None:
         if generation != self._generation or self._view.session is None or self._view.model is None:
             return  # superseded (another session, or a restarted build)
-        if model is None or positions is None or self.events_during_build:
+        if built is None or self.events_during_build:
             self._rebuild_whole(error)
             return
         self.state = "swapping"
-        self._swap = (model, self._view.graph_scene().show_graph_in_steps(model.graph, positions, _SWAP_STEP))
+        model = built.model
+        steps = self._view.graph_scene().show_graph_in_steps(
+            model.graph, built.positions, 0, _SWAP_BUDGET, rows=built.rows, extent=built.extent
+        )
+        self._swap = (model, steps, built.marks)
+        self.swap_turns = 0
         self._swap_step()
 
     def _rebuild_whole(self, error: str | None) -> None:
@@ -333,7 +401,8 @@ class WholeGraphBuild(QObject):
         model = ViewGraphModel(session.index, session.leaf_id, view.filter_mode(), view.folding())
         self.state = "swapping"
         positions = tidy_tree_layout(model.graph, view.graph_style.spec)
-        self._swap = (model, view.graph_scene().show_graph_in_steps(model.graph, positions, 0))
+        self._swap = (model, view.graph_scene().show_graph_in_steps(model.graph, positions, 0), None)
+        self.swap_turns = 0
         self.events_during_build = False
         self._swap_step()
 
@@ -345,7 +414,8 @@ class WholeGraphBuild(QObject):
         if self.events_during_build:  # the session moved on: what is being made is stale
             self._rebuild_whole(None)
             return
-        model, steps = self._swap
+        model, steps, marks = self._swap
+        self.swap_turns += 1
         entry = view.selected_entry()
         anchor: tuple[Node, QPoint] | None = None
         positions = view.graph_scene().positions
@@ -366,5 +436,6 @@ class WholeGraphBuild(QObject):
         self._swap = None
         self.state = "idle"
         self.partial = False
-        view.swap_in(model, entry or self._reselect, anchor)
+        view.swap_in(model, entry or self._reselect, anchor, marks)
         self._reselect = None
+        release_collections(self)
