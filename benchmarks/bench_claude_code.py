@@ -12,6 +12,10 @@ turns; a compact boundary + summary every 1,500 turns; rewinds now and then. The
   painted once (``grab``). Target: ≤ 3 s for 100 MB (Claude Code itself takes ~14 s to resume one).
 
     .venv/bin/python benchmarks/bench_claude_code.py [--mb 100] [--runs 3] [--quick]
+
+``--before CHECKOUT`` (e.g. ``git archive`` of an older commit unpacked): ``arbor FILE`` itself, the
+way ``run_gui`` opens it (a big transcript deferred: the first picture's nodes converted first),
+this checkout and the other interleaved round by round (:func:`side_by_side`), medians.
 """
 
 from __future__ import annotations
@@ -197,6 +201,27 @@ def run(quick: bool = False, megabytes: float | None = None, runs: int | None = 
     return rows
 
 
+def side_by_side(path: Path, runs: int, checkouts: dict[str, Path]) -> dict[str, dict[str, float]]:
+    """``arbor FILE`` itself (``cli.main`` → ``run_gui``, the deferred open included) in a fresh
+    process per run, each checkout in turn within a round (``bench_gui.py --child open``, the
+    protocol every checkout has since issue 10): ms from the spawn to the graph's first painted
+    picture, to the whole transcript installed, to the whole graph painted; the GUI's import time and
+    the open before the window. Medians over ``runs``."""
+    from benchmarks import bench_scale
+
+    samples: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
+    for root in checkouts.values():
+        bench_scale._spawn_open(root, path)  # untimed: fills the bytecode cache
+    for i in range(runs):
+        print(f"  round {i + 1}/{runs}", file=sys.stderr, flush=True)
+        for name, root in checkouts.items():
+            for key, value in bench_scale._open_figures(bench_scale._spawn_open(root, path)).items():
+                if value is not None:
+                    samples[name].setdefault(key, []).append(value)
+    return {name: {k: round(statistics.median(v)) for k, v in s.items()} | {"runs": len(s.get("first_picture", []))}
+            for name, s in samples.items()}
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(no rows)"
@@ -211,5 +236,14 @@ if __name__ == "__main__":
     parser.add_argument("--mb", type=float, default=None)
     parser.add_argument("--runs", type=int, default=None)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--before", type=Path, help="another checkout, run side by side with this one "
+                        "through `arbor FILE` (first picture, whole transcript installed), round by round")
     args = parser.parse_args()
-    print(json.dumps(run(args.quick, args.mb, args.runs), indent=1))
+    if args.before is not None:
+        with tempfile.TemporaryDirectory(prefix="arbor-bench-cc-") as tmp:
+            file = Path(tmp) / "transcript.jsonl"
+            print(json.dumps(generate(file, args.mb or 100)), file=sys.stderr)
+            result = side_by_side(file, args.runs or 5, {"before": args.before.resolve(), "this checkout": ROOT})
+        print(json.dumps(result, indent=1))
+    else:
+        print(json.dumps(run(args.quick, args.mb, args.runs), indent=1))
