@@ -266,7 +266,8 @@ main([sys.argv[2]])
 def _spawn_arbor(root: Path, path: Path) -> dict[str, Any]:
     """``arbor FILE`` of ``root`` in a fresh interpreter, nothing imported ahead of ``cli.main`` (so a
     checkout that works while the GUI imports is measured doing so): ms from the spawn to the window
-    shown and to the graph's first painted picture, the CPU ms the process had used by then."""
+    shown and to the graph's first painted picture, the CPU ms the process had used by then (its own:
+    a child process it started would not be counted)."""
     import ast
 
     from benchmarks import bench_gui
@@ -285,8 +286,7 @@ def _spawn_arbor(root: Path, path: Path) -> dict[str, Any]:
 
 
 def side_by_side(path: Path, runs: int, checkouts: dict[str, Path]) -> dict[str, dict[str, float]]:
-    """``arbor FILE`` itself (``cli.main`` → ``run_gui``: the deferred open and the early preparation
-    included) in a fresh process per run, each checkout in turn within a round (:func:`_spawn_arbor`).
+    """``arbor FILE`` itself (``cli.main`` → ``run_gui``, the deferred open included) in a fresh process per run, each checkout in turn within a round (:func:`_spawn_arbor`).
     Medians over ``runs``; the first round of each checkout fills the bytecode cache, untimed."""
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
     for root in checkouts.values():

@@ -130,10 +130,6 @@ def main(argv: list[str] | None = None) -> int:
     if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
         if len(args_list) > 1:
             parser.error("give at most one session file")
-        if args_list:  # a big Claude Code transcript's first picture, made while the GUI imports
-            from .transcripts.importing import prepare_first_picture
-
-            prepare_first_picture(args_list[0])
         from .ui.app import run_gui
 
         return run_gui(args_list[0] if args_list else None)

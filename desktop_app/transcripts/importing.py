@@ -11,20 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.session import SessionManager
-from desktop_app.session.entries import Entry, serialize_line, uuid7
+from desktop_app.session.entries import serialize_line, uuid7
 from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.manager import OpenReport, gc_paused_then_frozen
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
 from .convert import Conversion, conversion_order, convert
 from .detect import is_claude_code_transcript
-from .early import prepare, take_prepared
 from .first_picture import first_picture_nodes
 from .lines import read_lines
-from .model import Node, Transcript, build_transcript
+from .model import Transcript, build_transcript
 
 __all__ = ["FOREIGN_NAME", "ImportResult", "TranscriptError", "continue_in_arbor", "import_transcript",
-           "first_picture_part", "first_part_or_none", "load_transcript", "prepare_first_picture", "open_session_or_transcript", "open_transcript"]
+           "load_transcript", "open_session_or_transcript", "open_transcript"]
 
 FOREIGN_NAME = "Claude Code"
 
@@ -85,9 +84,16 @@ def open_transcript(path: str | Path, *, profile: PiProfile = PI_1_6_0, defer: b
     (or the first call that needs the whole session) and installed by ``finish_loading``, with the
     same entries as without ``defer``."""
     with gc_paused_then_frozen():  # one pause for the lines, the tree, the entries and the index
-        transcript, order, first = _read(path, defer)
-        if first is None:
+        try:
+            lines = read_lines(path)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        transcript = build_transcript(lines, path)
+        order = conversion_order(transcript)
+        chosen = first_picture_nodes(transcript, order) if defer and lines.size >= SessionManager.DEFER_MIN_BYTES else None
+        if chosen is None:
             return _session(transcript, convert(transcript, order=order), path, profile)
+        first = convert(transcript, only=chosen, order=order)
 
         def whole() -> SessionManager:  # on the loading thread: the tree is read, only the entries are left
             with gc_paused_then_frozen():
@@ -95,42 +101,6 @@ def open_transcript(path: str | Path, *, profile: PiProfile = PI_1_6_0, defer: b
 
         return SessionManager.from_entries(first.header, first.entries, source=path, report=_report(transcript),
                                            profile=profile, full_load=whole)
-
-
-def first_picture_part(path: str | Path) -> tuple[Entry, list[Entry], OpenReport] | None:
-    """The header, first picture's entries and report of a deferred open of ``path`` (``None``: it
-    would not be deferred): what :mod:`.early` prepares in a process of its own."""
-    with gc_paused_then_frozen():
-        transcript, _order, first = _read(path, True)
-        return None if first is None else (first.header, first.entries, _report(transcript))
-
-
-def prepare_first_picture(path: str) -> bool:
-    """``arbor FILE``, before the GUI imports: a big transcript's first part made in a child process
-    (:mod:`.early`), which :func:`open_session_or_transcript` takes."""
-    return prepare(path, first_part_or_none)
-
-
-def first_part_or_none(path: str) -> tuple[Entry, list[Entry], OpenReport] | None:
-    """:func:`first_picture_part` of a transcript; ``None`` for anything else or a file that cannot be read."""
-    if not is_claude_code_transcript(path):
-        return None
-    try:
-        return first_picture_part(path)
-    except (TranscriptError, OSError):
-        return None
-
-
-def _read(path: str | Path, defer: bool) -> tuple[Transcript, list[Node], Conversion | None]:
-    """The tree, its conversion order and, when ``defer`` and the file is big, the first picture's conversion."""
-    try:
-        lines = read_lines(path)
-    except OSError as exc:
-        raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    transcript = build_transcript(lines, path)
-    order = conversion_order(transcript)
-    chosen = first_picture_nodes(transcript, order) if defer and lines.size >= SessionManager.DEFER_MIN_BYTES else None
-    return transcript, order, None if chosen is None else convert(transcript, only=chosen, order=order)
 
 
 def _session(transcript: Transcript, conversion: Conversion, path: str | Path, profile: PiProfile) -> SessionManager:
@@ -144,10 +114,6 @@ def open_session_or_transcript(
     """What ``arbor FILE`` and Open… do: a Claude Code transcript read-only, anything else as pi's
     (``defer``: a big file opened from its first picture's part, the rest installed later:
     ``SessionManager.open(defer=True)``, :func:`open_transcript`)."""
-    if defer and (early := take_prepared(path)) is not None:  # ``arbor FILE``: prepared while the GUI imported
-        header, entries, report = early
-        return SessionManager.from_entries(header, entries, source=path, report=report, profile=profile,
-                                           full_load=lambda: open_transcript(path, profile=profile))
     if os.path.isfile(path) and is_claude_code_transcript(path):
         return open_transcript(path, profile=profile, defer=defer)
     return SessionManager.open(path, fsync=fsync, profile=profile, defer=defer)

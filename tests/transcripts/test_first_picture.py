@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from desktop_app.session import SessionManager
-from desktop_app.transcripts import early, first_picture, open_session_or_transcript, open_transcript
-from desktop_app.transcripts.importing import prepare_first_picture
+from desktop_app.transcripts import first_picture, open_session_or_transcript, open_transcript
 
 SOURCES = Path(__file__).resolve().parent.parent / "fixtures" / "claude_code"
 
@@ -150,26 +149,3 @@ def test_small_transcripts_and_plain_opens_are_whole_at_once(tmp_path: Path) -> 
     source = SOURCES / "compacted.jsonl"
     assert not open_transcript(source, defer=True).loading  # under DEFER_MIN_BYTES
     assert not open_transcript(_generated(tmp_path / "g.jsonl", turns=10)).loading  # defer not asked
-
-
-def test_arbor_file_prepares_the_first_part_in_a_child_process(tmp_path: Path, small_bounds: None,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """``arbor FILE``: the first part made by a forked child while the GUI imports is the deferred
-    open's, and the open takes it (then the whole, the ordinary way); a pi file is left to pi's open."""
-    monkeypatch.setattr(early, "MIN_BYTES", 0)
-    source = _generated(tmp_path / "generated.jsonl", turns=30)
-    assert prepare_first_picture(str(source))
-    lazy = open_session_or_transcript(str(source), defer=True)
-    assert early._pending == {}  # taken, the child reaped
-    assert lazy.loading and lazy.read_only
-    expected = open_transcript(source, defer=True)
-    assert _state(lazy) == _state(expected)
-    lazy.finish_loading(announce=False)
-    assert _state(lazy) == _state(open_transcript(source))
-    pi_file = tmp_path / "pi.jsonl"
-    SessionManager.create("/w", tmp_path).append_message({"role": "user", "content": "hi", "timestamp": 1})
-    next(tmp_path.glob("*_*.jsonl")).rename(pi_file)
-    assert prepare_first_picture(str(pi_file))
-    assert early.take_prepared(pi_file) is None
-    assert not prepare_first_picture(str(tmp_path)) and not prepare_first_picture(str(tmp_path / "missing.jsonl"))
-    assert early.take_prepared(source) is None  # nothing pending: the ordinary open
