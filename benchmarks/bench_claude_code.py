@@ -12,6 +12,10 @@ turns; a compact boundary + summary every 1,500 turns; rewinds now and then. The
   painted once (``grab``). Target: ≤ 3 s for 100 MB (Claude Code itself takes ~14 s to resume one).
 
     .venv/bin/python benchmarks/bench_claude_code.py [--mb 100] [--runs 3] [--quick]
+
+``--before CHECKOUT`` (e.g. ``git archive`` of an older commit unpacked): ``arbor FILE`` itself, the
+way ``run_gui`` opens it (a big transcript deferred: the first picture's nodes converted first),
+this checkout and the other interleaved round by round (:func:`side_by_side`), medians.
 """
 
 from __future__ import annotations
@@ -197,6 +201,105 @@ def run(quick: bool = False, megabytes: float | None = None, runs: int | None = 
     return rows
 
 
+_ARBOR_CHILD = r"""
+import importlib.abc, importlib.util, os, sys, time
+spawned = float(sys.argv[3])
+sys.path.insert(0, sys.argv[1])
+
+
+def now():
+    return round((time.time() - spawned) * 1000)
+
+
+def patch(app):  # run_gui calls finish_loading_in_background(window, loop) right after window.show()
+    original = app.finish_loading_in_background
+
+    def hooked(window, loop):
+        from PySide6.QtCore import QEvent, QObject, QTimer
+
+        marks = {"window_shown": now()}
+
+        def done():
+            if window.graph.layout_kind == "none":
+                return
+            marks["first_picture"] = now()
+            marks["cpu"] = round(time.process_time() * 1000)
+            marks["entries"] = len(window.session.index.by_id)
+            print(marks, flush=True)
+            os._exit(0)
+
+        class FirstPaint(QObject):
+            def eventFilter(self, watched, event):
+                if event.type() == QEvent.Type.Paint:
+                    QTimer.singleShot(0, done)
+                return False
+
+        window._bench_first_paint = FirstPaint(window)
+        window.graph.viewport().installEventFilter(window._bench_first_paint)
+        original(window, loop)
+
+    app.finish_loading_in_background = hooked
+
+
+class Hook(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "desktop_app.ui.app":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            patch(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, Hook())
+from desktop_app.cli import main
+main([sys.argv[2]])
+"""
+
+
+def _spawn_arbor(root: Path, path: Path) -> dict[str, Any]:
+    """``arbor FILE`` of ``root`` in a fresh interpreter, nothing imported ahead of ``cli.main`` (so a
+    checkout that works while the GUI imports is measured doing so): ms from the spawn to the window
+    shown and to the graph's first painted picture, the CPU ms the process had used by then (its own:
+    a child process it started would not be counted)."""
+    import ast
+
+    from benchmarks import bench_gui
+
+    with tempfile.TemporaryDirectory(prefix="arbor-bench-cc-") as tmp:
+        env = bench_gui._child_env(Path(tmp) / "home", anthropic=False)
+        env["PYTHONPATH"] = str(root)
+        spawned = time.time()
+        proc = subprocess.run([sys.executable, "-c", _ARBOR_CHILD, str(root), str(path), repr(spawned)], cwd=root,
+                              env=env, capture_output=True, text=True, timeout=120)
+        lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
+        if not lines:
+            raise RuntimeError(f"arbor child in {root} exited with {proc.returncode}:\n{proc.stderr[-2000:]}")
+        result: dict[str, Any] = ast.literal_eval(lines[-1])
+        return result
+
+
+def side_by_side(path: Path, runs: int, checkouts: dict[str, Path]) -> dict[str, dict[str, float]]:
+    """``arbor FILE`` itself (``cli.main`` → ``run_gui``, the deferred open included) in a fresh process per run, each checkout in turn within a round (:func:`_spawn_arbor`).
+    Medians over ``runs``; the first round of each checkout fills the bytecode cache, untimed."""
+    samples: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
+    for root in checkouts.values():
+        _spawn_arbor(root, path)
+    for i in range(runs):
+        print(f"  round {i + 1}/{runs}", file=sys.stderr, flush=True)
+        for name, root in checkouts.items():
+            for key, value in _spawn_arbor(root, path).items():
+                samples[name].setdefault(key, []).append(value)
+    return {name: {k: round(statistics.median(v)) for k, v in s.items()} | {"runs": runs}
+            for name, s in samples.items()}
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "(no rows)"
@@ -211,5 +314,14 @@ if __name__ == "__main__":
     parser.add_argument("--mb", type=float, default=None)
     parser.add_argument("--runs", type=int, default=None)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--before", type=Path, help="another checkout, run side by side with this one "
+                        "through `arbor FILE` (first picture, whole transcript installed), round by round")
     args = parser.parse_args()
-    print(json.dumps(run(args.quick, args.mb, args.runs), indent=1))
+    if args.before is not None:
+        with tempfile.TemporaryDirectory(prefix="arbor-bench-cc-") as tmp:
+            file = Path(tmp) / "transcript.jsonl"
+            print(json.dumps(generate(file, args.mb or 100)), file=sys.stderr)
+            result = side_by_side(file, args.runs or 5, {"before": args.before.resolve(), "this checkout": ROOT})
+        print(json.dumps(result, indent=1))
+    else:
+        print(json.dumps(run(args.quick, args.mb, args.runs), indent=1))

@@ -232,11 +232,14 @@ class SessionManager:
         source: str | Path,
         report: OpenReport | None = None,
         profile: PiProfile = PI_1_6_0,
+        full_load: Callable[[], SessionManager] | None = None,
     ) -> SessionManager:
         """A read-only session of entries made elsewhere (another program's transcript, converted).
 
         It names ``source`` as its file (for display) but never writes, locks or follows it: nothing
         can be appended, as to a file that is not a session. The leaf is the last entry, as on open.
+        ``full_load``: ``entries`` are only the first picture's; that call makes the whole session,
+        which :meth:`load_in_background` and :meth:`finish_loading` install as after ``open(defer=True)``.
         """
         cwd = header.get("cwd")
         manager = cls(cwd if isinstance(cwd, str) and cwd else os.getcwd(), None, persist=False, profile=profile)
@@ -246,6 +249,8 @@ class SessionManager:
         manager._session_file = Path(os.path.abspath(os.fspath(source)))
         manager.read_only = True
         manager.report = report if report is not None else OpenReport()
+        if full_load is not None:
+            manager._full_load = _FullLoad(full_load)
         return manager
 
     @classmethod

@@ -24,6 +24,7 @@ Arbor", so what a person audits is exactly what pi will continue from:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -43,7 +44,7 @@ from desktop_app.session.kinds import BlockKind, EntryKind, block_kind, kind_of
 from .model import Node, NodeKind, Transcript
 from .wire import Block
 
-__all__ = ["Conversion", "convert", "CUSTOM_PREFIX"]
+__all__ = ["Conversion", "convert", "conversion_order", "CUSTOM_PREFIX"]
 
 CUSTOM_PREFIX = "claude-code"
 SIDECHAIN_TYPE = f"{CUSTOM_PREFIX}.sidechain"
@@ -81,20 +82,38 @@ class _Converter:
         self.tool_names: dict[str, str] = {}
         self.dropped = 0
         self.last_timestamp = transcript.first_timestamp or _EPOCH
+        self.unchecked: list[str] = []  # the timestamps of nodes passed over (``only=``), oldest first
 
     def timestamp(self, obj: dict[str, Any]) -> tuple[str, int]:
         value = obj.get("timestamp")
         if isinstance(value, str) and (ms := _date_ms(value)) is not None:
             self.last_timestamp = value
+            self.unchecked.clear()
             return value, ms
+        self._check_passed_over()
         return self.last_timestamp, _date_ms(self.last_timestamp) or 0
+
+    def _check_passed_over(self) -> None:
+        """The newest valid timestamp of the nodes passed over since the last converted one (read
+        only when needed: parsing 30,000 timestamps nobody reads was a third of a first picture's
+        conversion)."""
+        for value in reversed(self.unchecked):
+            if _date_ms(value) is not None:
+                self.last_timestamp = value
+                break
+        self.unchecked.clear()
 
     def parent_of(self, node: Node) -> str | None:
         return self.tail.get(node.parent) if node.parent is not None else None
 
-    def run(self) -> Conversion:
-        for node in self._order():  # parents first: a tool call is read before its result
-            self._node(node)
+    def run(self, order: list[Node] | None = None, only: Collection[str] | None = None) -> Conversion:
+        order = self._order() if order is None else order
+        if only is None:
+            for node in order:  # parents first: a tool call is read before its result
+                self._node(node)
+        else:
+            self._convert_only(order, only)
+            self._check_passed_over()
         self._first_kept()
         leaf = self.tail.get(self.t.leaf) if self.t.leaf is not None else None
         self._leaf_last(leaf)
@@ -104,6 +123,33 @@ class _Converter:
             self.entries.append(make_session_info_entry(info_id, leaf, self.last_timestamp, name))
         header = make_header(self.t.session_id, self.t.cwd or "/", self.t.first_timestamp or _EPOCH)
         return Conversion(header, self.entries, leaf, self.dropped)
+
+    def _convert_only(self, order: list[Node], only: Collection[str]) -> None:
+        """Entries for the nodes in ``only``, each exactly as the whole conversion makes it: the nodes
+        passed over still move on what later entries read (the last timestamp, the tool names), and
+        a chosen node's parent is converted and dropped, for the id its entry hangs under."""
+        wanted_parents = {node.parent for node in order if node.parent is not None and node.uuid in only}
+        entries = self.entries
+        for node in order:
+            if node.uuid in only:
+                self._node(node)
+            elif node.uuid in wanted_parents:
+                mark = len(entries)
+                self._node(node)
+                del entries[mark:]
+            else:
+                if isinstance(value := node.obj.get("timestamp"), str):  # every conversion reads it first
+                    self.unchecked.append(value)
+                if node.kind is NodeKind.ASSISTANT:
+                    self._note_tool_names(node)
+
+    def _note_tool_names(self, node: Node) -> None:
+        for part in node.parts:
+            message = part.get("message")
+            blocks = message.get("content") if isinstance(message, dict) else None
+            for block in blocks if isinstance(blocks, list) else ():
+                if isinstance(block, dict) and block.get("type") == Block.TOOL_USE:
+                    self.tool_names[str(block.get("id") or "")] = str(block.get("name") or "")
 
     def _order(self) -> list[Node]:
         """File order, except that a node waits for its parent (a boundary may hang under a later line)."""
@@ -354,6 +400,16 @@ def _assistant_message(content: list[dict[str, Any]], model: str, usage: dict[st
     return message_out
 
 
-def convert(transcript: Transcript) -> Conversion:
-    """The pi v3 header and entries for ``transcript`` (see the module's mapping)."""
-    return _Converter(transcript).run()
+def convert(transcript: Transcript, *, only: Collection[str] | None = None,
+            order: list[Node] | None = None) -> Conversion:
+    """The pi v3 header and entries for ``transcript`` (see the module's mapping).
+
+    ``only``: just the entries of those nodes (uuids), each exactly as the whole conversion makes it
+    (the first picture's, :mod:`.first_picture`); ``dropped_blocks`` then counts theirs only.
+    ``order``: :func:`conversion_order`'s, when the caller has it already."""
+    return _Converter(transcript).run(order, only)
+
+
+def conversion_order(transcript: Transcript) -> list[Node]:
+    """The nodes in the order they are converted: file order, a node after its parent."""
+    return _Converter(transcript)._order()

@@ -16,8 +16,9 @@ from desktop_app.session.kinds import EntryKind, kind_of
 from desktop_app.session.manager import OpenReport, gc_paused_then_frozen
 from desktop_app.session.profile import PI_1_6_0, PiProfile
 
-from .convert import Conversion, convert
+from .convert import Conversion, conversion_order, convert
 from .detect import is_claude_code_transcript
+from .first_picture import first_picture_nodes
 from .lines import read_lines
 from .model import Transcript, build_transcript
 
@@ -74,21 +75,47 @@ def _report(transcript: Transcript) -> OpenReport:
                       foreign=FOREIGN_NAME, notes=notes)
 
 
-def open_transcript(path: str | Path, *, profile: PiProfile = PI_1_6_0) -> SessionManager:
-    """The transcript as a read-only session (its entries are what an import would write)."""
+def open_transcript(path: str | Path, *, profile: PiProfile = PI_1_6_0, defer: bool = False) -> SessionManager:
+    """The transcript as a read-only session (its entries are what an import would write).
+
+    ``defer=True`` (``arbor FILE``, a file of at least ``SessionManager.DEFER_MIN_BYTES``): the
+    whole file is read and its tree built, but only the first picture's nodes are converted
+    (:mod:`.first_picture`); the rest is converted by :meth:`~SessionManager.load_in_background`
+    (or the first call that needs the whole session) and installed by ``finish_loading``, with the
+    same entries as without ``defer``."""
     with gc_paused_then_frozen():  # one pause for the lines, the tree, the entries and the index
-        transcript, conversion = _load(path)
-        return SessionManager.from_entries(conversion.header, conversion.entries, source=path,
-                                           report=_report(transcript), profile=profile)
+        try:
+            lines = read_lines(path)
+        except OSError as exc:
+            raise TranscriptError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        transcript = build_transcript(lines, path)
+        order = conversion_order(transcript)
+        chosen = first_picture_nodes(transcript, order) if defer and lines.size >= SessionManager.DEFER_MIN_BYTES else None
+        if chosen is None:
+            return _session(transcript, convert(transcript, order=order), path, profile)
+        first = convert(transcript, only=chosen, order=order)
+
+        def whole() -> SessionManager:  # on the loading thread: the tree is read, only the entries are left
+            with gc_paused_then_frozen():
+                return _session(transcript, convert(transcript, order=order), path, profile)
+
+        return SessionManager.from_entries(first.header, first.entries, source=path, report=_report(transcript),
+                                           profile=profile, full_load=whole)
+
+
+def _session(transcript: Transcript, conversion: Conversion, path: str | Path, profile: PiProfile) -> SessionManager:
+    return SessionManager.from_entries(conversion.header, conversion.entries, source=path,
+                                       report=_report(transcript), profile=profile)
 
 
 def open_session_or_transcript(
     path: str | Path, *, fsync: bool = True, profile: PiProfile = PI_1_6_0, defer: bool = False
 ) -> SessionManager:
     """What ``arbor FILE`` and Open… do: a Claude Code transcript read-only, anything else as pi's
-    (``defer``: a big pi file opened from its first picture's lines, ``SessionManager.open(defer=True)``)."""
+    (``defer``: a big file opened from its first picture's part, the rest installed later:
+    ``SessionManager.open(defer=True)``, :func:`open_transcript`)."""
     if os.path.isfile(path) and is_claude_code_transcript(path):
-        return open_transcript(path, profile=profile)
+        return open_transcript(path, profile=profile, defer=defer)
     return SessionManager.open(path, fsync=fsync, profile=profile, defer=defer)
 
 

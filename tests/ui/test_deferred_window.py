@@ -45,3 +45,34 @@ async def test_the_window_shows_the_first_picture_then_the_whole_file(
     assert "41" in window.chat.error_banner.text()
     assert len(window.graph.graph()) > first_nodes
     window.close()
+
+
+@pytest.mark.asyncio
+async def test_a_big_transcript_shows_its_first_picture_then_the_whole_conversion(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    """A Claude Code transcript takes the same path (issue 27 point 5): its first picture's entries,
+    then the whole conversion installed once the graph has painted, read-only throughout."""
+    from desktop_app.transcripts import first_picture, open_transcript
+    from tests.transcripts.test_first_picture import _generated
+
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    monkeypatch.setattr(first_picture, "PATH_NODES", 12)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    file = _generated(tmp_path / "transcript.jsonl", turns=60)
+    whole = open_transcript(file)
+
+    window = build_window(str(file), Settings.load(), defer_load=True)
+    qtbot.addWidget(window)
+    manager = window.agent.session
+    assert manager.loading and manager.read_only
+    assert len(manager.get_entries()) < len(whole.get_entries()) // 2
+    window.show()
+    finish_loading_in_background(window, asyncio.get_running_loop())
+    for _ in range(500):
+        if not manager.loading:
+            break
+        await asyncio.sleep(0.02)
+    assert window.agent.view.get_entries() == whole.get_entries()
+    assert manager.read_only and window.agent.view.report.foreign == "Claude Code"
+    window.close()
