@@ -398,6 +398,10 @@ class SessionManager:
         except (OSError, SessionError, SessionFileError) as exc:
             self._fail_loading(exc)
             return True
+        except Exception as exc:  # noqa: BLE001 - a bug: said and logged, never lost in an event loop
+            log.exception("the whole-file parse of %s failed", self._session_file)
+            self._fail_loading(exc)
+            return True
         shown_leaf = self._leaf_id
         self._cwd, self.read_only, self.report = full._cwd, full.read_only, full.report
         self._header, self._leaf_id = full._header, _followed_leaf(full, shown_leaf)
