@@ -7,6 +7,7 @@ goes into the outputs.
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import time
@@ -42,6 +43,14 @@ def markdown_of(view: SessionView, leaf_id: str | None = None) -> str:
     source = os.path.basename(view.session_file or "") or "an unsaved session"
     preface = f"Exported by Arbor from {source} (session {view.session_id}): the active path, {len(path):,} entries."
     return path_markdown(path, session_title(view), preface, dict(view.index.labels))
+
+
+def _same_file(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one existing file (a link or a hard link included)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _write(path: str, text: str) -> int:
@@ -91,7 +100,16 @@ def export_file(
     leaf_id: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> ExportReport:
-    """:func:`export_view` of the session file ``session_path``, read from a snapshot."""
+    """:func:`export_view` of the session file ``session_path``, read from a snapshot.
+
+    Raises ``OSError`` (nothing written) when an output is the session file itself (by its name, a
+    link or a hard link: the page would replace the session), or the page and the Markdown are one file."""
+    outputs = [out for out in (html_path, markdown_path) if out is not None]
+    for out in outputs:
+        if _same_file(out, session_path):
+            raise OSError(errno.EINVAL, "the output is the session file itself; choose another name", out)
+    if len(outputs) == 2 and (_same_file(outputs[0], outputs[1]) or os.path.abspath(outputs[0]) == os.path.abspath(outputs[1])):
+        raise OSError(errno.EINVAL, "the page and the Markdown would be the same file twice; give each its own", outputs[1])
     if progress is not None:
         progress("reading the session")
     view = SessionManager.open_snapshot(session_path)

@@ -38,3 +38,21 @@ def test_export_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[st
         err = capsys.readouterr().err
         assert err.startswith("arbor export: ") and words in err and "Traceback" not in err, (argv, err)
     assert not (tmp_path / "o.html").exists()
+
+
+def test_export_never_writes_over_the_session_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The session file (by its name, a symbolic link to it or a hard link) is never an output, and
+    one output is not named twice (the Markdown would replace the page)."""
+    session = _session(tmp_path)
+    before = session.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(session)
+    os.link(session, tmp_path / "hard.jsonl")
+    for out in (session, tmp_path / "link.jsonl", tmp_path / "hard.jsonl"):
+        for flag in ("--html", "--markdown"):
+            assert main(["export", str(session), flag, str(out)]) == 2
+            err = capsys.readouterr().err
+            assert "is the session file itself" in err and "Traceback" not in err, (out, flag, err)
+    assert session.read_bytes() == before
+    twice = tmp_path / "o.html"
+    assert main(["export", str(session), "--html", str(twice), "--markdown", str(twice)]) == 2
+    assert "the same file twice" in capsys.readouterr().err and not twice.exists()
