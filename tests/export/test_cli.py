@@ -56,3 +56,20 @@ def test_export_never_writes_over_the_session_it_reads(tmp_path: Path, capsys: p
     twice = tmp_path / "o.html"
     assert main(["export", str(session), "--html", str(twice), "--markdown", str(twice)]) == 2
     assert "the same file twice" in capsys.readouterr().err and not twice.exists()
+
+
+def test_a_claude_code_transcript_exports_as_the_window_shows_it(tmp_path: Path) -> None:
+    """Export… is offered on a Claude Code transcript the window shows: the page holds its
+    conversation (read as the window reads it), not an empty session; the transcript is untouched."""
+    from desktop_app.export import export_file
+    from desktop_app.transcripts import open_transcript
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "claude_code" / "basic.jsonl"
+    before = source.read_bytes()
+    shown = open_transcript(source)
+    report = export_file(str(source), str(tmp_path / "cc.html"), str(tmp_path / "cc.md"))
+    assert report.facts is not None and report.facts.entries == len(shown.get_entries()) > 0
+    first = next(e for e in shown.get_entries() if e["type"] == "message" and e["message"]["role"] == "user")
+    words = first["message"]["content"] if isinstance(first["message"]["content"], str) else first["message"]["content"][0]["text"]
+    assert words.split("\n")[0][:40] in (tmp_path / "cc.md").read_text()
+    assert source.read_bytes() == before
