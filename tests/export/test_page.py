@@ -178,3 +178,24 @@ def test_values_of_the_wrong_type_export_without_a_crash_and_escaped(tmp_path: P
     page = (tmp_path / "odd.html").read_text()
     assert loads(page) == [] and "<script>" not in page
     assert '⚑ [&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;]' in page  # the list label, as text
+
+
+def test_names_and_labels_stay_on_their_line_in_the_markdown() -> None:
+    """A label, session name or tool name with line breaks ends its bold words or heading no more:
+    nothing of it becomes a heading or a list of the document (the messages themselves are Markdown
+    already and go in as they are)."""
+    from desktop_app.export.markdown_doc import path_markdown
+
+    odd = "x\n\n# Injected heading\n- injected item"
+    path = [
+        msg("u1", None, "user", "hello"),
+        tool_call_assistant("a1", "u1", call="c1", name=odd),
+        msg("t1", "a1", "toolResult", "out", call="c1"),
+    ]
+    path[2]["message"]["toolName"] = odd
+    markdown = path_markdown(path, odd, "from " + odd, {"u1": odd})
+    lines = markdown.split("\n")
+    assert "# Injected heading" not in lines and "- injected item" not in lines
+    assert not any(line.startswith(("# Injected", "- injected")) for line in lines)
+    assert lines[0] == "# x # Injected heading - injected item"
+    assert "**⚑ x # Injected heading - injected item**" in lines
