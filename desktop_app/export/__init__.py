@@ -1,12 +1,13 @@
 """Export a session: one self-contained web page and Markdown of the active path (DESIGN.md §14).
 
 Qt-free, so ``arbor export`` runs without a display and the window runs it off its UI thread. The
-session is read from a snapshot of its file (never written, locked or followed); only its content
-goes into the outputs.
+session is read from a snapshot of its file (never written, locked or followed), a Claude Code
+transcript converted as the window shows it; only its content goes into the outputs.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import time
@@ -15,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_app.session.manager import SessionManager
+from desktop_app.session.store import SessionFileError
 from desktop_app.session.view import SessionView
+from desktop_app.transcripts import TranscriptError, is_claude_code_transcript, open_transcript
 
 from .markdown_doc import path_markdown
 from .page import PageFacts, page_html, session_title
@@ -42,6 +45,25 @@ def markdown_of(view: SessionView, leaf_id: str | None = None) -> str:
     source = os.path.basename(view.session_file or "") or "an unsaved session"
     preface = f"Exported by Arbor from {source} (session {view.session_id}): the active path, {len(path):,} entries."
     return path_markdown(path, session_title(view), preface, dict(view.index.labels))
+
+
+def _read(session_path: str) -> SessionView:
+    """The session as the window shows it: a pi file from a snapshot, a Claude Code transcript
+    converted as on open (read only; read as a pi file it would be an empty session)."""
+    if os.path.isfile(session_path) and is_claude_code_transcript(session_path):
+        try:
+            return open_transcript(session_path)
+        except TranscriptError as exc:
+            raise SessionFileError(str(exc)) from exc
+    return SessionManager.open_snapshot(session_path)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one existing file (a link or a hard link included)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _write(path: str, text: str) -> int:
@@ -91,8 +113,17 @@ def export_file(
     leaf_id: str | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> ExportReport:
-    """:func:`export_view` of the session file ``session_path``, read from a snapshot."""
+    """:func:`export_view` of the session file ``session_path``, read from a snapshot.
+
+    Raises ``OSError`` (nothing written) when an output is the session file itself (by its name, a
+    link or a hard link: the page would replace the session), or the page and the Markdown are one file."""
+    outputs = [out for out in (html_path, markdown_path) if out is not None]
+    for out in outputs:
+        if _same_file(out, session_path):
+            raise OSError(errno.EINVAL, "the output is the session file itself; choose another name", out)
+    if len(outputs) == 2 and (_same_file(outputs[0], outputs[1]) or os.path.abspath(outputs[0]) == os.path.abspath(outputs[1])):
+        raise OSError(errno.EINVAL, "the page and the Markdown would be the same file twice; give each its own", outputs[1])
     if progress is not None:
         progress("reading the session")
-    view = SessionManager.open_snapshot(session_path)
+    view = _read(session_path)
     return export_view(view, html_path, markdown_path, leaf_id=leaf_id, progress=progress)

@@ -36,6 +36,12 @@ def fenced(text: str, language: str = "") -> str:
     return f"{fence}{language}\n{text.rstrip(chr(10))}\n{fence}"
 
 
+def _line(value: object) -> str:
+    """A name, label or title written into the document's own markup (a heading, bold words) on one
+    line: a line break in it would end that markup and start whatever follows (a heading, a list)."""
+    return " ".join(as_text(value).split())
+
+
 def _quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.strip().split("\n"))
 
@@ -46,7 +52,7 @@ def _output(text: str) -> str:
 
 
 def _assistant(message: dict[str, Any]) -> list[str]:
-    model = as_text(message.get("model"))
+    model = _line(message.get("model"))
     out = [f"## Assistant{f' · {model}' if model else ''}"]
     for block in content_blocks(message):
         match block_kind(block):
@@ -58,6 +64,7 @@ def _assistant(message: dict[str, Any]) -> list[str]:
                     out.append("*Thinking:*\n\n" + _quoted(thinking))
             case BlockKind.TOOL_CALL:
                 name, summary = tool_call_summary(block)
+                name, summary = _line(name), _line(summary)
                 out.append(f"**→ {name}** `{summary.replace('`', ' ')}`" if summary else f"**→ {name}**")
             case BlockKind.IMAGE:
                 out.append("*[image]*")
@@ -77,7 +84,7 @@ def _message(message: dict[str, Any]) -> list[str]:
             return _assistant(message)
         case Role.TOOL_RESULT:
             failed = bool(message.get("isError"))
-            name = as_text(message.get("toolName")) or "tool"
+            name = _line(message.get("toolName")) or "tool"
             text = joined_text(message).rstrip("\n")
             head = f"**{'✗' if failed else '✓'} {name} {'failed' if failed else 'result'}**"
             return [head, _output(text)] if text else [head + " (no output)"]
@@ -91,7 +98,7 @@ def _message(message: dict[str, Any]) -> list[str]:
         case Role.BRANCH_SUMMARY:
             return ["## ↩ Branch summary", _quoted(as_text(message.get("summary")))]
         case Role.CUSTOM:
-            return [f"## {as_text(message.get('customType')) or 'Custom message'}", joined_text(message).strip()]
+            return [f"## {_line(message.get('customType')) or 'Custom message'}", joined_text(message).strip()]
         case Role.SYSTEM:
             return ["## System prompt", _output(joined_text(message))]
         case Role.HOOK_MESSAGE | Role.UNKNOWN:
@@ -101,9 +108,9 @@ def _message(message: dict[str, Any]) -> list[str]:
 
 def path_markdown(path: Sequence[Entry], title: str, preface: str, labels: dict[Any, str]) -> str:
     """The Markdown of ``path`` (root → leaf) under ``title``, ``preface`` in italics below it."""
-    out = [f"# {title}", f"*{preface}*"]
+    out = [f"# {_line(title)}", f"*{_line(preface)}*"]
     for entry in path:
-        label = labels.get(entry.get("id"))
+        label = _line(labels.get(entry.get("id")))
         if label:
             out.append(f"**⚑ {label}**")
         message = message_from_entry(entry)

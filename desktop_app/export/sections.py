@@ -19,6 +19,7 @@ from desktop_app.session.entries import Entry
 from desktop_app.session.kinds import EntryKind, Role, kind_of
 from desktop_app.session.profile import PiProfile
 from desktop_app.session.tree import SessionIndex
+from desktop_app.tools.display import shown_text as as_text
 
 from .tree_svg import anchor_id
 from .web_markdown import web_markdown, web_markdown_parts
@@ -31,7 +32,12 @@ PAGE_SECTIONS = Sections(details=True, max_lines=60, max_chars=6_000, clipped="t
 #: Entries that say something as one dim line in the chat (the rest of the bookkeeping is left out).
 _NOTE_KINDS = frozenset({EntryKind.MODEL_CHANGE, EntryKind.THINKING_LEVEL_CHANGE, EntryKind.SESSION_INFO, EntryKind.CONTEXT_EDIT})
 
-_e = html.escape
+
+
+def _e(value: object) -> str:
+    """Session text escaped; a value of another type than the file should hold (a list as a label,
+    say: pi keeps what it reads) is shown as the chat shows it, never a crash of the export."""
+    return html.escape(as_text(value))
 
 
 def _row(entry_id: str, message: dict[str, Any], label: str | None) -> str:

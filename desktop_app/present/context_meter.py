@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from desktop_app.compaction.tokens import estimate_context_tokens, estimate_tokens
+from desktop_app.compaction.tokens import estimate_context_tokens, estimate_tokens_lenient
 from desktop_app.session.kinds import EntryKind, kind_of
 
 __all__ = ["ContextMeterState", "MeterReading", "format_tokens"]
@@ -100,7 +100,7 @@ class ContextMeterState:
         self._ends = (path[0].get("id"), path[-1].get("id")) if path else (None, None)
         if tokens is None:
             self._tokens = None  # an estimate is no floor for the reply that reports the real size
-            estimate = sum((estimate_tokens(m) for m in messages), 0)
+            estimate = sum((estimate_tokens_lenient(m) for m in messages), 0)  # NaN (pi's arithmetic) counts 0
             return MeterReading(
                 int(estimate),
                 f"Estimated: the context was just compacted, so the {len(messages)} message(s) the model "

@@ -36,6 +36,7 @@ from desktop_app.session import (
 from desktop_app.session.entries import Entry
 from desktop_app.session.kinds import EntryKind, Role, entry_role, kind_of
 from desktop_app.session.tree import SessionIndex, TreeNode, sort_by_timestamp
+from desktop_app.tools.display import shown_text
 
 from .filters import check_mode, is_visible
 from .folding import NEVER_FOLD_KINDS, foldable_runs
@@ -291,8 +292,12 @@ def _kind(entry_id: str, by_id: Mapping[str, Entry], cache: _Info) -> NodeKind:
 
 
 def _entry_node(
-    entry_id: str, kind: str, text: str, label: str | None, on_path: bool, is_leaf: bool
+    entry_id: str, kind: str, text: str, label: object, on_path: bool, is_leaf: bool
 ) -> ViewNode:
+    # A label is kept as the file has it (pi does); one of another type (a list, say) is shown as
+    # the chat shows it: Qt's text calls crash the process on a list (a segfault in the paint).
+    if label is not None and not isinstance(label, str):
+        label = shown_text(label)
     return ViewNode(kind, text, (entry_id,), label, on_path, is_leaf)
 
 

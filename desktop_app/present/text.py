@@ -234,7 +234,8 @@ def _message_text(entry: Entry, message: dict[str, Any], tool_calls: Mapping[str
         case Role.USER | Role.ASSISTANT:
             return _user_or_assistant_text(entry, message, role)
         case Role.TOOL_RESULT:
-            call = (tool_calls or {}).get(message.get("toolCallId"))  # type: ignore[arg-type]
+            call_id = message.get("toolCallId")  # a list or object finds no call (and cannot be looked up)
+            call = None if isinstance(call_id, (list, dict)) else (tool_calls or {}).get(call_id)  # type: ignore[arg-type]
             if call is not None:
                 return _format_call(call)
             return f"[{message.get('toolName') or 'tool'}]"

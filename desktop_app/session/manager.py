@@ -403,8 +403,13 @@ class SessionManager:
         except (OSError, SessionError, SessionFileError) as exc:
             self._fail_loading(exc)
             return True
+        except Exception as exc:  # noqa: BLE001 - a bug: said and logged, never lost in an event loop
+            log.exception("the whole-file parse of %s failed", self._session_file)
+            self._fail_loading(exc)
+            return True
+        shown_leaf = self._leaf_id
         self._cwd, self.read_only, self.report = full._cwd, full.read_only, full.report
-        self._header, self._leaf_id = full._header, full._leaf_id
+        self._header, self._leaf_id = full._header, _followed_leaf(full, shown_leaf)
         self._header_written, self._written = full._header_written, full._written
         self._store, self._session_file = full._store, full._session_file
         self._context_cache = None
@@ -1120,6 +1125,18 @@ def _gc_paused_then_frozen() -> Iterator[None]:
         if gc_was_enabled:
             gc.freeze()
             gc.enable()
+
+
+def _followed_leaf(full: SessionManager, shown_leaf: str | None) -> str | None:
+    """The leaf once a deferred open's whole file is in: the file's last entry (as at any open)
+    only if it continues the branch that was shown; else what was shown. Another program's lines
+    appended on another branch while the file was parsed must not carry our next message there,
+    as :meth:`SessionManager._load_appended` does not let them after an ordinary open."""
+    leaf = full.leaf_id
+    if shown_leaf is None or leaf == shown_leaf or full.get_entry(shown_leaf) is None:
+        return leaf
+    path = full.index.path_to(full.get_leaf_entry(), remember=False)
+    return leaf if any(entry.get("id") == shown_leaf for entry in path) else shown_leaf
 
 
 def _same_entry(known: Entry | None, entry: Entry) -> bool:

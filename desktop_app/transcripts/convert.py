@@ -320,7 +320,7 @@ class _Converter:
             message = summary_line.get("message")
             content = message.get("content") if isinstance(message, dict) else None
             summary = content if isinstance(content, str) else "\n".join(
-                b["text"] for b in content or [] if isinstance(b, dict) and isinstance(b.get("text"), str))
+                b["text"] for b in (content if isinstance(content, list) else []) if isinstance(b, dict) and isinstance(b.get("text"), str))
         if not summary:
             summary = "(Claude Code compacted the conversation here; the transcript holds no summary text.)"
         meta = node.obj.get("compactMetadata")

@@ -143,13 +143,17 @@ def import_transcript(path: str | Path, out: str | Path, *, session_id: str | No
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError as exc:
+        raise TranscriptError(f"{out} already exists: choose another --out (nothing was written)") from exc
+    except OSError as exc:
+        raise TranscriptError(f"cannot write {out}: {exc.strerror or exc}") from exc
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-    except FileExistsError as exc:
-        raise TranscriptError(f"{out} already exists: choose another --out (nothing was written)") from exc
     except OSError as exc:
+        target.unlink(missing_ok=True)  # the file is ours (O_EXCL): no half a session is left behind
         raise TranscriptError(f"cannot write {out}: {exc.strerror or exc}") from exc
     kinds = [kind_of(e) for e in conversion.entries]
     messages, compactions = kinds.count(EntryKind.MESSAGE), kinds.count(EntryKind.COMPACTION)

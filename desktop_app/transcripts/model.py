@@ -111,7 +111,7 @@ class Transcript:
 
 def _kind(obj: dict[str, Any]) -> NodeKind | None:
     """The node kind of a chain line; ``None`` for a compact boundary's summary (merged later)."""
-    kind = obj.get("type")
+    kind = _type(obj)
     if obj.get("isSidechain") is True:
         return NodeKind.SIDECHAIN
     if kind == Line.SYSTEM and obj.get("subtype") == COMPACT_BOUNDARY:
@@ -125,6 +125,19 @@ def _kind(obj: dict[str, Any]) -> NodeKind | None:
     if kind in _NOT_MESSAGES:
         return NodeKind.META
     return NodeKind.UNKNOWN
+
+
+def _type(obj: dict[str, Any]) -> str | None:
+    """A line's ``type``, or ``None`` when it is not a string (a list there is unhashable: the
+    set lookups below would raise on it)."""
+    kind = obj.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _content(obj: dict[str, Any]) -> Any:
+    """A line's ``message.content``, or ``None`` when its message is not an object."""
+    message = obj.get("message")
+    return message.get("content") if isinstance(message, dict) else None
 
 
 def _message_id(obj: dict[str, Any]) -> str | None:
@@ -194,7 +207,7 @@ class _Builder:
         name = self.titles.get(Line.CUSTOM_TITLE) or self.titles.get(Line.AI_TITLE) or self.titles.get(Line.SUMMARY)
         first_prompt = next(
             (t for n in self.nodes.values() if n.kind is NodeKind.USER
-             and (t := " ".join(_text(n.obj.get("message", {}).get("content")).split()))), ""
+             and (t := " ".join(_text(_content(n.obj)).split()))), ""
         )
         return Transcript(
             path=self.path, session_id=self.session_id or (self.path.stem if self.path else "claude-code"),
@@ -203,7 +216,7 @@ class _Builder:
         )
 
     def _info_line(self, line: int, obj: dict[str, Any]) -> None:
-        kind = obj.get("type")
+        kind = _type(obj)
         if kind == Line.LAST_PROMPT:
             leaf = _str(obj, "leafUuid")
             if leaf is not None:

@@ -9,6 +9,7 @@ the window shows; the status bar says where it went, or why it could not be writ
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from desktop_app.export import ExportReport
 
 __all__ = ["MARKDOWN_FILTER", "PAGE_FILTER", "SessionExport"]
+
+log = logging.getLogger(__name__)
 
 PAGE_FILTER = "Web page, opens in any browser (*.html)"
 MARKDOWN_FILTER = "Markdown of the active path (*.md)"
@@ -96,6 +99,11 @@ class SessionExport:
             report = await asyncio.get_running_loop().run_in_executor(None, work)
         except (OSError, SessionFileError) as exc:
             self.failure = f"Could not export to {path}: {getattr(exc, 'strerror', None) or exc}"
+            status.showMessage(self.failure, 10_000)
+            return
+        except Exception as exc:  # noqa: BLE001 - a bug: said in the window and logged, not lost in the task
+            log.exception("export to %s failed", path)
+            self.failure = f"Could not export to {path}: {exc}"
             status.showMessage(self.failure, 10_000)
             return
         self.last, self.failure = report, None

@@ -117,7 +117,10 @@ class ManualCompactionDialog(CompactionDialog):
         return self.choices[self.slider.value()].entry_id
 
     def set_cut(self, entry_id: str) -> bool:
-        """Move the cut to ``entry_id`` when it is a valid cut (the canvas's drag lands here)."""
+        """Move the cut to ``entry_id`` when it is a valid cut (the canvas's drag lands here); never
+        while Compact runs (the cut being written stays the one shown)."""
+        if self.running:
+            return False
         for i, choice in enumerate(self.choices):
             if choice.entry_id == entry_id:
                 self.slider.setValue(i)
@@ -130,6 +133,12 @@ class ManualCompactionDialog(CompactionDialog):
             self.cut_label.setText(
                 cut_words(self.choices[i], i, len(self.choices)) + "\nMove it with this slider or drag the dashed cut line on the graph."
             )
+
+    def show_running(self) -> None:
+        """Compact was pressed: the cut and the summary are fixed until the run ends."""
+        super().show_running()
+        for widget in (self.slider, self.summary_edit, self.generate_button):
+            widget.setEnabled(False)
 
     def _moved(self, _value: int) -> None:
         self._say_cut()
@@ -166,6 +175,7 @@ class ManualCompactionDialog(CompactionDialog):
     def show_error(self, reason: str) -> None:
         """A refusal or failure, in words; the dialog goes back to the preview (nothing was written)."""
         self.running = False
+        self.slider.setEnabled(True)
         self.title.setText("Compact the context?")
         self.compact_button.show()
         self.compact_button.setEnabled(True)

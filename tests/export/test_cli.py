@@ -38,3 +38,38 @@ def test_export_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[st
         err = capsys.readouterr().err
         assert err.startswith("arbor export: ") and words in err and "Traceback" not in err, (argv, err)
     assert not (tmp_path / "o.html").exists()
+
+
+def test_export_never_writes_over_the_session_it_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The session file (by its name, a symbolic link to it or a hard link) is never an output, and
+    one output is not named twice (the Markdown would replace the page)."""
+    session = _session(tmp_path)
+    before = session.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(session)
+    os.link(session, tmp_path / "hard.jsonl")
+    for out in (session, tmp_path / "link.jsonl", tmp_path / "hard.jsonl"):
+        for flag in ("--html", "--markdown"):
+            assert main(["export", str(session), flag, str(out)]) == 2
+            err = capsys.readouterr().err
+            assert "is the session file itself" in err and "Traceback" not in err, (out, flag, err)
+    assert session.read_bytes() == before
+    twice = tmp_path / "o.html"
+    assert main(["export", str(session), "--html", str(twice), "--markdown", str(twice)]) == 2
+    assert "the same file twice" in capsys.readouterr().err and not twice.exists()
+
+
+def test_a_claude_code_transcript_exports_as_the_window_shows_it(tmp_path: Path) -> None:
+    """Export… is offered on a Claude Code transcript the window shows: the page holds its
+    conversation (read as the window reads it), not an empty session; the transcript is untouched."""
+    from desktop_app.export import export_file
+    from desktop_app.transcripts import open_transcript
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "claude_code" / "basic.jsonl"
+    before = source.read_bytes()
+    shown = open_transcript(source)
+    report = export_file(str(source), str(tmp_path / "cc.html"), str(tmp_path / "cc.md"))
+    assert report.facts is not None and report.facts.entries == len(shown.get_entries()) > 0
+    first = next(e for e in shown.get_entries() if e["type"] == "message" and e["message"]["role"] == "user")
+    words = first["message"]["content"] if isinstance(first["message"]["content"], str) else first["message"]["content"][0]["text"]
+    assert words.split("\n")[0][:40] in (tmp_path / "cc.md").read_text()
+    assert source.read_bytes() == before

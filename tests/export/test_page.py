@@ -149,3 +149,53 @@ def test_a_long_path_is_cut_at_a_turn_and_the_path_s_compactions_come_first() ->
     assert "The path holds 6 entries; the oldest 3 are left out" in chat
     audits = compactions_html(SessionIndex.build(entries), ["c1", "c2"], {e["id"] for e in path}, PI_0_73_1)
     assert audits.index("on the path") < audits.index("elsewhere")
+
+
+def test_values_of_the_wrong_type_export_without_a_crash_and_escaped(tmp_path: Path) -> None:
+    """A hand-edited or foreign file: a list as a label, a name that is an object, a tool result
+    whose toolCallId is a list (the tree's words crashed on it, the canvas's too), header fields of
+    other types. The page is written, the values shown as text, nothing interpreted."""
+    x = "<script>alert(1)</script>"
+    entries: list[dict[str, Any]] = [
+        msg("u1", None, "user", "hi"),
+        msg("a1", "u1", "assistant", "x"),
+        other("label", "l1", "a1", targetId="u1", label=[x]),
+        other("session_info", "s1", "l1", name={"a": x}),
+        other("compaction", "c1", "s1", summary=[x], firstKeptEntryId=["u1"], tokensBefore=x,
+              details={"readFiles": [x, 1, None], "modifiedFiles": x}),
+        other("branch_summary", "b1", "c1", fromId=[x], summary=5),
+        {"type": "model_change", "id": "m1", "parentId": "b1", "timestamp": "2025", "provider": [x], "modelId": {"x": x}},
+        {"type": "message", "id": "t1", "parentId": "m1", "timestamp": "2025",
+         "message": {"role": "toolResult", "toolName": [x], "content": [{"type": "text", "text": x}], "toolCallId": [1]}},
+        {"type": "message", "id": "a2", "parentId": "t1", "timestamp": "2025",
+         "message": {"role": "assistant", "model": [x], "content": [{"type": "toolCall", "name": [x], "arguments": {"path": [x]}}]}},
+    ]
+    header = {"type": "session", "version": 3, "id": x, "timestamp": [x], "cwd": [x]}
+    session = tmp_path / "odd.jsonl"
+    session.write_text("".join(json.dumps(e) + "\n" for e in [header, *entries]))
+    report = export_file(str(session), str(tmp_path / "odd.html"), str(tmp_path / "odd.md"))
+    assert report.facts is not None and report.facts.labels == 1 and report.facts.chat_entries > 0
+    page = (tmp_path / "odd.html").read_text()
+    assert loads(page) == [] and "<script>" not in page
+    assert '⚑ [&quot;&lt;script&gt;alert(1)&lt;/script&gt;&quot;]' in page  # the list label, as text
+
+
+def test_names_and_labels_stay_on_their_line_in_the_markdown() -> None:
+    """A label, session name or tool name with line breaks ends its bold words or heading no more:
+    nothing of it becomes a heading or a list of the document (the messages themselves are Markdown
+    already and go in as they are)."""
+    from desktop_app.export.markdown_doc import path_markdown
+
+    odd = "x\n\n# Injected heading\n- injected item"
+    path = [
+        msg("u1", None, "user", "hello"),
+        tool_call_assistant("a1", "u1", call="c1", name=odd),
+        msg("t1", "a1", "toolResult", "out", call="c1"),
+    ]
+    path[2]["message"]["toolName"] = odd
+    markdown = path_markdown(path, odd, "from " + odd, {"u1": odd})
+    lines = markdown.split("\n")
+    assert "# Injected heading" not in lines and "- injected item" not in lines
+    assert not any(line.startswith(("# Injected", "- injected")) for line in lines)
+    assert lines[0] == "# x # Injected heading - injected item"
+    assert "**⚑ x # Injected heading - injected item**" in lines

@@ -493,3 +493,16 @@ def test_set_leaf_between_far_and_near_branches_marks_the_whole_new_path(folding
             assert _structure(graph) == _structure(fresh)
             assert all(graph.nodes[node] == fresh.nodes[node] for node in fresh.nodes)
     assert fast >= len(targets) // 2  # most took the fast way (the way this test is about)
+
+
+def test_a_label_of_another_type_reaches_the_canvas_as_text() -> None:
+    """A label entry whose label is a list (a hand-edited file; pi keeps it as it is) crashed the
+    window in Qt's paint (a segfault in elidedText): the node's label is text, as the chat shows it."""
+    entries = [
+        msg("u1", None, "user", "hi"),
+        msg("a1", "u1", "assistant", "x"),
+        other("label", "l1", "a1", targetId="u1", label=["<b>odd</b>", 1]),
+    ]
+    graph = build_view_graph(index_of(entries), "l1")
+    labels = [node.label for node in graph.nodes.values() if node.label is not None]
+    assert labels == ['["<b>odd</b>", 1]']

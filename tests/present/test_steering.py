@@ -133,6 +133,15 @@ def test_meter_never_goes_down_while_the_path_only_grows() -> None:
     assert "4 characters per token" in estimate.explanation and "no reply" in estimate.explanation
 
 
+def test_the_meter_s_estimate_survives_a_message_pi_would_count_as_nan() -> None:
+    """A branch summary whose summary is a number (a hand-edited file) weighs NaN by pi's
+    arithmetic: the window's meter raised on it ("cannot convert float NaN to integer") and the
+    window could not open the file. It counts 0, as elsewhere in the app."""
+    odd = {"role": "branchSummary", "summary": 5, "fromId": "x", "timestamp": 1}
+    reading = ContextMeterState().read(_path("a", "k", "b"), None, [_user("x" * 40), odd])
+    assert reading.estimated and reading.tokens == estimate_tokens(_user("x" * 40))
+
+
 def test_the_meter_reads_the_context_branch_as_it_reads_the_whole_branch() -> None:
     """The window hands the meter the end of the branch the context is built from (a few hundred
     entries instead of 70,000): every reading must be the one the whole branch gives."""

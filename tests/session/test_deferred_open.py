@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from desktop_app.present.sessions import session_title
-from desktop_app.session import SessionFileError, SessionManager
+from desktop_app.session import SessionFileError, SessionManager, SessionReadOnlyError
 from desktop_app.session import manager as manager_module
 from desktop_app.session.entries import (
     make_compaction_entry,
@@ -313,3 +314,48 @@ def test_a_fifo_is_refused_as_an_ordinary_open_refuses_it(tmp_path: Path, defer_
     os.mkfifo(fifo)
     with pytest.raises(SessionFileError, match="not a regular file"):
         SessionManager.open(fifo, defer=True)  # never hangs waiting for a writer
+
+
+def test_another_writer_s_branch_appended_meanwhile_does_not_take_our_next_message(
+    tmp_path: Path, defer_everything: None
+) -> None:
+    """Another program (a real second process) appends on another branch while the whole file is
+    parsed: our next message goes under the leaf we were shown, as after an ordinary open."""
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300)
+    lazy = SessionManager.open(file, defer=True)
+    shown_leaf = lazy.leaf_id
+    elsewhere = lazy.get_branch()[5]["id"]
+    line = serialize_line(make_message_entry("other-1", elsewhere, "2025-11-03T10:00:00.000Z", user("elsewhere")))
+    code = "import sys; open(sys.argv[1], 'a', encoding='utf-8').write(sys.argv[2])"
+    subprocess.run([sys.executable, "-c", code, str(file), line], check=True)
+    mine = lazy.append_message(user("mine"))
+    assert lazy.get_entry("other-1") is not None  # read, not lost
+    assert lazy.get_entry(mine)["parentId"] == shown_leaf  # type: ignore[index]
+    assert SessionManager.open(file).get_entry(mine)["parentId"] == shown_leaf  # type: ignore[index]
+
+
+def test_an_unexpected_error_in_the_whole_parse_is_reported_and_nothing_is_written(
+    tmp_path: Path, defer_everything: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300)
+    before = file.read_bytes()
+    lazy = SessionManager.open(file, defer=True)
+    shown = lazy.get_entries()
+
+    def broken() -> SessionManager:
+        raise RuntimeError("a bug in the parser")
+
+    lazy._full_load._open_full = broken  # type: ignore[union-attr]
+    events: list[Any] = []
+    lazy.subscribe(events.append)
+    lazy.load_in_background()
+    assert lazy.finish_loading() is True  # no exception escapes to the event loop
+    assert not lazy.loading and lazy.read_only and lazy.get_entries() == shown  # what was shown stays
+    assert "a bug in the parser" in (lazy.report.error or "")
+    assert [type(e).__name__ for e in events] == ["SessionFailed"]
+    assert "a bug in the parser" in caplog.text  # with its traceback, for the bug report
+    with pytest.raises(SessionReadOnlyError):
+        lazy.append_message(user("lost?"))
+    assert file.read_bytes() == before

@@ -225,3 +225,20 @@ def test_arbor_import_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["import", str(IMPORTED / "basic.jsonl"), "--out", str(tmp_path / "x.jsonl")]) == 2
     assert "not a Claude Code transcript" in capsys.readouterr().err
     assert main(["import", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "y.jsonl")]) == 2
+
+
+def test_an_import_that_fails_mid_write_leaves_no_partial_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk mid-write: no half a session is left behind (it would open as a shorter session,
+    and the next import would refuse the name)."""
+    import os as os_module
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os_module, "fsync", full_disk)
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(TranscriptError, match="No space left"):
+        import_transcript(SOURCES / "basic.jsonl", out)
+    assert not out.exists()
+    monkeypatch.undo()
+    assert import_transcript(SOURCES / "basic.jsonl", out).out == out  # the name is free again

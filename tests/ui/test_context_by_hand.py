@@ -234,3 +234,36 @@ def test_under_pi_0_73_1_the_edit_items_are_disabled_with_the_reason(session: Pa
         window.close()
         pump(50)
 
+
+
+def test_the_cut_stays_put_while_its_compaction_runs(qapp: QApplication) -> None:
+    """While Compact runs, the slider, a canvas drag (``set_cut``) or another "Summarize up to here"
+    must not move the cut or bring Generate and the summary back: the bands would show a cut other
+    than the one being written, and a Generate then would turn the dialog back into its preview."""
+    from desktop_app.compaction.tokens import CompactionSettings
+    from desktop_app.present.compaction_preview import preview_compaction
+    from desktop_app.session import SessionManager
+
+    view = SessionManager.open_snapshot(SOURCE)
+    settings = CompactionSettings()
+    choices = cut_choices_of(view, view.profile)
+
+    def preview_of(cut: str | None) -> Any:
+        return preview_compaction(view, settings, view.profile, first_kept_entry_id=cut)
+
+    dialog = ManualCompactionDialog(preview_of(None), choices, preview_of, cut=CHOSEN_CUT)
+    moved: list[Any] = []
+    dialog.cut_changed.connect(moved.append)
+    QTest.mouseClick(dialog.compact_button, Qt.MouseButton.LeftButton)
+    assert dialog.running
+    at = [c.entry_id for c in choices].index(CHOSEN_CUT)
+    assert not dialog.set_cut(choices[at + 1].entry_id)
+    dialog.slider.setFocus()
+    QTest.keyClick(dialog.slider, Qt.Key.Key_Right)
+    assert not dialog.slider.isEnabled()
+    assert dialog.cut == CHOSEN_CUT and moved == []
+    assert not dialog.generate_button.isEnabled() and not dialog.summary_edit.isEnabled()
+    assert not dialog.focus_edit.isEnabled() and not dialog.compact_button.isVisible()
+    dialog.show_error("refused")  # the run ended in a refusal: the preview is back, the cut movable
+    assert dialog.set_cut(choices[at + 1].entry_id) and dialog.cut == choices[at + 1].entry_id
+    dialog.deleteLater()

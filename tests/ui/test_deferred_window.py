@@ -76,3 +76,25 @@ async def test_a_big_transcript_shows_its_first_picture_then_the_whole_conversio
     assert window.agent.view.get_entries() == whole.get_entries()
     assert manager.read_only and window.agent.view.report.foreign == "Claude Code"
     window.close()
+
+
+def test_a_parse_that_ends_after_the_window_closed_is_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    """The window closed while the whole file was parsed: the install that follows (queued on the
+    loop by the worker) must not bind the session again to a shut-down window (a whole-graph build
+    started during the app's exit)."""
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300)
+    window = build_window(str(file), Settings.load(), defer_load=True)
+    qtbot.addWidget(window)
+    manager = window.agent.session
+    assert manager.loading
+    window.show()
+    window.close()
+    bound: list[Any] = []
+    monkeypatch.setattr(window.graph, "set_session", bound.append)
+    window.install_full_session()  # what the worker's callback runs
+    assert bound == [] and manager.loading

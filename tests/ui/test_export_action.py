@@ -65,3 +65,29 @@ def test_export_from_the_toolbar_writes_the_page_and_then_markdown(tmp_path: Pat
     assert session.read_bytes() == before  # the session file is only read
     window.close()
     pump(50)
+
+
+def test_an_unexpected_export_error_is_said_not_left_at_exporting(tmp_path: Path, qtbot: Any, monkeypatch: Any) -> None:
+    """A bug in the export (any exception, not only a file that cannot be written) ends in words in
+    the status bar; before, the bar said "Exporting to …" for ever and the error went nowhere."""
+    from PySide6.QtWidgets import QMainWindow
+
+    import desktop_app.export as export_package
+    from desktop_app.session import SessionManager
+    from desktop_app.ui.export_action import SessionExport
+    from tests.export.test_page import _session
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    view = SessionManager.open_snapshot(_session(tmp_path))
+    exporter = SessionExport(window, lambda: view)
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the page")
+
+    monkeypatch.setattr(export_package, "export_file", broken)
+    pump(1)  # the app's Qt event loop is the running one, as in the window
+    exporter.export_to(str(tmp_path / "p.html"))
+    _wait_for(window, lambda: exporter.failure is not None, timeout=5.0)
+    assert "a bug in the page" in (exporter.failure or "")
+    assert "Could not export" in window.statusBar().currentMessage()
