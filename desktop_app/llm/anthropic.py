@@ -489,12 +489,18 @@ def _json_text(text: str) -> str:
 _BODY_CHUNK = 1 << 20
 
 
-async def _chunks(body: bytes) -> AsyncIterator[bytes]:
-    """``body`` a megabyte at a time. Given whole, the HTTP layer (h11) copies it into one buffer with
+class _Chunks:
+    """A body a megabyte at a time. Given whole, the HTTP layer (h11) copies it into one buffer with
     the headers before writing it: another 44 MB at a first compaction of 100,000 entries. The
-    ``Content-Length`` is set by the caller, so the body is not sent chunked."""
-    for start in range(0, len(body), _BODY_CHUNK):
-        yield body[start : start + _BODY_CHUNK]
+    ``Content-Length`` is set by the caller, so the body is not sent chunked; an object, not a
+    generator, so the HTTP layer could send it again."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for start in range(0, len(self._body), _BODY_CHUNK):
+            yield self._body[start : start + _BODY_CHUNK]
 
 
 def build_body(
@@ -938,7 +944,7 @@ class AnthropicProvider(Provider):
         return AsyncMessageStreamManager(
             client.post(
                 "/v1/messages",
-                content=_chunks(body),
+                content=_Chunks(body),
                 cast_to=wire.Message,
                 stream=True,
                 stream_cls=sdk.AsyncStream[wire.RawMessageStreamEvent],

@@ -51,7 +51,6 @@ async def test_pieces_are_sent_as_the_sdk_sends_the_joined_text(fake_anthropic: 
         ({}, None, None),
         ({"cache": False}, "high", TOOLS),
         ({"adaptive_thinking": True}, "medium", None),
-        ({"model_id": "claude-haiku-4-5", "adaptive_thinking": False}, "low", None),
     ]
     for options, reasoning, tools in cases:
         provider = AnthropicProvider(api_key, base_url=fake_anthropic.base_url, **options)
