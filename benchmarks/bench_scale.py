@@ -346,14 +346,15 @@ def main(argv: list[str] | None = None) -> int:
         checkouts = {"before": args.before.resolve()} if args.before else {}
         checkouts["this checkout"] = ROOT
         print(f"| session ({args.runs} rounds, medians) | checkout | peak RSS after open | peak RSS after "
-              "compaction | each round | request body |\n|---|---|---:|---:|---|---:|")
+              "compaction | each round | request body | compaction |\n|---|---|---:|---:|---|---:|---:|")
         for n in args.entries:
             file, _ = cached_session(n)
             for path in (file, _no_compaction_copy(file)):
                 for name, c in compaction_rounds(path, checkouts, args.runs).items():
                     peaks = ", ".join(_mb(p) for p in c["peaks"])
                     print(f"| {path.name} | {name} | {_mb(c.get('rss_after_open'))} | **{_mb(c.get('peak_rss'))}** "
-                          f"| {peaks} | {c.get('request_bytes', 0) / 1e6:,.1f} MB |", flush=True)
+                          f"| {peaks} | {c.get('request_bytes', 0) / 1e6:,.1f} MB | {_ms(c.get('compact_ms'))} |",
+                          flush=True)
         return 0
     rows = measure(args.entries, args.runs, args.before)
     if args.json:
