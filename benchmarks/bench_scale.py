@@ -12,7 +12,7 @@ For each session size (``benchmarks/generate.py``), in fresh processes, interlea
 * node opening the file with pi 0.73.1 (``pi_side_by_side.mjs --rss``: spawn → exit). pi is looked
   for in ``PI_DIR`` (default ``/tmp/pi0731``), then in ``/work/shared/oracle``.
 
-Then, once per size, **compaction memory**: a fresh process opens the session as ``arbor`` does
+Then, once per size (``--runs`` rounds, interleaved, medians), **compaction memory**: a fresh process opens the session as ``arbor`` does
 (``SessionManager.open``), compacts it with the Anthropic provider against the fake Anthropic server
 (``tests/fakes/anthropic_server.py``, run in a process of its own so that the request it receives is
 not counted) and reports peak RSS (``VmHWM``) after opening and after the compaction, and the request's
@@ -236,6 +236,21 @@ def compaction_memory(file: Path, root: Path = ROOT) -> dict[str, Any]:
     return result
 
 
+def compaction_rounds(file: Path, checkouts: dict[str, Path], runs: int) -> dict[str, dict[str, Any]]:
+    """:func:`compaction_memory` ``runs`` times per checkout, interleaved round by round; per checkout
+    the medians of every number, with the peaks of each round under ``peaks``."""
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in checkouts}
+    for _ in range(runs):
+        for name, root in checkouts.items():
+            samples[name].append(compaction_memory(file, root))
+    out: dict[str, dict[str, Any]] = {}
+    for name, rows in samples.items():
+        keys = [k for k in rows[0] if all(isinstance(r.get(k), (int, float)) for r in rows)]
+        out[name] = {k: statistics.median(r[k] for r in rows) for k in keys}
+        out[name]["peaks"] = [r.get("peak_rss") for r in rows]
+    return out
+
+
 # ====================================================================================== report
 
 
@@ -302,12 +317,12 @@ def measure(sizes: list[int], runs: int, before: Path | None) -> list[dict[str, 
         compaction: dict[str, Any] = {}
         for label, path in (("generated session", file), ("its compactions taken out (worst case)",
                                                            _no_compaction_copy(file))):
-            for name, root in checkouts.items():
-                print(f"  compaction ({name}): {label} ...", file=sys.stderr, flush=True)
-                try:
-                    compaction[f"{label}, {name}"] = compaction_memory(path, root)
-                except Exception as exc:  # noqa: BLE001 - reported in the table
-                    compaction[f"{label}, {name}"] = {"error": repr(exc)[-500:]}
+            print(f"  compaction: {label} ...", file=sys.stderr, flush=True)
+            try:
+                for name, result in compaction_rounds(path, checkouts, runs).items():
+                    compaction[f"{label}, {name}"] = result
+            except Exception as exc:  # noqa: BLE001 - reported in the table
+                compaction[label] = {"error": repr(exc)[-500:]}
         rows.append({"entries": n, "bytes": stats.bytes, "runs": runs, "first": first, "compaction": compaction,
                      "calibration_ms": bench_gui._calibrate()})
     return rows
@@ -328,11 +343,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.only_compaction:
         from benchmarks.generate import cached_session
 
+        checkouts = {"before": args.before.resolve()} if args.before else {}
+        checkouts["this checkout"] = ROOT
+        print(f"| session ({args.runs} rounds, medians) | checkout | peak RSS after open | peak RSS after "
+              "compaction | each round | request body | compaction |\n|---|---|---:|---:|---|---:|---:|")
         for n in args.entries:
             file, _ = cached_session(n)
             for path in (file, _no_compaction_copy(file)):
-                for root in ([args.before.resolve()] if args.before else []) + [ROOT]:
-                    print(path.name, root, json.dumps(compaction_memory(path, root)))
+                for name, c in compaction_rounds(path, checkouts, args.runs).items():
+                    peaks = ", ".join(_mb(p) for p in c["peaks"])
+                    print(f"| {path.name} | {name} | {_mb(c.get('rss_after_open'))} | **{_mb(c.get('peak_rss'))}** "
+                          f"| {peaks} | {c.get('request_bytes', 0) / 1e6:,.1f} MB | {_ms(c.get('compact_ms'))} |",
+                          flush=True)
         return 0
     rows = measure(args.entries, args.runs, args.before)
     if args.json:

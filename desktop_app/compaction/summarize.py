@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_app.llm.messages import combine_usage
+from desktop_app.llm.model import TextPieces
 from desktop_app.llm.protocol import (
     LLMRequest,
     ProgressCallback,
@@ -104,21 +105,29 @@ def summary_request(
 ) -> LLMRequest:
     """The history-summary request: first-time or update prompt, ``max_tokens = floor(0.8 × reserve)``
     (pi 1.6.0 sets no limit)."""
-    pieces = list(conversation_pieces(messages, profile))  # the request's text is made once, below
-    if previous_summary:
-        pieces += ["<previous-summary>\n", previous_summary, "\n</previous-summary>\n\n"]
-    pieces.append(UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT)
-    if custom_instructions:
-        pieces += [ADDITIONAL_FOCUS, custom_instructions]
-    text = "".join(pieces)
-    del pieces
+    # Made as the request is sent, piece by piece (mostly the session's own strings): the provider
+    # encodes them into the request's bytes without the whole text ever existing (issue 28).
+    pieces = functools.partial(_summary_pieces, messages, profile, previous_summary, custom_instructions)
     return LLMRequest(
         system_prompt=summarization_system_prompt(profile.summarizer_says_coding),
-        messages=[user_text_message(text)],
+        messages=[],
+        text_pieces=TextPieces(pieces),
         max_tokens=_limit(reserve_tokens, 0.8, profile),
         reasoning=reasoning_option(provider, thinking_level),
         purpose=Purpose.COMPACTION,
     )
+
+
+def _summary_pieces(
+    messages: list[Message], profile: PiProfile, previous_summary: str | None, custom_instructions: str | None
+) -> Iterator[str]:
+    """The history-summary request's text in pieces: the transcript, the previous summary, the prompt."""
+    yield from conversation_pieces(messages, profile)
+    if previous_summary:
+        yield from ("<previous-summary>\n", previous_summary, "\n</previous-summary>\n\n")
+    yield UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
+    if custom_instructions:
+        yield from (ADDITIONAL_FOCUS, custom_instructions)
 
 
 def _limit(reserve_tokens: int, share: float, profile: PiProfile) -> int | None:

@@ -3,12 +3,14 @@ transcript is ~44 million characters, and every copy of it held at once is ~90 M
 
 from __future__ import annotations
 
+import json
 import sys
 import tracemalloc
 from typing import Any
 
 from desktop_app.compaction.serialize import serialize_conversation, serialized_pieces
 from desktop_app.compaction.summarize import conversation_block, summary_request
+from desktop_app.llm.anthropic import AnthropicProvider, build_body
 from desktop_app.llm.testing import RecordingProvider
 from desktop_app.session.context import convert_to_llm
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0
@@ -52,3 +54,25 @@ def test_the_request_text_is_made_once() -> None:
     size = sys.getsizeof(text)
     assert size > 1_000_000
     assert peak < 1.3 * size, (peak, size)  # 2.0× before
+
+
+def test_the_request_body_is_encoded_piece_by_piece() -> None:
+    """Building the request and its Anthropic body holds the body and little else: never the joined
+    text (2 bytes a character here, for one dash), its escaped copy or the JSON text (≥ 4× the body
+    together, the SDK's way). The body is byte for byte the SDK's (tests/llm/test_piecewise_body.py)."""
+    messages = _conversation()
+    provider = AnthropicProvider("sk-ant-test", model_id="claude-sonnet-4-5")
+    build_body(summary_request(messages, provider, 16_384, previous_summary="earlier"), provider.model)  # warm
+    tracemalloc.start()
+    try:
+        request = summary_request(messages, provider, 16_384, previous_summary="earlier", custom_instructions="focus")
+        body = build_body(request, provider.model)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert body is not None and len(body) > 500_000
+    text = request.messages[0]["content"][0]["text"]
+    assert text.startswith(conversation_block(messages)) and text.endswith("focus")
+    assert json.loads(body)["messages"][0]["content"][0]["text"] == text
+    assert sys.getsizeof(text) > 1.9 * len(body)  # the joined text alone would be twice the body
+    assert peak < 1.3 * len(body), (peak, len(body))
