@@ -302,9 +302,8 @@ class MainWindow(QMainWindow):
 
     def install_full_session(self) -> None:
         """A big session opened from its first picture's lines (``SessionManager.open(defer=True)``):
-        install the whole file and show it as a session just bound (the graph builds the whole tree
-        off the UI thread, then swaps it in), with what the whole file held (skipped lines). Nothing
-        once the window is closed (the parse can end during the app's exit: the graph is shut down)."""
+        install the whole file and bind it anew, with what it held (skipped lines). Nothing once the
+        window is closed (the parse can end during the app's exit: the graph is shut down)."""
         if self._window_closed:
             return
         if self.agent.session.finish_loading(announce=False):
@@ -586,7 +585,7 @@ class MainWindow(QMainWindow):
     # ============================================================================ closing
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
-        self._window_closed = True  # a deferred open's late install is not wanted now
+        self._window_closed = True
         self._follow_timer.stop()
         self.shell.shutdown()
         self.agent.abort()
