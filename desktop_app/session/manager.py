@@ -361,13 +361,7 @@ class SessionManager:
             index.note_bookkeeping(by_line[n])
         index.context_edits = picture.context_edits
         index.last_id = picture.leaf_id
-        header = skeleton.header.objects[0]
-        self._header = header
-        if cwd_override:
-            self._cwd = cwd_override
-        else:
-            cwd = header.get("cwd")
-            self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        self._adopt_header(skeleton.header.objects[0], cwd_override)
         self.report = OpenReport()
         self._store = store
         self._session_file = file_path
@@ -482,13 +476,7 @@ class SessionManager:
 
         if needs_migration(objects):
             objects = self._migrate_under_lock(store, objects, report)
-        header = objects[0]
-        self._header = header
-        if cwd_override:
-            self._cwd = cwd_override
-        else:
-            cwd = header.get("cwd")
-            self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
+        self._adopt_header(objects[0], cwd_override)
         self._replace_index(SessionIndex.build([o for o in objects if not is_header(o)]))
         self._leaf_id = self._index.last_id
         self._written = len(self._index.entries)
@@ -591,6 +579,16 @@ class SessionManager:
             if extended is not None:  # one more entry under the leaf: no need to walk the whole path again
                 self._context_cache = ((self._leaf_id, self._revision), extended)
         self._emit(EntryAppended(entry, self._leaf_id))
+
+    def _adopt_header(self, header: Entry, cwd_override: str | None) -> None:
+        """The file's header and the folder its tools run in (``cwd_override``, else the header's
+        ``cwd``, else this process's): one rule for the ordinary and the skeleton-first open."""
+        self._header = header
+        if cwd_override:
+            self._cwd = cwd_override
+        else:
+            cwd = header.get("cwd")
+            self._cwd = cwd if isinstance(cwd, str) and cwd else os.getcwd()
 
     def _replace_index(self, index: SessionIndex) -> None:
         self._index = index
