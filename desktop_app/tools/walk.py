@@ -19,7 +19,16 @@ from dataclasses import dataclass
 
 from .globs import IgnoreRule, ignore_verdict, parse_ignore_file
 
-__all__ = ["Entry", "walk", "find_git_root", "FIND_IGNORE_FILES", "GREP_IGNORE_FILES"]
+__all__ = [
+    "Entry",
+    "FIND_IGNORE_FILES",
+    "GREP_IGNORE_FILES",
+    "Layer",
+    "find_git_root",
+    "read_ignore_rules",
+    "repository_layers",
+    "walk",
+]
 
 FIND_IGNORE_FILES = (".gitignore", ".ignore", ".fdignore")
 GREP_IGNORE_FILES = (".gitignore", ".ignore", ".rgignore")
@@ -47,7 +56,8 @@ def find_git_root(start: str) -> str | None:
         current = parent
 
 
-def _read_rules(directory: str, names: tuple[str, ...]) -> list[IgnoreRule]:
+def read_ignore_rules(directory: str, names: tuple[str, ...]) -> list[IgnoreRule]:
+    """The rules of the ignore files ``names`` in ``directory`` (missing or unreadable ones: none)."""
     rules: list[IgnoreRule] = []
     for name in names:
         try:
@@ -59,6 +69,23 @@ def _read_rules(directory: str, names: tuple[str, ...]) -> list[IgnoreRule]:
 
 
 Layer = tuple[str, list[IgnoreRule]]
+
+
+def repository_layers(root: str, git_root: str, names: tuple[str, ...]) -> list[Layer]:
+    """The rules that apply to ``root`` from above it: the repository's ``.git/info/exclude`` and the
+    ignore files ``names`` of every folder from ``git_root`` down to ``root``'s parent, each with its
+    own folder (its patterns are relative to it), outermost first; folders with no rules left out."""
+    layers: list[Layer] = []
+    exclude = os.path.join(git_root, ".git", "info")
+    if os.path.isdir(exclude):
+        layers.append((git_root, read_ignore_rules(exclude, ("exclude",))))
+    ancestors: list[str] = []
+    current = os.path.dirname(root) if root != git_root else None
+    while current is not None and len(current) >= len(git_root):
+        ancestors.append(current)
+        current = os.path.dirname(current) if current != git_root else None
+    layers += [(folder, read_ignore_rules(folder, names)) for folder in reversed(ancestors)]
+    return [(base, rules) for base, rules in layers if rules]
 
 
 def _ignored(layers: list[Layer], path: str, is_dir: bool) -> bool:
@@ -86,23 +113,12 @@ def walk(root: str, for_grep: bool) -> Iterator[Entry]:
     root = os.path.abspath(root)
     git_root = find_git_root(root)
     names = _names(for_grep, git_root is not None)
-    layers: list[Layer] = []
-    if git_root is not None:
-        exclude = os.path.join(git_root, ".git", "info")
-        if os.path.isdir(exclude):
-            layers.append((git_root, _read_rules(exclude, ("exclude",))))
-        ancestors: list[str] = []
-        current = os.path.dirname(root) if root != git_root else None
-        while current is not None and len(current) >= len(git_root):
-            ancestors.append(current)
-            current = os.path.dirname(current) if current != git_root else None
-        for folder in reversed(ancestors):
-            layers.append((folder, _read_rules(folder, names)))
+    layers = repository_layers(root, git_root, names) if git_root is not None else []
     yield from _walk_dir(root, root, layers, names)
 
 
 def _walk_dir(root: str, directory: str, layers: list[Layer], names: tuple[str, ...]) -> Iterator[Entry]:
-    layers = [*layers, (directory, _read_rules(directory, names))]
+    layers = [*layers, (directory, read_ignore_rules(directory, names))]
     try:
         with os.scandir(directory) as scan:
             entries = sorted(scan, key=lambda e: e.name)

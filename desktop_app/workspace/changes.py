@@ -13,7 +13,7 @@ from typing import Any
 
 from desktop_app.tools.diff import diff_lines
 
-__all__ = ["ChangeKind", "FileChange", "SkippedFile", "is_binary", "line_counts", "LINE_DIFF_LIMIT"]
+__all__ = ["ChangeKind", "FileChange", "LineTotals", "SkippedFile", "is_binary", "line_counts", "LINE_DIFF_LIMIT"]
 
 #: Above this many lines on both sides together, counts come from a multiset of lines instead of an
 #: alignment (an alignment of two 100,000-line files is seconds; the multiset count is exact unless
@@ -58,6 +58,21 @@ class FileChange:
         added, removed = data.get("added", 0), data.get("removed", 0)
         return cls(data["path"], kind, added if isinstance(added, int) else 0,
                    removed if isinstance(removed, int) else 0, data.get("binary") is True)
+
+
+class LineTotals:
+    """``added`` and ``removed``: the lines of ``files`` summed, for what holds a set of changes (a
+    checkpoint, a turn's net change)."""
+
+    files: tuple[FileChange, ...]
+
+    @property
+    def added(self) -> int:
+        return sum(f.added for f in self.files)
+
+    @property
+    def removed(self) -> int:
+        return sum(f.removed for f in self.files)
 
 
 @dataclass(frozen=True)

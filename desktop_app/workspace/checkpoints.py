@@ -21,7 +21,7 @@ from typing import Any
 
 from desktop_app.session.entries import Entry
 
-from .changes import ChangeKind, FileChange, SkippedFile
+from .changes import ChangeKind, FileChange, LineTotals, SkippedFile
 
 __all__ = ["CHECKPOINT_TYPE", "Phase", "Checkpoint", "checkpoint_of", "checkpoint_data", "merge_changes"]
 
@@ -35,7 +35,7 @@ class Phase(StrEnum):
 
 
 @dataclass(frozen=True)
-class Checkpoint:
+class Checkpoint(LineTotals):
     entry_id: str
     snapshot: str
     phase: Phase
@@ -43,14 +43,6 @@ class Checkpoint:
     files: tuple[FileChange, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     baseline: bool = False
-
-    @property
-    def added(self) -> int:
-        return sum(f.added for f in self.files)
-
-    @property
-    def removed(self) -> int:
-        return sum(f.removed for f in self.files)
 
 
 def checkpoint_data(snapshot: str, phase: Phase, tool_call_ids: tuple[str, ...], files: list[FileChange],

@@ -14,7 +14,7 @@ from desktop_app.session.entries import Entry
 from desktop_app.session.kinds import Role, role_of
 from desktop_app.session.tree import SessionIndex
 
-from .changes import FileChange
+from .changes import FileChange, LineTotals
 from .checkpoints import Checkpoint, Phase, checkpoint_of, merge_changes
 from .store import Workspace
 
@@ -25,7 +25,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class TurnChanges:
+class TurnChanges(LineTotals):
     """What one assistant turn did to the folder."""
 
     start: str | None
@@ -35,14 +35,6 @@ class TurnChanges:
     files: tuple[FileChange, ...]
     """Net change (kinds exact; +/− summed over the steps, see :func:`merge_changes`)."""
     checkpoints: tuple[Checkpoint, ...]
-
-    @property
-    def added(self) -> int:
-        return sum(f.added for f in self.files)
-
-    @property
-    def removed(self) -> int:
-        return sum(f.removed for f in self.files)
 
 
 def _path(index: SessionIndex, entry_id: str) -> list[Entry]:

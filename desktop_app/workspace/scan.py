@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 import stat
 
-from desktop_app.tools.globs import IgnoreRule, ignore_verdict, parse_ignore_file
-from desktop_app.tools.walk import find_git_root
+from desktop_app.tools.globs import ignore_verdict
+from desktop_app.tools.walk import Layer, find_git_root, read_ignore_rules, repository_layers
 
 __all__ = ["ScannedFile", "scan_folder", "TooManyFiles"]
 
@@ -29,44 +29,17 @@ class TooManyFiles(Exception):
 ScannedFile = tuple[str, str, str, os.stat_result]
 
 
-# (the layer's folder relative to the walked folder ("" = the folder itself, None = above it), rules)
-_Layer = tuple[str | None, list[IgnoreRule]]
+#: A snapshot honours the user's .gitignore files only (git's own rule, not find's or grep's).
+_GITIGNORE = (".gitignore",)
 
 
-def _rules_in(directory: str, name: str) -> list[IgnoreRule]:
-    try:
-        with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as handle:
-            return parse_ignore_file(handle.read())
-    except OSError:
-        return []
-
-
-def _outer_layers(root: str) -> list[tuple[str, list[IgnoreRule]]]:
-    """Rules from above ``root``: ``.git/info/exclude`` and ``.gitignore`` files up to the repository root.
-
-    Each is returned with its own folder (absolute), since its patterns are relative to it.
-    """
+def _outer_layers(root: str) -> list[Layer]:
+    """Rules from above ``root``: ``.git/info/exclude`` and ``.gitignore`` files up to the repository root."""
     git_root = find_git_root(root)
-    if git_root is None:
-        return []
-    layers: list[tuple[str, list[IgnoreRule]]] = []
-    exclude = _rules_in(os.path.join(git_root, ".git", "info"), "exclude") if os.path.isdir(
-        os.path.join(git_root, ".git")) else []
-    if exclude:
-        layers.append((git_root, exclude))
-    ancestors: list[str] = []
-    current = os.path.dirname(root) if root != git_root else None
-    while current is not None and len(current) >= len(git_root):
-        ancestors.append(current)
-        current = os.path.dirname(current) if current != git_root else None
-    for folder in reversed(ancestors):
-        rules = _rules_in(folder, ".gitignore")
-        if rules:
-            layers.append((folder, rules))
-    return layers
+    return [] if git_root is None else repository_layers(root, git_root, _GITIGNORE)
 
 
-def _ignored(outer: list[tuple[str, list[IgnoreRule]]], inner: list[tuple[str, list[IgnoreRule]]],
+def _ignored(outer: list[Layer], inner: list[Layer],
              abs_path: str, rel: str, is_dir: bool) -> bool:
     """Last matching rule wins, deeper files over shallower ones (gitignore(5))."""
     verdict: bool | None = None
@@ -96,9 +69,9 @@ def scan_folder(root: str, max_files: int | None = None) -> list[ScannedFile]:
     return found
 
 
-def _scan_dir(directory: str, rel_dir: str, outer: list[tuple[str, list[IgnoreRule]]],
-              inner: list[tuple[str, list[IgnoreRule]]], found: list[ScannedFile], max_files: int | None) -> None:
-    rules = _rules_in(directory, ".gitignore")
+def _scan_dir(directory: str, rel_dir: str, outer: list[Layer],
+              inner: list[Layer], found: list[ScannedFile], max_files: int | None) -> None:
+    rules = read_ignore_rules(directory, _GITIGNORE)
     if rules:
         inner = [*inner, (rel_dir, rules)]
     checking = bool(outer or inner)
