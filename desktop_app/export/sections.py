@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from desktop_app.compaction.audit import audit_compaction, branch_summary_info
-from desktop_app.present.audit_words import audit_words, checkpoint_words, split_summary
+from desktop_app.present.audit_words import audit_words_of, checkpoint_words, split_summary
 from desktop_app.present.chat_messages import collapsible_sections, message_kind, message_status
 from desktop_app.present.chat_render import Sections, render_message
 from desktop_app.present.chat_theme import LIGHT
@@ -119,13 +119,7 @@ def compactions_html(index: SessionIndex, ids: Sequence[str], on_path: set[str],
     ordered = [c for c in newest_first if c in on_path] + [c for c in newest_first if c not in on_path]
     for compaction_id in ordered:
         audit = audit_compaction(index, compaction_id, profile)
-        words = audit_words(
-            len(audit.summarized_ids),
-            len(audit.kept_ids),
-            audit.first_kept_found,
-            audit.is_split_turn,
-            keeps_nothing=audit.keeps_nothing,
-        )
+        words = audit_words_of(audit)
         summary, read, modified = split_summary(audit.summary)
         where = "on the active path" if compaction_id in on_path else "on another branch"
         split = f"<dt>Split turn</dt><dd>{_e(words.split)}</dd>" if words.split else ""

@@ -13,12 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_app.compaction.audit import CompactionAudit
 from desktop_app.session.entries import Entry
 from desktop_app.session.kinds import EntryKind, Role, kind_of, role_of
 
 from .pi16_words import system_summary
 
-__all__ = ["AuditWords", "audit_words", "checkpoint_words", "split_summary", "turn_start"]
+__all__ = ["AuditWords", "audit_words", "audit_words_of", "checkpoint_words", "split_summary", "turn_start"]
 
 _FILES = re.compile(r"<(read-files|modified-files)>\n?(.*?)\n?</\1>", re.DOTALL)
 #: What starts a turn pi's cut can keep: these entries, and message entries of these roles.
@@ -74,6 +75,15 @@ def audit_words(
     )
     kept_band = f"kept word for word · {_entries(kept)}" if first_kept_found and not keeps_nothing else "nothing kept"
     return AuditWords(above, below, cut, first, split, summarized_band, kept_band)
+
+
+def audit_words_of(audit: CompactionAudit) -> AuditWords:
+    """:func:`audit_words` for one compaction's audit: the canvas, the audit panel and the exported
+    page say the same (a Claude Code boundary keeps nothing, as pi 1.6.0's own-id cut does)."""
+    return audit_words(
+        len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
+        keeps_nothing=audit.keeps_nothing_before,
+    )
 
 
 def turn_start(path: Sequence[Entry], first_kept_id: str | None) -> str | None:

@@ -73,3 +73,15 @@ def test_a_claude_code_transcript_exports_as_the_window_shows_it(tmp_path: Path)
     words = first["message"]["content"] if isinstance(first["message"]["content"], str) else first["message"]["content"][0]["text"]
     assert words.split("\n")[0][:40] in (tmp_path / "cc.md").read_text()
     assert source.read_bytes() == before
+
+
+def test_a_claude_code_compaction_is_audited_as_the_window_audits_it(tmp_path: Path) -> None:
+    """A Claude Code boundary keeps nothing from before it: the page says so in the audit panel's own
+    words (it used the pi-only flag and called the first kept entry "not on this path", a broken cut)."""
+    from desktop_app.export import export_file
+
+    source = Path(__file__).resolve().parent.parent / "fixtures" / "claude_code" / "compacted.jsonl"
+    export_file(str(source), str(tmp_path / "cc.html"), None)
+    page = (tmp_path / "cc.html").read_text()
+    assert "Claude Code: nothing before its boundary is sent again" in page
+    assert "is not on this path" not in page

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem
 
 from desktop_app.compaction.audit import CompactionAudit
-from desktop_app.present.audit_words import audit_words
+from desktop_app.present.audit_words import audit_words_of
 from desktop_app.present.captions import CaptionSpot
 from desktop_app.present.viewgraph import Node, ViewGraph
 
@@ -66,10 +66,7 @@ def build_audit_bands(
     kept = _unique(node_of[i] for i in audit.kept_ids if i in node_of)
     bands = AuditBands(audit, summarized, kept, split_entry)
     style = style
-    words = audit_words(
-        len(audit.summarized_ids), len(audit.kept_ids), audit.first_kept_found, audit.is_split_turn,
-        keeps_nothing=audit.keeps_nothing_before,
-    )
+    words = audit_words_of(audit)
     placed_summarized = [n for n in summarized if n in positions]
     placed_kept = [n for n in kept if n in positions]
     if placed_summarized:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_app.compaction.audit import BranchSummaryInfo, CompactionAudit
-from desktop_app.present.audit_words import audit_words, checkpoint_words, split_summary
+from desktop_app.present.audit_words import audit_words_of, checkpoint_words, split_summary
 from desktop_app.present.pi16_words import system_text
 
 from ..markdown import SafeTextDocument, markdown_to_html
@@ -144,13 +144,7 @@ class CompactionAuditPanel(QWidget):
             if audit.is_split_turn
             else "no"
         )
-        words = audit_words(
-            len(audit.summarized_ids),
-            len(audit.kept_ids),
-            audit.first_kept_found,
-            audit.is_split_turn,
-            keeps_nothing=audit.keeps_nothing_before,
-        )
+        words = audit_words_of(audit)
         self._counts.setText(f"{words.above.removeprefix('▲ ')} · {words.below.removeprefix('▼ ')}")
         self._first_kept.setText(f"{words.first_kept} (entry {audit.first_kept_entry_id or 'none'})")
         self._checkpoint.setText(checkpoint_words(audit.system_message, len(audit.checkpoint_ids)))
