@@ -154,12 +154,21 @@ class ChangeBadge:
     """The files' paths (a folded run counts a file its turns both changed once)."""
 
     @property
+    def parts(self) -> tuple[str, str, str]:
+        """The badge's three words ("2 files", "+12", "−3"), each drawn in its own colour."""
+        return badge_parts(self.files, self.added, self.removed)
+
+    @property
     def text(self) -> str:
-        return badge_text(self.files, self.added, self.removed)
+        return " ".join(self.parts)
+
+
+def badge_parts(files: int, added: int, removed: int) -> tuple[str, str, str]:
+    return _files(files), f"+{added}", f"{MINUS}{removed}"
 
 
 def badge_text(files: int, added: int, removed: int) -> str:
-    return f"{_files(files)} +{added} {MINUS}{removed}"
+    return " ".join(badge_parts(files, added, removed))
 
 
 def _is_user(entry: Entry) -> bool:

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRect, QRectF
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsView
 
-from desktop_app.present.file_changes import MINUS, BadgeCache, ChangeBadge, badge_for
+from desktop_app.present.file_changes import BadgeCache, ChangeBadge, badge_for
 from desktop_app.present.viewgraph import Node
 from desktop_app.session import SessionView
 
@@ -107,11 +107,10 @@ class ChangeBadgePainter:
             painter.setPen(QPen(frame, 1))
             painter.setBrush(fill)
             painter.drawRoundedRect(QRectF(rect), rect.height() / 2, rect.height() / 2)
-            files, rest = item.badge.text.split(" +", 1)
-            added, removed = rest.split(f" {MINUS}", 1)
+            files, added, removed = item.badge.parts
             x = rect.left() + 6
             baseline = rect.top() + (rect.height() + metrics.ascent() - metrics.descent()) / 2
-            for part, colour in ((files + " ", text), ("+" + added + " ", plus), (MINUS + removed, minus)):
+            for part, colour in ((files + " ", text), (added + " ", plus), (removed, minus)):
                 painter.setPen(colour)
                 painter.drawText(QPointF(x, baseline), part)
                 x += metrics.horizontalAdvance(part)
