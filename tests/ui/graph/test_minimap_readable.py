@@ -18,6 +18,7 @@ from desktop_app.session.entries import make_header
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
 from tests.present.builders import msg
+from tests.ui.driving import pump_until
 
 TURNS = 700  #: 1,400 entries on the path, a side branch every 25 turns, a compaction every 150
 
@@ -47,7 +48,12 @@ def window(tmp_path: Path) -> Iterator[MainWindow]:
     long_session(path)
     opened = open_window(path, size=(1600, 1000))
     opened.graph.set_use_dot(False)
-    pump(300)  # the minimap's picture is drawn a moment later, a chunk per turn
+    # The window shows the tidy layout first; dot's (asked for at open, tall like the tree) replaces
+    # it, and the minimap's picture of it is drawn after, a chunk per turn. Waited for, not guessed
+    # (a fixed 300 ms missed dot on a loaded machine).
+    binding = opened.graph._minimap
+    assert pump_until(lambda: opened.graph.layout_kind == "dot" and binding.widget.image() is not None
+                      and binding.drawing is None and not binding._timer.isActive(), 20)
     yield opened
     opened.close()
     pump(50)
