@@ -7,8 +7,6 @@ import json
 import logging
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -33,6 +31,7 @@ from desktop_app.session import SessionManager
 from desktop_app.session.profile import PI_0_73_1
 from desktop_app.settings import Settings
 from tests.agent.conftest import OPEN_PROVIDERS
+from tests.arbor_process import run_arbor, start_arbor
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 
@@ -369,11 +368,8 @@ def test_sigkill_mid_stream_leaves_a_valid_file(tmp_path: Path, fake_anthropic: 
     fake_anthropic.enqueue(fa.never_ending(interval=0.01))
     session = tmp_path / "crash.jsonl"
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ARBOR_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url",
-         fake_anthropic.base_url, "A long turn please"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )
+    proc = start_arbor(["ask", "--session", str(session), "--base-url", fake_anthropic.base_url, "A long turn please"],
+                       cwd=ROOT, env=env)
     deadline = time.monotonic() + 30
     while not fake_anthropic.requests and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -393,16 +389,14 @@ def test_ask_offline_and_against_the_fake_server(tmp_path: Path, fake_anthropic:
     session = tmp_path / "ask.jsonl"
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     env["ARBOR_HOME"] = str(tmp_path / "home")
-    offline = subprocess.run([sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "Hello offline"],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    offline = run_arbor(["ask", "--session", str(session), "Hello offline"], cwd=ROOT, env=env)
     assert offline.returncode == 0, offline.stderr
     assert "Hello offline" in offline.stdout and "Traceback" not in offline.stderr
     fake_anthropic.enqueue(fa.text("Answer from the fake server."))
     (tmp_path / "home").mkdir(exist_ok=True)
     (tmp_path / "home" / "settings.json").write_text('{"retry": {"baseDelayMs": 1}}')
-    online = subprocess.run(
-        [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url", fake_anthropic.base_url,
-         "Hello online"], cwd=ROOT, env={**env, "ANTHROPIC_API_KEY": KEY}, capture_output=True, text=True, timeout=60)
+    online = run_arbor(["ask", "--session", str(session), "--base-url", fake_anthropic.base_url, "Hello online"],
+                       cwd=ROOT, env={**env, "ANTHROPIC_API_KEY": KEY})
     assert online.returncode == 0, online.stderr
     assert "Answer from the fake server." in online.stdout
     assert KEY not in online.stdout + online.stderr

@@ -1,4 +1,5 @@
-"""``arbor ask`` as a script sees it (issue 23 items 1 and 5), through a real subprocess and the fake server.
+"""``arbor ask`` as a script sees it (issue 23 items 1 and 5), through a real child process
+(``tests/arbor_process.py``: forked warm) and the fake server.
 
 A bash call that leaves a background job returns when the shell exits, and SIGTERM ends a call whose
 job escaped the process group with setsid; stdout is exactly the final reply when an attempt was
@@ -10,8 +11,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import pytest
 
 from desktop_app.agent.ask import ReplyWriter
 from desktop_app.session import SessionManager
+from tests.arbor_process import run_arbor, start_arbor
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 
@@ -32,8 +32,8 @@ def _env(home: Path) -> dict[str, str]:
     return {**os.environ, "ANTHROPIC_API_KEY": KEY, "ARBOR_HOME": str(home), "PYTHONPATH": str(ROOT)}
 
 
-def _ask_command(session: Path, base_url: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url", base_url, *args]
+def _ask_args(session: Path, base_url: str, *args: str) -> list[str]:
+    return ["ask", "--session", str(session), "--base-url", base_url, *args]
 
 
 def _messages(session: Path) -> list[dict[str, Any]]:
@@ -66,8 +66,8 @@ def test_a_background_job_does_not_hold_arbor_ask(tmp_path: Path, fake_anthropic
                            fa.text("The job runs."))
     started = time.monotonic()
     try:
-        done = subprocess.run(_ask_command(session, fake_anthropic.base_url, "--yes", "Start the job"),
-                              cwd=folder, env=_env(tmp_path / "home"), capture_output=True, text=True, timeout=30)
+        done = run_arbor(_ask_args(session, fake_anthropic.base_url, "--yes", "Start the job"),
+                         cwd=folder, env=_env(tmp_path / "home"), timeout=30)
     finally:
         if (folder / "job.pid").exists():
             _end_job(int(_wait_for_file(folder / "job.pid")))
@@ -88,8 +88,8 @@ def test_sigterm_ends_a_bash_call_whose_job_left_with_setsid(
     session = tmp_path / "term.jsonl"
     command = "echo started; setsid sleep 300 & echo $! > job.pid; sleep 300"
     fake_anthropic.enqueue(fa.tool_use("bash", {"command": command}, tool_id="toolu_term", preamble=None))
-    proc = subprocess.Popen(_ask_command(session, fake_anthropic.base_url, "--yes", "Run it"), cwd=folder,
-                            env=_env(tmp_path / "home"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_arbor(_ask_args(session, fake_anthropic.base_url, "--yes", "Run it"), cwd=folder,
+                       env=_env(tmp_path / "home"))
     job, alive = 0, False
     try:
         job = int(_wait_for_file(folder / "job.pid"))  # "started" is in the pipe; the shell sleeps
@@ -118,8 +118,8 @@ def test_stdout_is_only_the_final_reply_after_a_dropped_stream(
 ) -> None:
     fake_anthropic.enqueue(fa.drop_mid_stream("This answer will be cut"), fa.text("The whole answer."))
     session = tmp_path / "retry.jsonl"
-    done = subprocess.run(_ask_command(session, fake_anthropic.base_url, "Answer"), cwd=tmp_path,
-                          env=_env(tmp_path / "home"), capture_output=True, text=True, timeout=60)
+    done = run_arbor(_ask_args(session, fake_anthropic.base_url, "Answer"), cwd=tmp_path,
+                     env=_env(tmp_path / "home"))
     assert done.returncode == 0, done.stderr
     assert done.stdout == "The whole answer.\n"
     assert "[Connection lost: " in done.stderr and " — retrying in 1 ms (attempt 1)]" in done.stderr

@@ -38,6 +38,7 @@ from desktop_app.tools import (
     WriteApproval,
 )
 from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE
+from tests.arbor_process import run_arbor
 from tests.cli_runs import arbor_in_process
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
@@ -458,8 +459,7 @@ def _ask(folder: Path, home: Path, *args: str) -> subprocess.CompletedProcess[st
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     env["ARBOR_HOME"] = str(home)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    return subprocess.run([sys.executable, "-m", "desktop_app", "ask", *args], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return run_arbor(["ask", *args], cwd=folder, env=env)
 
 
 @pytest.mark.parametrize("yes", [False, True], ids=["without-yes", "with-yes"])

@@ -16,7 +16,6 @@ import json
 import os
 import pty
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -41,6 +40,7 @@ from desktop_app.llm.testing import RecordingProvider, Reply
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
 from tests.agent.conftest import OPEN_PROVIDERS
+from tests.arbor_process import start_arbor
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 
@@ -217,11 +217,8 @@ def test_sigterm_during_ask_keeps_the_partial_reply(tmp_path: Path, fake_anthrop
     session = tmp_path / "term.jsonl"
     env = {**os.environ, "ANTHROPIC_API_KEY": KEY, "ARBOR_HOME": str(tmp_path / "home")}
     terminal, child_side = pty.openpty()  # a terminal: ask streams the reply there as it comes
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url",
-         fake_anthropic.base_url, "Keep talking"],
-        cwd=ROOT, env=env, stdout=child_side, stderr=subprocess.PIPE,
-    )
+    proc = start_arbor(["ask", "--session", str(session), "--base-url", fake_anthropic.base_url, "Keep talking"],
+                       cwd=ROOT, env=env, stdout=child_side)
     os.close(child_side)
     try:
         assert os.read(terminal, len("Partial")) == b"Partial"  # the reply is streaming
@@ -235,7 +232,7 @@ def test_sigterm_during_ask_keeps_the_partial_reply(tmp_path: Path, fake_anthrop
     assert [m["role"] for m in messages] == ["system", "user", "assistant"]  # pi 1.6.0, the default
     assert messages[-1]["stopReason"] == "aborted"
     assert messages[-1]["content"][0]["text"].startswith("Partial")
-    assert b"Traceback" not in err
+    assert "Traceback" not in err
 
 
 def _fill_disk_on_replies(monkeypatch: pytest.MonkeyPatch) -> None:

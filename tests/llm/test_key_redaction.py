@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import urllib.parse
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from desktop_app.llm import keys
 from desktop_app.llm.anthropic import AnthropicProvider
 from desktop_app.llm.protocol import ErrorEvent, LLMRequest, user_text_message
+from tests.arbor_process import run_arbor
 from tests.fakes import FakeAnthropicServer
 from tests.fakes import anthropic_server as fa
 
@@ -80,11 +79,8 @@ def test_arbor_ask_with_such_a_key_says_so_and_leaks_nothing(
 ) -> None:
     session = tmp_path / "s.jsonl"
     env = {**os.environ, "ANTHROPIC_API_KEY": BAD_KEY, "ARBOR_HOME": str(tmp_path / "home")}
-    done = subprocess.run(
-        [sys.executable, "-m", "desktop_app", "ask", "--session", str(session), "--base-url",
-         fake_anthropic.base_url, "Hello"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
-    )
+    done = run_arbor(["ask", "--session", str(session), "--base-url", fake_anthropic.base_url, "Hello"],
+                     cwd=ROOT, env=env)
     assert done.returncode == 1
     assert "control character" in done.stderr and "Traceback" not in done.stderr
     written = session.read_text(encoding="utf-8") if session.exists() else ""
