@@ -251,12 +251,74 @@ def _failed_restore(window: MainWindow, made: Checkpointed, monkeypatch: pytest.
     assert not window.files.bar.isVisible()
 
 
+#: How long the injected slow write takes: a restore on the UI thread would freeze the window that long.
+SLOW_WRITE_S = 0.6
+
+
+def _slow_restore_keeps_the_window_responsive(window: MainWindow, made: Checkpointed,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """From turn one (files as it left them) back to turn three, a file edited by hand on the way:
+    the first write takes :data:`SLOW_WRITE_S`; a heartbeat on the UI thread goes on meanwhile, the
+    strip says "Restoring 2 files…" with its buttons waiting, and the result is what ``restore_to``
+    made on the UI thread before (the files, the leaf, one ``restore`` checkpoint under turn one)."""
+    assert window.session.leaf_id == made.replies[0] and _files(made) == (V1, False)
+    (made.folder / "notes.md").write_text("my own edit\n")
+    _double_click(window, made.replies[2])
+    assert _offered(window)
+    bar = window.files.bar
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    assert bar.confirming
+    count = len(window.session.index.entries)
+    real = store.write_file
+    writes: list[str] = []
+
+    def slow(path: str, data: bytes) -> None:
+        writes.append(path)
+        if len(writes) == 1:
+            time.sleep(SLOW_WRITE_S)
+        real(path, data)
+
+    ticks: list[float] = []
+    heartbeat = QTimer(window)
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: ticks.append(time.monotonic()))
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "write_file", slow)
+        heartbeat.start()
+        clicked = time.monotonic()
+        QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)  # "Overwrite and restore"
+        assert time.monotonic() - clicked < SLOW_WRITE_S / 2  # the click wrote nothing itself
+        # the strip says what runs, and nothing in it can be clicked meanwhile
+        assert bar.isVisible() and bar.label.text() == "Restoring 2 files\u2026" and bar.progress.isVisible()
+        assert bar.restore_button.text() == "&Restore files to this point (2 files)"
+        buttons = (bar.restore_button, bar.keep_button, bar.changes_button, bar.close_button)
+        assert not any(b.isEnabled() for b in buttons) and not bar.remember.isVisible()
+        QTest.mouseClick(bar.keep_button, Qt.MouseButton.LeftButton)  # disabled: no effect
+        assert pump_until(lambda: not window.files.restoring, 10)
+        done = time.monotonic()
+        heartbeat.stop()
+    beats = [clicked, *[t for t in ticks if t > clicked], done]
+    assert done - clicked >= SLOW_WRITE_S and len(beats) > 10
+    assert max(b - a for a, b in zip(beats, beats[1:], strict=False)) < SLOW_WRITE_S / 2  # it kept beating
+    assert _files(made) == (V3, True) and not bar.isVisible() and bar.restore_button.isEnabled()
+    assert window.session.leaf_id == made.replies[2]
+    [recorded] = window.session.index.entries[count:]
+    checkpoint = checkpoint_of(recorded)
+    assert recorded.get("customType") == CHECKPOINT_TYPE and recorded.get("parentId") == made.replies[0]
+    assert checkpoint is not None and checkpoint.phase is Phase.RESTORE
+    assert [f.path for f in checkpoint.files] == ["notes.md"]
+    assert window.statusBar().currentMessage().startswith("Restored 2 files to this point of the tree")
+
+
 # One window per flow (opening one is most of a test's time): each flow checks several points in turn.
 
 
-def test_restore_then_back_again_then_a_hand_edit_is_named(window: MainWindow, made: Checkpointed) -> None:
+def test_restore_then_back_again_then_a_hand_edit_is_named_then_a_slow_restore(
+    window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     _restore_and_back(window, made)  # ends at turn three, files as turn three left them
-    _hand_edit_named(window, made)
+    _hand_edit_named(window, made)  # ends at turn one, files as turn one left them
+    _slow_restore_keeps_the_window_responsive(window, made, monkeypatch)
 
 
 def test_keep_remember_ask_again_and_a_failed_restore(window: MainWindow, made: Checkpointed,
@@ -276,58 +338,6 @@ def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed) -
         view.close()
     pump(20)
     _reader_and_clone(window, made)
-
-
-#: How long the injected slow write takes: a restore on the UI thread would freeze the window that long.
-SLOW_WRITE_S = 0.6
-
-
-def test_a_slow_restore_runs_off_the_ui_thread_and_the_strip_says_so(
-    window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    (made.folder / "notes.md").write_text("my own edit\n")  # kept in a restore checkpoint, as before
-    _double_click(window, made.replies[0])
-    assert _offered(window)
-    bar = window.files.bar
-    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
-    assert bar.confirming
-    count = len(window.session.index.entries)
-    real = store.write_file
-
-    def slow(path: str, data: bytes) -> None:
-        time.sleep(SLOW_WRITE_S)
-        real(path, data)
-
-    monkeypatch.setattr(store, "write_file", slow)
-    ticks: list[float] = []
-    heartbeat = QTimer(window)
-    heartbeat.setInterval(10)
-    heartbeat.timeout.connect(lambda: ticks.append(time.monotonic()))
-    heartbeat.start()
-    clicked = time.monotonic()
-    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)  # "Overwrite and restore"
-    assert time.monotonic() - clicked < SLOW_WRITE_S / 2  # the click wrote nothing itself
-    # the strip says what runs, and nothing in it can be clicked meanwhile
-    assert bar.isVisible() and bar.label.text() == "Restoring 2 files\u2026" and bar.progress.isVisible()
-    assert bar.restore_button.text() == "&Restore files to this point (2 files)"
-    assert not any(b.isEnabled() for b in (bar.restore_button, bar.keep_button, bar.changes_button, bar.close_button))
-    assert not bar.remember.isVisible()
-    QTest.mouseClick(bar.keep_button, Qt.MouseButton.LeftButton)  # disabled: no effect
-    assert pump_until(lambda: not window.files.restoring, 10)
-    done = time.monotonic()
-    heartbeat.stop()
-    beats = [clicked, *[t for t in ticks if t > clicked], done]
-    assert done - clicked >= SLOW_WRITE_S and len(beats) > 10
-    assert max(b - a for a, b in zip(beats, beats[1:], strict=False)) < SLOW_WRITE_S / 2  # the UI thread kept beating
-    # the result, as restore_to made it on the UI thread: the files, the leaf, one restore checkpoint
-    assert _files(made) == (V1, False) and not bar.isVisible()
-    assert window.session.leaf_id == made.replies[0]
-    [recorded] = window.session.index.entries[count:]
-    checkpoint = checkpoint_of(recorded)
-    assert recorded.get("customType") == CHECKPOINT_TYPE and recorded.get("parentId") == made.replies[2]
-    assert checkpoint is not None and checkpoint.phase is Phase.RESTORE
-    assert [f.path for f in checkpoint.files] == ["notes.md"]
-    assert window.statusBar().currentMessage().startswith("Restored 2 files to this point of the tree")
 
 
 def test_a_clone_in_a_new_window_offers_the_restore_there(
@@ -370,6 +380,25 @@ def test_a_clone_in_a_new_window_offers_the_restore_there(
     finally:
         other.close()
         pump(50)
+    _an_arrival_waits_for_the_whole_file(window, made, monkeypatch)
+
+
+def _an_arrival_waits_for_the_whole_file(window: MainWindow, made: Checkpointed,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arbor FILE --files-from ENTRY`` opens a big file from its first picture (issue 28): binding
+    the whole file dismisses what was shown, so the offer waits for it, then comes. (Here: the first
+    window, its folder restored to turn one by the other.)"""
+    from desktop_app.session import SessionManager
+
+    loading = [True]
+    monkeypatch.setattr(SessionManager, "loading", property(lambda _self: loading[0]))
+    window.files.arrive(made.replies[2])
+    pump(100)
+    assert not window.files.bar.isVisible()
+    loading[0] = False
+    window.files.session_bound()  # what the window does once the whole file is installed
+    assert _offered(window)
+    assert window.files.bar.restore_button.text() == "&Restore files to this point (2 files)"
 
 
 def test_the_new_window_is_told_the_leaf_on_its_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -400,21 +429,3 @@ def test_the_new_window_is_told_the_leaf_on_its_command_line(monkeypatch: pytest
             cli.main(wrong)
 
 
-
-def test_a_new_window_on_a_big_file_offers_once_the_whole_file_is_read(
-    window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """``arbor FILE --files-from ENTRY`` opens a big file from its first picture (issue 28): binding
-    the whole file dismisses what was shown, so the offer waits for it, then comes."""
-    from desktop_app.session import SessionManager
-
-    (made.folder / "notes.md").write_text("changed since\n")
-    loading = [True]
-    monkeypatch.setattr(SessionManager, "loading", property(lambda _self: loading[0]))
-    window.files.arrive(made.replies[2])
-    pump(100)
-    assert not window.files.bar.isVisible()
-    loading[0] = False
-    window.files.session_bound()  # what the window does once the whole file is installed
-    assert _offered(window)
-    assert window.files.bar.restore_button.text() == "&Restore files to this point (1 file)"
