@@ -206,11 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     parser = _parser()
     if not args_list or (args_list[0] not in COMMANDS and not args_list[0].startswith("-")):
-        if len(args_list) > 1:
+        from .ui.window_args import window_args
+
+        wanted = window_args(args_list)
+        if wanted is None:
             parser.error("give at most one session file")
         from .ui.app import run_gui
 
-        return run_gui(args_list[0] if args_list else None)
+        return run_gui(wanted.path, files_from=wanted.files_from)
     args = parser.parse_args(args_list)
     if args.command == "inspect":
         from .inspection import run

@@ -40,6 +40,7 @@ from desktop_app.workspace.store import RestoreFailed, Workspace, WorkspaceError
 
 __all__ = [
     "RestoreChoice", "FilesOffer", "files_offer", "prepare_offer", "restore_failed_text", "restored_text",
+    "restoring_text", "ask_again_rule",
     "ChangeBadge", "BadgeCache", "turn_badges", "badge_for", "badge_text", "file_line", "file_lines",
     "DiffDoc", "LineKind", "diff_line_kind", "file_offsets", "load_turn_diff", "load_branch_diff",
     "load_restore_diff", "checkpoint_note", "files_rule", "has_checkpoints", "compaction_file_lines", "turn_summary",
@@ -138,6 +139,22 @@ def restore_failed_text(exc: BaseException) -> str:
 
 def restored_text(offer: FilesOffer) -> str:
     return f"Restored {_files(offer.count)} to this point of the tree (undo: go back to where you were and restore)."
+
+
+def restoring_text(offer: FilesOffer) -> str:
+    """What the strip says while the files are written (its buttons wait)."""
+    return f"Restoring {_files(offer.count)}\u2026"
+
+
+def ask_again_rule(choice: RestoreChoice) -> tuple[bool, str]:
+    """Whether "Ask again about restoring files" applies (a remembered answer), and its tooltip."""
+    if choice is RestoreChoice.RESTORE:
+        return True, ("After every move in this session the files are restored without asking "
+                      "(remembered): ask again from now on")
+    if choice is RestoreChoice.KEEP:
+        return True, ("After every move in this session the files are kept without asking "
+                      "(remembered): ask again from now on")
+    return False, "Arbor asks after every move in this session: no answer is remembered"
 
 
 # ================================================================================ badges

@@ -65,11 +65,14 @@ def close_on_sigterm(window: QWidget) -> Callable[[], None]:
     return undo
 
 
-def build_window(path: str | None, settings: Settings, *, defer_load: bool = False) -> MainWindow:
+def build_window(path: str | None, settings: Settings, *, defer_load: bool = False,
+                 files_from: str | None = None) -> MainWindow:
     """The main window on the session ``arbor [path]`` opens: the file, else the start-up choice
     (newest session, else the sample), with the configured model (offline without a key).
     ``defer_load``: a big file shows from the lines its first picture needs; the caller then runs
-    :func:`finish_loading_in_background` (``SessionManager.open(defer=True)``)."""
+    :func:`finish_loading_in_background` (``SessionManager.open(defer=True)``). ``files_from``: the
+    file is a fork or clone made in another window whose leaf was that entry (``--files-from``): the
+    window offers to restore the files to its own leaf's point."""
     from desktop_app.present.window_state import UiState
 
     from .main_window import MainWindow
@@ -78,7 +81,10 @@ def build_window(path: str | None, settings: Settings, *, defer_load: bool = Fal
     apply_theme(settings.theme)  # before the widgets are built: the graph takes its colours at birth
     manager = initial_session(path, settings, defer_load=defer_load)
     agent = AgentSession(manager, make_provider(settings, offline_on_invalid_key=True), settings)
-    return MainWindow(agent, settings, ui_state=UiState())
+    window = MainWindow(agent, settings, ui_state=UiState())
+    if files_from is not None:
+        window.files.arrive(files_from)
+    return window
 
 
 #: The latest a deferred open's whole-file parse starts when the graph never paints (hidden window).
@@ -120,8 +126,8 @@ def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEvent
     QTimer.singleShot(_LOAD_AT_THE_LATEST_MS, window, start)
 
 
-def run_gui(path: str | None = None) -> int:
-    """Open the main window and run until it closes."""
+def run_gui(path: str | None = None, *, files_from: str | None = None) -> int:
+    """Open the main window and run until it closes (``files_from``: see :func:`build_window`)."""
     from PySide6.QtWidgets import QApplication, QMessageBox
 
     from .event_loop import qt_event_loop
@@ -140,7 +146,7 @@ def run_gui(path: str | None = None) -> int:
     asyncio.set_event_loop(loop)
     settings = Settings.load()
     try:
-        window = build_window(path, settings, defer_load=True)
+        window = build_window(path, settings, defer_load=True, files_from=files_from)
         agent = window.agent
     except Exception as exc:  # noqa: BLE001 - a clear message instead of a traceback
         what = f"open {path}" if path else "start"

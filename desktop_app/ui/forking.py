@@ -4,7 +4,8 @@ The agent writes the new file into the sessions folder of the working folder (pi
 ``AgentSession.fork``). Here (issue 22 item 4): it opens in place, or, with Ctrl or Shift held (or
 "… in a new window" from the Fork/Clone buttons' menus), in a new Arbor window while this one
 stays on the original; the sessions list selects it at once; the status line says in full what
-happened, with "Open" (when it is not open here) and "Show in list".
+happened, with "Open" (when it is not open here) and "Show in list". A new window of a session with
+checkpoints is told this window's leaf (``--files-from``) and offers to restore the files itself.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QStatusBar
 
 from desktop_app.agent import AgentSession, ForkResult
+from desktop_app.present.file_changes import has_checkpoints
 from desktop_app.present.sessions import fork_notice
 from desktop_app.session import SessionManager
 
@@ -26,6 +28,7 @@ from .chat import ChatPanel
 from .sessions_panel import SessionsPanel
 from .shell import WindowShell
 from .status_bar import ArborStatusBar
+from .window_args import FILES_FROM
 
 __all__ = ["Forker", "fork_to_file", "launch_window", "wants_new_window"]
 
@@ -43,12 +46,15 @@ def wants_new_window() -> bool:
     return bool(held & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))
 
 
-def launch_window(path: str) -> bool:
-    """Start another Arbor on ``path`` (its own process, so either window can close first)."""
+def launch_window(path: str, files_from: str | None = None) -> bool:
+    """Start another Arbor on ``path`` (its own process, so either window can close first).
+    ``files_from``: the leaf this window had, whose files the working folder holds; the new window
+    offers to restore them to its own point (``--files-from``, issue 25)."""
+    more = [FILES_FROM, files_from] if files_from is not None else []
     if getattr(sys, "frozen", False):  # the bundle: its launcher takes the file like `arbor FILE`
-        program, arguments = sys.executable, [path]
+        program, arguments = sys.executable, [path, *more]
     else:
-        program, arguments = sys.executable, ["-m", "desktop_app", path]
+        program, arguments = sys.executable, ["-m", "desktop_app", path, *more]
     started, _pid = QProcess.startDetached(program, arguments)
     return bool(started)
 
@@ -97,8 +103,9 @@ class Forker:
 
     def __init__(self, window: ForkingWindow) -> None:
         self.window = window
-        self.launch: Callable[[str], bool] = launch_window
-        """Starts a new window on a file; tests replace it."""
+        self.launch: Callable[..., bool] = launch_window
+        """Starts a new window on a file (and, for a checkpointed session, the leaf whose files the
+        folder holds: :func:`launch_window`); tests replace it."""
 
     def fork(self, entry_id: str, position: Position, new_window: bool | None = None) -> bool:
         """Fork (``before`` a user message) or clone (``at`` any entry); ``new_window`` ``None``:
@@ -115,6 +122,7 @@ class Forker:
         what = "Fork" if position == "before" else "Clone"
         agent = window.agent
         cwd = agent.view.cwd
+        came_from = agent.view.leaf_id if has_checkpoints(agent.view.index) else None  # the folder's point
         if new_window:
             result = window._guarded(what, lambda: fork_to_file(agent, entry_id, position))
         else:
@@ -128,7 +136,8 @@ class Forker:
                 window.chat.set_editor_text(result.editor_text)
             where = "here"
         else:
-            where = "window" if path and self.launch(path) else "not-opened"
+            launched = path and (self.launch(path, came_from) if came_from else self.launch(path))
+            where = "window" if launched else "not-opened"
         panel = window.sessions
         if path and panel.search.text():
             panel.search.clear()  # a search could hide the new session: list everything

@@ -139,9 +139,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self.steering = Steering(self, self)  # node menu, reader, summary question, compaction preview, undo
         self.files = FilesFollow(self, self, self.steering.branch_offer.room_taken)  # issue 25: the files follow the tree
-        self.steering.leaf_moved.connect(self.files.leaf_moved)
-        self.steering.files_requested.connect(self.files.menu_action)
-        self.steering.reader.changes_requested.connect(self.files.show_turn_diff)
+        self.files.follow_steering(self.steering)  # moves by hand, the node menu's file items, the reader's diff
         right.insertWidget(1, self.steering.reader)
         # the reader says where its node stands now: it follows leaf moves (issue 22 item 7)
         self.steering.reader.follow(
@@ -288,7 +286,7 @@ class MainWindow(QMainWindow):
         self._meter.reset()
         self._apply_chat(self.feed.bind(view))
         self.steering.session_bound()
-        self.files.dismiss()
+        self.files.session_bound()
         self._sync_fork_actions()
         if self.agent.is_offline:
             self.chat.show_banner(OFFLINE_BANNER)

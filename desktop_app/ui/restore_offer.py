@@ -5,8 +5,12 @@ fork or clone in place), the folder is compared with the new point's checkpoint 
 (:func:`~desktop_app.present.file_changes.prepare_offer`). When files differ, a strip over the chat
 offers "Restore files to this point (N files)" / "Keep my files" / "Show changes"; "Remember for this
 session" keeps the answer (in ``ui-state.json``). Files changed by hand since the last checkpoint are
-named, and the strip asks again, before a restore overwrites them. Restores go through the engine's
-``restore_to``; a failure is said in the chat's error line with the engine's words.
+named, and the strip asks again, before a restore overwrites them. A restore runs in the engine's two
+halves: ``apply_restore`` (plan, snapshot, file writes) on a worker thread while the strip says
+"Restoring N files…" with its buttons waiting, then ``record_restore`` (the one session entry) here;
+a failure is said in the chat's error line with the engine's words. A fork or clone opened in a new
+window makes the same offer there (:meth:`FilesFollow.arrive`); the node menu's "Ask again about
+restoring files" forgets a remembered answer.
 """
 
 from __future__ import annotations
@@ -16,13 +20,15 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QMenu,
+    QProgressBar,
     QPushButton,
     QStatusBar,
     QToolButton,
@@ -36,6 +42,7 @@ from desktop_app.present.file_changes import (
     DiffDoc,
     FilesOffer,
     RestoreChoice,
+    ask_again_rule,
     has_checkpoints,
     load_branch_diff,
     load_restore_diff,
@@ -43,14 +50,17 @@ from desktop_app.present.file_changes import (
     prepare_offer,
     restore_failed_text,
     restored_text,
+    restoring_text,
 )
 from desktop_app.present.node_menu import MenuAction
 from desktop_app.present.window_state import UiState
-from desktop_app.workspace.restore import RestoreError, restore_to
-from desktop_app.workspace.store import WorkspaceError
+from desktop_app.session import SessionError
+from desktop_app.workspace.restore import RestoreError, apply_restore, record_restore
+from desktop_app.workspace.store import DEFAULT_SIZE_LIMIT, WorkspaceError
 
 from .chat import ChatPanel
 from .diff_view import DiffView
+from .plain import plain_text
 
 __all__ = ["OFFER_MS", "RestoreOfferBar", "FilesFollow"]
 
@@ -73,6 +83,7 @@ class RestoreOfferBar(QFrame):
         self._above = above  #: pixels taken at the top of the host by another strip
         self.offer: FilesOffer | None = None
         self.confirming = False  #: the second step: files changed by hand are named
+        self.busy_offer: FilesOffer | None = None  #: the restore running now (the strip waits for it)
         self.label = QLabel(self)
         self.label.setTextFormat(Qt.TextFormat.PlainText)  # paths come from the folder: never rich text
         self.label.setWordWrap(True)
@@ -85,6 +96,11 @@ class RestoreOfferBar(QFrame):
         self.close_button.setText("✕")
         self.close_button.setAutoRaise(True)
         self.close_button.setToolTip("Dismiss (keep my files)")
+        self.progress = QProgressBar(self)  # busy: no count of files written comes back from the worker
+        self.progress.setRange(0, 0)
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(8)
+        self.progress.hide()
         self.keep_button.setToolTip("Leave the working folder as it is")
         self.changes_button.setToolTip("The diff: the folder now → this point of the tree")
         top = QHBoxLayout()
@@ -102,6 +118,7 @@ class RestoreOfferBar(QFrame):
         layout.setContentsMargins(10, 6, 6, 6)
         layout.setSpacing(4)
         layout.addLayout(top)
+        layout.addWidget(self.progress)
         layout.addLayout(buttons)
         layout.addLayout(more)
         self.restore_button.clicked.connect(self._restore_clicked)
@@ -116,6 +133,7 @@ class RestoreOfferBar(QFrame):
 
     def show_offer(self, offer: FilesOffer, *, confirm: bool = False) -> None:
         """Ask; ``confirm``: straight to the hand-edit question (a remembered "restore")."""
+        self._busy(None)
         self.offer = offer
         self.remember.setChecked(False)
         self._stage(confirm and bool(offer.hand_edited))
@@ -142,11 +160,41 @@ class RestoreOfferBar(QFrame):
         self.remember.setVisible(not confirming)
         self._place()
 
-    def dismiss(self) -> None:
+    def show_busy(self, offer: FilesOffer) -> None:
+        """The restore of ``offer`` runs: the strip says so and its buttons wait until :meth:`done`."""
         self.offer = None
         self.confirming = False
         self._timer.stop()
-        self.hide()
+        self.restore_button.setText("&" + offer.restore_label)
+        self.keep_button.setText("&Keep my files")
+        self.label.setText(restoring_text(offer))
+        self._busy(offer)
+        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
+        self.label.setForegroundRole(QPalette.ColorRole.ToolTipText)
+        self.show()
+        self._place()
+        self.raise_()
+
+    def _busy(self, offer: FilesOffer | None) -> None:
+        self.busy_offer = offer
+        for button in (self.restore_button, self.keep_button, self.changes_button, self.close_button):
+            button.setEnabled(offer is None)
+        self.remember.setVisible(offer is None and not self.confirming)
+        self.progress.setVisible(offer is not None)
+
+    def done(self, offer: FilesOffer) -> None:
+        """The restore of ``offer`` ended: the busy strip goes (an offer shown since stays)."""
+        if self.busy_offer is offer:
+            self._busy(None)
+            self.hide()
+
+    def dismiss(self) -> None:
+        """Hide the offer (a running restore's strip stays until it ends)."""
+        self.offer = None
+        self.confirming = False
+        self._timer.stop()
+        if self.busy_offer is None:
+            self.hide()
 
     def _restore_clicked(self) -> None:
         offer = self.offer
@@ -195,6 +243,22 @@ class FilesWindow(Protocol):
     def run_task(self, coro: Coroutine[Any, Any, Any], what: str) -> asyncio.Future[Any]: ...
 
 
+class SteeringSignals(Protocol):
+    """The signals :class:`FilesFollow` takes from :class:`~desktop_app.ui.steering.Steering`."""
+
+    @property
+    def leaf_moved(self) -> SignalInstance: ...
+
+    @property
+    def files_requested(self) -> SignalInstance: ...
+
+    @property
+    def menu_opened(self) -> SignalInstance: ...
+
+    @property
+    def reader(self) -> Any: ...
+
+
 class FilesFollow(QObject):
     """The window's side of issue 25's "restore with the tree" (see the module docstring)."""
 
@@ -213,7 +277,16 @@ class FilesFollow(QObject):
         self.diff_views: list[DiffView] = []  #: open diff windows (kept alive; tests read the newest)
         self._memory: dict[str, str] = {}  #: remembered choices of sessions without a file
         self._move = 0  #: bumped by every move: an older move's answer is not shown
+        self._running: asyncio.Future[Any] | None = None  #: the restore whose files are being written
+        self._arrival: tuple[str, str | None] | None = None  #: a fork opened here from another window
         window.agent.subscribe(self._on_agent_event)
+
+    def follow_steering(self, steering: SteeringSignals) -> None:
+        """Moves by hand, the node menu's file items and the reader's "Show changes" come from ``steering``."""
+        steering.leaf_moved.connect(self.leaf_moved)
+        steering.files_requested.connect(self.menu_action)
+        steering.reader.changes_requested.connect(self.show_turn_diff)
+        steering.menu_opened.connect(self.extend_menu)
 
     # ------------------------------------------------------------------ the choice
 
@@ -263,11 +336,34 @@ class FilesFollow(QObject):
         self._move += 1
         self.bar.dismiss()
 
+    def session_bound(self) -> None:
+        """The window shows a session (another one, or the whole file of a big one once parsed)."""
+        self.dismiss()
+        self._arrive()
+
+    def arrive(self, came_from: str | None) -> None:
+        """This window was opened on a fork or clone made in another window (``arbor FILE
+        --files-from ENTRY``): the folder is as that window's leaf ``came_from`` left it. Offer the
+        restore as a fork in place does: now, or once a big file is wholly read."""
+        self._arrival = (self._session_key(), came_from)
+        self._arrive()
+
+    def _arrive(self) -> None:
+        agent = self.window.agent
+        if self._arrival is None or agent.session.loading:
+            return
+        key, came_from = self._arrival
+        self._arrival = None
+        if key == self._session_key():  # not if another session was opened meanwhile
+            self.landed(came_from, agent.view.leaf_id)
+
     async def _prepare(self, move: int, before: str | None, after: str) -> None:
         agent = self.window.agent
         manager = agent.session
         folder = agent.working_folder
         loop = asyncio.get_running_loop()
+        if self._running is not None:  # compare the folder once the running restore has written it
+            await asyncio.wait([self._running])
         offer = await loop.run_in_executor(None, prepare_offer, manager, folder, after, before)
         if move != self._move or agent.session is not manager or agent.view.leaf_id != after or offer is None:
             return
@@ -292,22 +388,63 @@ class FilesFollow(QObject):
         if self.bar.remember.isChecked():
             self.set_choice(RestoreChoice.KEEP)
 
+    @property
+    def restoring(self) -> bool:
+        return self._running is not None
+
     def restore(self, offer: FilesOffer) -> bool:
-        """Restore through the engine (on this thread: it appends a checkpoint to the session, whose
-        events the window handles here; the slow snapshot was taken by the offer's worker, so this
-        one reads only what changed since)."""
+        """Start restoring the folder to ``offer``'s point; ``False``: it cannot start now.
+
+        The files are planned, snapshotted and written on a worker thread (a big restore never
+        stalls the window; the strip says "Restoring N files…" meanwhile); the one checkpoint entry
+        it leaves is appended here, on the thread that owns the session and handles its events."""
         agent = self.window.agent
         if agent.busy:
             self.window.statusBar().showMessage("Stop the running reply before restoring files.", 5000)
             return False
-        try:
-            restore_to(agent.session, offer.target_id, offer.folder, current_id=offer.current_id)
-        except (RestoreError, WorkspaceError, OSError) as exc:
-            self.window.chat.show_error(restore_failed_text(exc))
+        if self._running is not None:
+            self.window.statusBar().showMessage("The files are being restored; wait until it is done.", 5000)
             return False
+        self.bar.show_busy(offer)
+        self._running = self.window.run_task(self._restore(offer), "Restoring the files")
+        return True
+
+    async def _restore(self, offer: FilesOffer) -> None:
+        manager = self.window.agent.session
+        loop = asyncio.get_running_loop()
+        try:
+            applied = await loop.run_in_executor(None, apply_restore, manager, offer.target_id, offer.folder,
+                                                 DEFAULT_SIZE_LIMIT, offer.current_id)
+            if self.window.agent.session is manager:  # else another session is open: the files are written
+                record_restore(manager, applied)
+        except (RestoreError, WorkspaceError, SessionError, OSError) as exc:
+            self.window.chat.show_error(restore_failed_text(exc))
+            return
+        finally:
+            self._running = None
+            self.bar.done(offer)
         self.window.statusBar().showMessage(restored_text(offer), 8000)
         self.restored.emit(offer)
-        return True
+
+    # ------------------------------------------------------------------ the node menu
+
+    def extend_menu(self, menu: QMenu, _entry_id: str) -> None:
+        """"Ask again about restoring files" in a checkpointed session's node menu: enabled when an
+        answer is remembered for the session, it forgets it."""
+        if not has_checkpoints(self.window.agent.view.index):
+            return
+        enabled, reason = ask_again_rule(self.choice())
+        menu.addSeparator()
+        action = menu.addAction("As&k again about restoring files")
+        action.setEnabled(enabled)
+        action.setToolTip(plain_text(reason))
+        action.setStatusTip(reason)
+        action.triggered.connect(self.ask_again)
+
+    def ask_again(self) -> None:
+        """Forget this session's remembered answer: the next move asks again."""
+        self.set_choice(RestoreChoice.ASK)
+        self.window.statusBar().showMessage("Arbor will ask about the files after the next move.", 5000)
 
     # ------------------------------------------------------------------ diffs
 

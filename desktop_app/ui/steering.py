@@ -117,6 +117,7 @@ class Steering(QObject):
 
     leaf_moved = Signal(object, object)  #: by hand: the leaf before, after (issue 25: the files may follow)
     files_requested = Signal(str, object)  #: a node menu's file item (issue 25): entry id, MenuAction
+    menu_opened = Signal(object, str)  #: the node menu (a ``QMenu``) built for an entry: others may add items
 
     def __init__(self, window: SteeredWindow, parent: QWidget) -> None:
         super().__init__(parent)
@@ -390,6 +391,7 @@ class Steering(QObject):
             self.node_menu.close()
         menu = build_node_menu(items, self.host)
         self.context_hand.extend_menu(menu, entry_id)
+        self.menu_opened.emit(menu, entry_id)
         self.node_menu = menu
         menu.triggered.connect(lambda action: self.run_menu_action(entry_id, chosen_action(action)))
         menu.aboutToHide.connect(lambda: self._menu_closed(menu))

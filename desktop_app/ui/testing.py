@@ -155,11 +155,13 @@ async def _warm_up(window: MainWindow) -> None:
         window.statusBar().showMessage(f"Could not prepare the model client: {exc}", 8000)
 
 
-def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000), timeout_ms: int = 10_000) -> MainWindow:
+def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000), timeout_ms: int = 10_000,
+                files_from: str | None = None) -> MainWindow:
     """Open ``path`` as ``arbor FILE`` does (``ARBOR_HOME`` and settings honoured, the offline model
     unless a key is configured), show the window at ``size`` and return once the graph's first
     layout is on screen. ``None`` opens the window as ``arbor`` with no file does (first launch:
-    the newest session, else the sample).
+    the newest session, else the sample). ``files_from``: as ``arbor FILE --files-from ENTRY``
+    (a fork or clone opened in a new window: the window offers to restore the files).
 
     From synchronous code it also waits for the model client's warm-up, which the app runs once its
     window is up (the SDK imported off the UI thread): imported instead inside the first turn, on the
@@ -168,7 +170,7 @@ def open_window(path: str | Path | None, *, size: tuple[int, int] = (1600, 1000)
     loop = _loop()
     install_gui_gc()  # garbage collected on this thread only, whichever loop drives the window
     settings = Settings.load()
-    window = build_window(str(path) if path is not None else None, settings)
+    window = build_window(str(path) if path is not None else None, settings, files_from=files_from)
     window.resize(*size)
     window.show()
     warm = loop.create_task(_warm_up(window)) if loop is _running else None

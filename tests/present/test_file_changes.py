@@ -9,8 +9,10 @@ import pytest
 from desktop_app.present.file_changes import (
     BadgeCache,
     ChangeBadge,
+    FilesOffer,
     LineKind,
     RestoreChoice,
+    ask_again_rule,
     badge_for,
     checkpoint_note,
     diff_line_kind,
@@ -20,6 +22,7 @@ from desktop_app.present.file_changes import (
     load_turn_diff,
     prepare_offer,
     restore_failed_text,
+    restoring_text,
     turn_badges,
 )
 from desktop_app.present.filters import FILTER_MODES, is_visible
@@ -96,6 +99,16 @@ def test_restore_failure_words() -> None:
     failed = RestoreFailed("could not write notes.md; the files were put back", rolled_back=True, undo="abc")
     assert restore_failed_text(failed) == "The restore stopped part-way: could not write notes.md; the files were put back"
     assert restore_failed_text(ValueError("gone")) == "Could not restore the files: gone"
+    one = FilesOffer("t", None, "/w", (FileChange("a.txt", ChangeKind.MODIFIED, 1, 1),), ())
+    assert restoring_text(one) == "Restoring 1 file\u2026"
+
+
+def test_ask_again_applies_only_to_a_remembered_answer() -> None:
+    rules = {choice: ask_again_rule(choice) for choice in RestoreChoice}
+    assert [enabled for enabled, _ in rules.values()] == [False, True, True]  # ask, restore, keep
+    assert "restored without asking" in rules[RestoreChoice.RESTORE][1]
+    assert "kept without asking" in rules[RestoreChoice.KEEP][1]
+    assert "no answer is remembered" in rules[RestoreChoice.ASK][1]
 
 
 def test_menu_items_and_diffs(made: Checkpointed) -> None:

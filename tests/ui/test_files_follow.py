@@ -8,12 +8,14 @@ badges on the canvas and the diff views are each checked through the widgets a p
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QMenu
 
 from desktop_app.present.file_changes import RestoreChoice
 from desktop_app.present.node_menu import MenuAction
@@ -21,6 +23,9 @@ from desktop_app.settings import Settings
 from desktop_app.ui.graph.change_badges import badges_of
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
+from desktop_app.ui.window_args import window_args
+from desktop_app.workspace import store
+from desktop_app.workspace.checkpoints import CHECKPOINT_TYPE, Phase, checkpoint_of
 from tests.checkpointed import EXTRA, V1, V3, Checkpointed, build_checkpointed
 from tests.ui.driving import pump_until
 
@@ -70,8 +75,7 @@ def _restore_and_back(window: MainWindow, made: Checkpointed) -> None:
     assert bar.restore_button.text() == "&Restore files to this point (2 files)"
     assert "extra.txt" in bar.label.text() and "notes.md" in bar.label.text()
     QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
-    pump(20)
-    assert _files(made) == (V1, False)
+    assert pump_until(lambda: _files(made) == (V1, False) and not window.files.restoring, 10)
     assert not bar.isVisible()
     assert window.session.leaf_id == made.replies[0]  # the restore does not move the leaf
     # undo the move (Ctrl+Z): the folder can follow back to turn three
@@ -79,8 +83,8 @@ def _restore_and_back(window: MainWindow, made: Checkpointed) -> None:
     assert _offered(window)
     assert bar.restore_button.text() == "&Restore files to this point (2 files)"
     QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
-    pump(20)
-    assert _files(made) == (V3, True) and (made.folder / "extra.txt").read_text() == EXTRA
+    assert pump_until(lambda: _files(made) == (V3, True) and not window.files.restoring, 10)
+    assert (made.folder / "extra.txt").read_text() == EXTRA
 
 
 def _keep_and_remember(window: MainWindow, made: Checkpointed) -> None:
@@ -99,8 +103,35 @@ def _keep_and_remember(window: MainWindow, made: Checkpointed) -> None:
     # "restore" remembered: the next move restores without asking
     window.files.set_choice(RestoreChoice.RESTORE)
     _double_click(window, made.replies[0])
-    assert pump_until(lambda: _files(made) == (V1, False), 10)
+    assert pump_until(lambda: _files(made) == (V1, False) and not window.files.restoring, 10)
     assert not bar.isVisible()
+
+
+ASK_AGAIN = "As&k again about restoring files"
+
+
+def _ask_again_item(window: MainWindow, entry_id: str) -> tuple[QMenu, bool, str]:
+    """The node menu of ``entry_id`` and its "Ask again about restoring files": enabled, tooltip."""
+    menu = window.steering.open_menu(entry_id, window.graph.viewport().mapToGlobal(_center(window, entry_id)))
+    assert menu is not None
+    [item] = [a for a in menu.actions() if a.text() == ASK_AGAIN]
+    return menu, item.isEnabled(), item.toolTip()
+
+
+def _ask_again(window: MainWindow, made: Checkpointed) -> None:
+    """A remembered answer ("restore") is forgotten from the node menu (its mnemonic K): moves ask again."""
+    assert window.files.choice() is RestoreChoice.RESTORE
+    menu, enabled, tip = _ask_again_item(window, made.replies[1])
+    assert enabled and "restored without asking" in tip
+    QTest.keyClick(menu, Qt.Key.Key_K)
+    assert pump_until(lambda: window.files.choice() is RestoreChoice.ASK, 5)
+    assert window.ui_state is not None and window.ui_state.files_choice(str(made.path)) is None
+    _double_click(window, made.replies[2])
+    assert _offered(window)  # asked, not restored
+    assert _files(made) == (V1, False)
+    menu, enabled, tip = _ask_again_item(window, made.replies[1])
+    assert not enabled and "no answer is remembered" in tip
+    menu.close()
 
 
 def _hand_edit_named(window: MainWindow, made: Checkpointed) -> None:
@@ -115,8 +146,7 @@ def _hand_edit_named(window: MainWindow, made: Checkpointed) -> None:
     assert bar.restore_button.text() == "&Overwrite and restore"
     assert (made.folder / "notes.md").read_text() == "my own edit\n"  # nothing written yet
     QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
-    pump(20)
-    assert _files(made) == (V1, False)
+    assert pump_until(lambda: _files(made) == (V1, False) and not window.files.restoring, 10)
 
 
 def _badges(window: MainWindow, made: Checkpointed) -> None:
@@ -195,39 +225,110 @@ def test_the_compaction_audit_lists_the_files_changed_in_its_range(made: Checkpo
 
 
 def _failed_restore(window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch) -> None:
-    from desktop_app.ui import restore_offer
-    from desktop_app.workspace.store import RestoreFailed
+    """A write fails half-way (the disk full at notes.md, after extra.txt was removed): the files
+    are put back, and the chat says so in the engine's words."""
+    from desktop_app.workspace import store
 
-    def fail(*_args: object, **_kwargs: object) -> None:
-        raise RestoreFailed("could not write notes.md (disk full); the files were put back as they were",
-                            rolled_back=True, undo="0" * 40)
+    real = store.write_file
+    writes: list[str] = []
+
+    def full_disk_once(path: str, data: bytes) -> None:
+        writes.append(path)
+        if len(writes) == 1:
+            raise OSError(28, "No space left on device", path)
+        real(path, data)  # putting the files back works
 
     with monkeypatch.context() as patch:  # only this patch is undone after (ARBOR_HOME stays)
-        patch.setattr(restore_offer, "restore_to", fail)
+        patch.setattr(store, "write_file", full_disk_once)
         _double_click(window, made.replies[0])
         assert _offered(window)
         QTest.mouseClick(window.files.bar.restore_button, Qt.MouseButton.LeftButton)
-        pump(20)
+        assert pump_until(lambda: bool(window.chat.error_banner.text()) and not window.files.restoring, 10)
     assert window.chat.error_banner.text() == (
-        "The restore stopped part-way: could not write notes.md (disk full); the files were put back as they were")
-    assert _files(made) == (V3, True)
+        "The restore stopped part-way: Restoring stopped at notes.md (No space left on device); "
+        "the files it had changed were put back as they were.")
+    assert _files(made) == (V3, True) and (made.folder / "extra.txt").read_text() == EXTRA
+    assert not window.files.bar.isVisible()
+
+
+#: How long the injected slow write takes: a restore on the UI thread would freeze the window that long.
+SLOW_WRITE_S = 0.6
+
+
+def _slow_restore_keeps_the_window_responsive(window: MainWindow, made: Checkpointed,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """From turn one (files as it left them) back to turn three, a file edited by hand on the way:
+    the first write takes :data:`SLOW_WRITE_S`; a heartbeat on the UI thread goes on meanwhile, the
+    strip says "Restoring 2 files…" with its buttons waiting, and the result is what ``restore_to``
+    made on the UI thread before (the files, the leaf, one ``restore`` checkpoint under turn one)."""
+    assert window.session.leaf_id == made.replies[0] and _files(made) == (V1, False)
+    (made.folder / "notes.md").write_text("my own edit\n")
+    _double_click(window, made.replies[2])
+    assert _offered(window)
+    bar = window.files.bar
+    QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+    assert bar.confirming
+    count = len(window.session.index.entries)
+    real = store.write_file
+    writes: list[str] = []
+
+    def slow(path: str, data: bytes) -> None:
+        writes.append(path)
+        if len(writes) == 1:
+            time.sleep(SLOW_WRITE_S)
+        real(path, data)
+
+    ticks: list[float] = []
+    heartbeat = QTimer(window)
+    heartbeat.setInterval(10)
+    heartbeat.timeout.connect(lambda: ticks.append(time.monotonic()))
+    with monkeypatch.context() as patch:
+        patch.setattr(store, "write_file", slow)
+        heartbeat.start()
+        clicked = time.monotonic()
+        QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)  # "Overwrite and restore"
+        assert time.monotonic() - clicked < SLOW_WRITE_S / 2  # the click wrote nothing itself
+        # the strip says what runs, and nothing in it can be clicked meanwhile
+        assert bar.isVisible() and bar.label.text() == "Restoring 2 files\u2026" and bar.progress.isVisible()
+        assert bar.restore_button.text() == "&Restore files to this point (2 files)"
+        buttons = (bar.restore_button, bar.keep_button, bar.changes_button, bar.close_button)
+        assert not any(b.isEnabled() for b in buttons) and not bar.remember.isVisible()
+        QTest.mouseClick(bar.keep_button, Qt.MouseButton.LeftButton)  # disabled: no effect
+        assert pump_until(lambda: not window.files.restoring, 10)
+        done = time.monotonic()
+        heartbeat.stop()
+    beats = [clicked, *[t for t in ticks if t > clicked], done]
+    assert done - clicked >= SLOW_WRITE_S and len(beats) > 10
+    assert max(b - a for a, b in zip(beats, beats[1:], strict=False)) < SLOW_WRITE_S / 2  # it kept beating
+    assert _files(made) == (V3, True) and not bar.isVisible() and bar.restore_button.isEnabled()
+    assert window.session.leaf_id == made.replies[2]
+    [recorded] = window.session.index.entries[count:]
+    checkpoint = checkpoint_of(recorded)
+    assert recorded.get("customType") == CHECKPOINT_TYPE and recorded.get("parentId") == made.replies[0]
+    assert checkpoint is not None and checkpoint.phase is Phase.RESTORE
+    assert [f.path for f in checkpoint.files] == ["notes.md"]
+    assert window.statusBar().currentMessage().startswith("Restored 2 files to this point of the tree")
 
 
 # One window per flow (opening one is most of a test's time): each flow checks several points in turn.
 
 
-def test_restore_then_back_again_then_a_hand_edit_is_named(window: MainWindow, made: Checkpointed) -> None:
+def test_restore_then_back_again_then_a_hand_edit_is_named_then_a_slow_restore(
+    window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch,
+) -> None:
     _restore_and_back(window, made)  # ends at turn three, files as turn three left them
-    _hand_edit_named(window, made)
+    _hand_edit_named(window, made)  # ends at turn one, files as turn one left them
+    _slow_restore_keeps_the_window_responsive(window, made, monkeypatch)
 
 
-def test_keep_remember_and_a_failed_restore(window: MainWindow, made: Checkpointed,
+def test_keep_remember_ask_again_and_a_failed_restore(window: MainWindow, made: Checkpointed,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     _failed_restore(window, made, monkeypatch)  # the leaf on turn one, the files still turn three's
     window.steering.undo_action.trigger()  # back to turn three: the folder matches it, nothing offered
     assert pump_until(lambda: window.session.leaf_id == made.replies[2], 5)
     window.chat.clear_error()
     _keep_and_remember(window, made)
+    _ask_again(window, made)
 
 
 def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed) -> None:
@@ -237,3 +338,94 @@ def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed) -
         view.close()
     pump(20)
     _reader_and_clone(window, made)
+
+
+def test_a_clone_in_a_new_window_offers_the_restore_there(
+    window: MainWindow, made: Checkpointed, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from desktop_app.ui import forking
+
+    started: list[list[str]] = []
+
+    def start(_program: str, arguments: list[str]) -> tuple[bool, int]:
+        started.append(arguments)
+        return True, 4242
+
+    monkeypatch.setattr(forking.QProcess, "startDetached", start)
+    QTest.mouseClick(window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     _center(window, made.replies[0]))  # select turn one's reply
+    assert pump_until(lambda: window.graph.selected_entry() == made.replies[0], 5)
+    button = window.forks.toolbar_button(window.clone_action)
+    assert button is not None and button.menu() is not None
+    away = button.menu().actions()[1]
+    assert away.text() == "Clone in a new window (Ctrl+click)"
+    away.trigger()
+    [arguments] = started
+    assert arguments[:2] == ["-m", "desktop_app"]
+    wanted = window_args(arguments[2:])  # what the new process's `arbor FILE --files-from ENTRY` reads
+    assert wanted is not None and wanted.path is not None and wanted.files_from == made.replies[2]
+    pump(100)
+    assert window.session.session_file == str(made.path) and not window.files.bar.isVisible()  # this one stays
+    other = open_window(wanted.path, files_from=wanted.files_from)
+    try:
+        assert other.session.leaf_id == made.replies[0]
+        assert _offered(other)
+        bar = other.files.bar
+        assert bar.restore_button.text() == "&Restore files to this point (2 files)"
+        assert bar.keep_button.isVisible() and bar.changes_button.isVisible() and bar.remember.isVisible()
+        assert "extra.txt" in bar.label.text() and "notes.md" in bar.label.text()
+        QTest.mouseClick(bar.restore_button, Qt.MouseButton.LeftButton)
+        assert pump_until(lambda: _files(made) == (V1, False) and not other.files.restoring, 10)
+        assert other.session.leaf_id == made.replies[0]
+    finally:
+        other.close()
+        pump(50)
+    _an_arrival_waits_for_the_whole_file(window, made, monkeypatch)
+
+
+def _an_arrival_waits_for_the_whole_file(window: MainWindow, made: Checkpointed,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """``arbor FILE --files-from ENTRY`` opens a big file from its first picture (issue 28): binding
+    the whole file dismisses what was shown, so the offer waits for it, then comes. (Here: the first
+    window, its folder restored to turn one by the other.)"""
+    from desktop_app.session import SessionManager
+
+    loading = [True]
+    monkeypatch.setattr(SessionManager, "loading", property(lambda _self: loading[0]))
+    window.files.arrive(made.replies[2])
+    pump(100)
+    assert not window.files.bar.isVisible()
+    loading[0] = False
+    window.files.session_bound()  # what the window does once the whole file is installed
+    assert _offered(window)
+    assert window.files.bar.restore_button.text() == "&Restore files to this point (2 files)"
+
+
+def test_the_new_window_is_told_the_leaf_on_its_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from desktop_app import cli
+    from desktop_app.ui import app, forking
+
+    started: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(forking.QProcess, "startDetached", lambda program, arguments: (started.append((program, arguments)) is None, 1))
+    assert forking.launch_window("/s/new.jsonl", "abc123")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert forking.launch_window("/s/new.jsonl", "abc123")
+    assert [arguments for _, arguments in started] == [
+        ["-m", "desktop_app", "/s/new.jsonl", "--files-from", "abc123"], ["/s/new.jsonl", "--files-from", "abc123"]]
+    opened: list[tuple[str | None, str | None]] = []
+
+    def run_gui(path: str | None = None, *, files_from: str | None = None) -> int:
+        opened.append((path, files_from))
+        return 0
+
+    monkeypatch.setattr(app, "run_gui", run_gui)
+    assert cli.main(["/s/new.jsonl", "--files-from", "abc123"]) == 0
+    assert cli.main(["/s/new.jsonl"]) == 0 and cli.main([]) == 0
+    assert opened == [("/s/new.jsonl", "abc123"), ("/s/new.jsonl", None), (None, None)]
+    for wrong in (["/s/a.jsonl", "/s/b.jsonl"], ["/s/a.jsonl", "--files-from"], ["/s/a.jsonl", "--files-from", "--x"]):
+        with pytest.raises(SystemExit):
+            cli.main(wrong)
+
+
