@@ -83,6 +83,10 @@ def build_window(path: str | None, settings: Settings, *, defer_load: bool = Fal
 
 #: The latest a deferred open's whole-file parse starts when the graph never paints (hidden window).
 _LOAD_AT_THE_LATEST_MS = 1000
+#: The whole-file parse starts this long after the first picture's paint: the work that waited for
+#: the picture (the meter, the sibling arrows' first slice) and the chat's paint run first without
+#: the parse's thread beside them (issue 28: the turn right after the picture was the longest left).
+_PARSE_AFTER_PICTURE_MS = 120
 #: The interpreter's switch interval (s) while that parse runs on its worker: the UI thread waits
 #: this long at most for the GIL back after each Qt call (at the app's 1 ms, a turn of a hundred
 #: Qt calls beside the parse could wait 0.1 s; the whole graph's build, when it ran on a worker,
@@ -137,7 +141,7 @@ def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEvent
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Paint:
-                QTimer.singleShot(0, window, start)  # after this paint has reached the screen
+                QTimer.singleShot(_PARSE_AFTER_PICTURE_MS, window, start)  # after this paint and what waited for it
             return False
 
     viewport = window.graph.viewport()
