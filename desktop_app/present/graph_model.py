@@ -235,6 +235,8 @@ def _path_steps(sk: _Skeleton, index: SessionIndex, leaf: str | None, pace: Pace
         entry = by_id.get(node)
         if entry is not None and entry.get("parentId") == node:
             return set(sk.path(index, leaf, remember=False))
+        if node in out:  # a cycle left uncut (cannot be: :func:`_break_cycles`): stop, never spin
+            break
         out.add(node)
         node = parent_of(node)
     return out
