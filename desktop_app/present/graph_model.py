@@ -225,7 +225,10 @@ def _path_steps(sk: _Skeleton, index: SessionIndex, leaf: str | None, pace: Pace
     entries: ~0.1-0.3 s at once on a loaded machine). The walk along :meth:`_Skeleton.parent_of`
     is :meth:`_Skeleton.path`'s own, and the index's path it reads when the session has only plain
     parents and no cut cycle is this one too, but where an entry names itself as its parent (the
-    index then walks its careful way): that rare path is taken from :meth:`_Skeleton.path`."""
+    index then walks its careful way): that rare path is taken from :meth:`_Skeleton.path`.
+    Unpaced, it is :meth:`_Skeleton.path` itself (the index's kept paths make that a copy)."""
+    if pace.budget is None:
+        return set(sk.path(index, leaf, remember=False))
     out: set[str] = set()
     by_id, parent_of = sk.by_id, sk.parent_of
     node = leaf
