@@ -1644,6 +1644,9 @@ def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[d
         file, _ = cached_session(n)
         samples: dict[str, dict[str, list[float]]] = {k: {"max_gap": [], "span": [], "beats": []} for k in roots}
         worst: dict[str, list[Any]] = {k: [] for k in roots}
+        # when the whole file was installed and the whole graph laid out, ms after the first
+        # picture: which of them a worst gap falls beside
+        phases: dict[str, list[Any]] = {k: [] for k in roots}
         for root in roots.values():  # untimed: fills each checkout's bytecode cache
             _spawn("open", {"file": str(file), **({"code_root": root} if root else {})})
         for i in range(runs):
@@ -1656,6 +1659,9 @@ def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[d
                     samples[label]["span"].append(f["span_ms"])
                     samples[label]["beats"].append(f["beats"])
                     worst[label].append([(round(at), round(gap, 1)) for at, gap in f["worst_gaps"][:3]])
+                    phases[label].append(
+                        {k: round(r[k] - r["first_paint_end"]) for k in ("loaded", "tidy", "complete_paint_end") if k in r}
+                    )
         rows.append(
             {
                 "entries": n,
@@ -1663,6 +1669,7 @@ def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[d
                 "samples": samples,
                 "medians": {k: {m: _median(v) for m, v in by.items()} for k, by in samples.items()},
                 "worst": worst,
+                "phases": phases,
                 "calibration_ms": _calibrate(),
             }
         )

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from .pacing import CHECK, UNPACED, Pace, Steps, finish
 from .text import NodeKind
 from .viewgraph import SegmentKey, ViewGraph
 
-__all__ = ["NEVER_FOLD_KINDS", "foldable_runs", "straddling_segments"]
+__all__ = ["NEVER_FOLD_KINDS", "foldable_runs", "foldable_runs_steps", "straddling_segments"]
 
 NEVER_FOLD_KINDS = frozenset({NodeKind.COMPACTION, NodeKind.BRANCH_SUMMARY})
 
@@ -28,9 +29,22 @@ def foldable_runs(
     ``can_fold`` whether an entry may be folded at all (one visible child at most, not a kind or
     entry that must stay on screen).
     """
+    return finish(foldable_runs_steps(order, parent, children, can_fold, UNPACED))
+
+
+def foldable_runs_steps(
+    order: Sequence[str],
+    parent: Mapping[str, str | None],
+    children: Mapping[str | None, Sequence[str]],
+    can_fold: Mapping[str, bool],
+    pace: Pace,
+) -> Steps[tuple[dict[str, tuple[str, ...]], dict[str, str]]]:
+    """:func:`foldable_runs` a slice at a time (:mod:`.pacing`)."""
     runs: dict[str, tuple[str, ...]] = {}
     run_of: dict[str, str] = {}
-    for n in order:
+    for i, n in enumerate(order):
+        if not i & CHECK and pace.due():
+            yield
         if not can_fold[n]:
             continue
         up = parent[n]

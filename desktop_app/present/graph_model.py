@@ -39,12 +39,13 @@ from desktop_app.session.tree import SessionIndex, TreeNode, sort_by_timestamp
 from desktop_app.tools.display import shown_text
 
 from .filters import check_mode, is_visible
-from .folding import NEVER_FOLD_KINDS, foldable_runs
+from .folding import NEVER_FOLD_KINDS, foldable_runs_steps
+from .pacing import CHECK, UNPACED, Pace, Steps, finish
 from .pi16_words import edit_text, system_summary
 from .text import NodeKind, ToolCalls, entry_kind, entry_text, summary_headline, tool_calls_of
 from .viewgraph import Node, SegmentKey, ViewGraph, ViewNode
 
-__all__ = ["GraphDelta", "ViewGraphModel", "build_view_graph"]
+__all__ = ["GraphDelta", "ViewGraphModel", "build_view_graph", "build_view_graph_steps"]
 
 #: Kinds that stay on screen although folding could hide them: what the model was told (system
 #: messages) and what was cut out of or rewritten in its context (context edits and their targets).
@@ -144,12 +145,18 @@ def _ordered(ids: list[str], by_id: Mapping[str, Entry]) -> list[str]:
 
 
 def _skeleton(index: SessionIndex) -> _Skeleton:
+    return finish(_skeleton_steps(index, UNPACED))
+
+
+def _skeleton_steps(index: SessionIndex, pace: Pace) -> Steps[_Skeleton]:
     # The graph names nodes by their string ids. Entries pi keys by something else (no id, an empty or
     # a non-string id: hand-edited files) stay in the file and the context but get no node of their own.
     by_id = index.by_id
     sk = _Skeleton(by_id=by_id)
     named = 0
-    for entry_id, entry in by_id.items():  # later duplicates win, first position kept (pi's Map)
+    for i, (entry_id, entry) in enumerate(by_id.items()):  # later duplicates win, first position kept (pi's Map)
+        if not i & CHECK and pace.due():
+            yield
         if not (isinstance(entry_id, str) and entry_id):
             continue
         named += 1
@@ -163,20 +170,26 @@ def _skeleton(index: SessionIndex) -> _Skeleton:
             sk.roots.append(entry_id)
         if _is_system_entry(entry):
             sk.systems.add(entry_id)
-    _break_cycles(sk, named)
-    for kids in sk.children.values():
+    yield from _break_cycles(sk, named, pace)
+    for i, kids in enumerate(sk.children.values()):
+        if not i & CHECK and pace.due():
+            yield
         if isinstance(kids, list):
             kids[:] = _ordered(kids, by_id)
     sk.roots = _ordered(sk.roots, by_id)
     return sk
 
 
-def _break_cycles(sk: _Skeleton, named: int) -> None:
+def _break_cycles(sk: _Skeleton, named: int, pace: Pace) -> Steps[None]:
     """Make every id reachable from a root: cut each parentId cycle at the repeated node
     (``named``: how many entries have a string id, all of which must be reached)."""
     reached: set[str] = set()
     stack = list(sk.roots)
+    i = 0
     while stack:
+        i += 1
+        if not i & CHECK and pace.due():
+            yield
         node = stack.pop()
         reached.add(node)
         stack.extend(sk.kids(node))
@@ -207,6 +220,31 @@ def _break_cycles(sk: _Skeleton, named: int) -> None:
             stack.extend(sk.kids(current))
 
 
+def _path_steps(sk: _Skeleton, index: SessionIndex, leaf: str | None, pace: Pace) -> Steps[set[str]]:
+    """``set(sk.path(index, leaf))``, walked a slice at a time (~70,000 parents at 100,000
+    entries: ~0.1-0.3 s at once on a loaded machine). The walk along :meth:`_Skeleton.parent_of`
+    is :meth:`_Skeleton.path`'s own, and the index's path it reads when the session has only plain
+    parents and no cut cycle is this one too, but where an entry names itself as its parent (the
+    index then walks its careful way): that rare path is taken from :meth:`_Skeleton.path`.
+    Unpaced, it is :meth:`_Skeleton.path` itself (the index's kept paths make that a copy)."""
+    if pace.budget is None:
+        return set(sk.path(index, leaf, remember=False))
+    out: set[str] = set()
+    by_id, parent_of = sk.by_id, sk.parent_of
+    node = leaf
+    while node is not None:
+        if not len(out) & CHECK and pace.due():
+            yield
+        entry = by_id.get(node)
+        if entry is not None and entry.get("parentId") == node:
+            return set(sk.path(index, leaf, remember=False))
+        if node in out:  # a cycle left uncut (cannot be: :func:`_break_cycles`): stop, never spin
+            break
+        out.add(node)
+        node = parent_of(node)
+    return out
+
+
 def _until(walk: Iterable[str], stop: str | None) -> list[str]:
     """``walk``'s entries before ``stop``."""
     out: list[str] = []
@@ -221,8 +259,14 @@ def _until(walk: Iterable[str], stop: str | None) -> list[str]:
 
 
 def _tool_call_map(entries: Iterable[Entry]) -> ToolCalls:
+    return finish(_tool_call_map_steps(entries, UNPACED))
+
+
+def _tool_call_map_steps(entries: Iterable[Entry], pace: Pace) -> Steps[ToolCalls]:
     calls: ToolCalls = {}
-    for entry in entries:
+    for i, entry in enumerate(entries):
+        if not i & CHECK and pace.due():
+            yield
         for call in tool_calls_of(entry):
             calls[call["id"]] = call
     return calls
@@ -273,10 +317,12 @@ def _system_above(entry_id: str, sk: _Skeleton) -> bool:
     return False
 
 
-def _edit_targets(entries: Iterable[Entry]) -> dict[str, str]:
+def _edit_targets(entries: Iterable[Entry], pace: Pace = UNPACED) -> Steps[dict[str, str]]:
     """Context edit id → the id of the entry it edits (pi 1.6.0's ``targetId``)."""
     out: dict[str, str] = {}
-    for entry in entries:
+    for i, entry in enumerate(entries):
+        if not i & CHECK and pace.due():
+            yield
         if kind_of(entry) is _CONTEXT_EDIT:
             entry_id, target = entry.get("id"), entry.get("targetId")
             if isinstance(entry_id, str) and isinstance(target, str):
@@ -322,8 +368,8 @@ class _Visible:
 
 
 def _visible(
-    sk: _Skeleton, index: SessionIndex, filter_mode: str, leaf: str | None, always: Collection[str]
-) -> _Visible:
+    sk: _Skeleton, index: SessionIndex, filter_mode: str, leaf: str | None, always: Collection[str], pace: Pace
+) -> Steps[_Visible]:
     """Filter: a pre-order walk carrying the nearest visible ancestor, so that hidden entries'
     descendants hang from it (pi's list); visible children stay in order. Entries in ``always``
     are shown whatever the filter."""
@@ -331,7 +377,11 @@ def _visible(
     out = _Visible()
     anchor, vparent, vchildren, order = out.anchor, out.parent, out.children, out.order
     stack: list[tuple[str, str | None]] = [(r, None) for r in reversed(sk.roots)]
+    i = 0
     while stack:
+        i += 1
+        if not i & CHECK and pace.due():
+            yield
         entry_id, carried = stack.pop()
         if show_all or entry_id in always or is_visible(by_id[entry_id], filter_mode, leaf, labels):
             anchor[entry_id] = entry_id
@@ -368,13 +418,16 @@ def _fold(
     expanded: Collection[str],
     entry_node: Callable[[str], ViewNode],
     segment_node: Callable[[tuple[str, ...]], ViewNode],
-) -> _Folded:
+    pace: Pace,
+) -> Steps[_Folded]:
     """Fold (when ``folding``): each run of foldable nodes whose first id is not ``expanded`` becomes
     one segment node (``segment_node`` of its ids); every other visible entry gets its own (``entry_node``)."""
-    runs, run_of = foldable_runs(visible.order, visible.parent, visible.children, can_fold)
+    runs, run_of = yield from foldable_runs_steps(visible.order, visible.parent, visible.children, can_fold, pace)
     out = _Folded({}, {}, {}, {}, runs, run_of)
     node_of, nodes, parent, children = out.node_of, out.nodes, out.parent, out.children
-    for n in visible.order:
+    for i, n in enumerate(visible.order):
+        if not i & CHECK and pace.due():
+            yield
         first = run_of.get(n) if folding else None
         if first is not None and first not in expanded:
             # one key per run, shared by its members (a key each was 78,000 tuples at 100k)
@@ -394,10 +447,14 @@ def _fold(
     return out
 
 
-def _summary_links(by_id: Mapping[str, Entry], visible: _Visible, node_of: Mapping[str, Node]) -> list[tuple[Node, Node]]:
+def _summary_links(
+    by_id: Mapping[str, Entry], visible: _Visible, node_of: Mapping[str, Node], pace: Pace
+) -> Steps[list[tuple[Node, Node]]]:
     """Arbor's branch summaries → the node showing the leaf they abandoned."""
     links: list[tuple[Node, Node]] = []
-    for n in visible.order:
+    for i, n in enumerate(visible.order):
+        if not i & CHECK and pace.due():
+            yield
         target = _abandoned_leaf(by_id[n])
         target_anchor = visible.anchor.get(target) if target is not None else None
         if target_anchor is not None:
@@ -434,32 +491,56 @@ def build_view_graph(
     ``expanded`` holds the first entry ids of runs the user unfolded; see :class:`ViewGraph` for
     what the result holds.
     """
+    return finish(
+        build_view_graph_steps(
+            index, leaf_id, filter_mode, folding, expanded, UNPACED, _skel=_skel, _tool_calls=_tool_calls, _cache=_cache
+        )
+    )
+
+
+def build_view_graph_steps(
+    index: SessionIndex,
+    leaf_id: str | None,
+    filter_mode: str,
+    folding: bool,
+    expanded: frozenset[str],
+    pace: Pace,
+    *,
+    _skel: _Skeleton | None = None,
+    _tool_calls: ToolCalls | None = None,
+    _cache: _Info | None = None,
+) -> Steps[ViewGraph]:
+    """:func:`build_view_graph` a slice at a time (:mod:`.pacing`): the same code, so the same graph."""
     by_id = index.by_id
     labels = index.labels
-    sk = _skel if _skel is not None else _skeleton(index)
-    tool_calls = _tool_calls if _tool_calls is not None else _tool_call_map(by_id.values())
+    sk = _skel if _skel is not None else (yield from _skeleton_steps(index, pace))
+    tool_calls = _tool_calls if _tool_calls is not None else (yield from _tool_call_map_steps(by_id.values(), pace))
     cache: _Info = _cache if _cache is not None else {}
     leaf = leaf_id if leaf_id in by_id else None
 
-    on_path = set(sk.path(index, leaf, remember=False))  # may run on a worker thread
+    on_path = yield from _path_steps(sk, index, leaf, pace)
 
     # An entry a context edit omits or replaces stays visible whatever the filter (pi's assistant
     # rule would hide a reply that only called tools), so the edit's link lands on it.
-    edit_targets = _edit_targets(by_id.values())
+    edit_targets = yield from _edit_targets(by_id.values(), pace)
     edited = set(edit_targets.values())
 
-    visible = _visible(sk, index, filter_mode, leaf, edited)
+    visible = yield from _visible(sk, index, filter_mode, leaf, edited, pace)
     leaf_rep = visible.anchor.get(leaf) if leaf is not None else None
 
     # Foldable: one visible child at most, none of the never-fold kinds or entries.
-    can_fold = {
-        n: len(visible.children[n]) <= 1
-        and n != leaf_rep
-        and n not in labels
-        and n not in edited
-        and _kind(n, by_id, cache) not in _KEEP_KINDS
-        for n in visible.order
-    }
+    can_fold: dict[str, bool] = {}
+    vchildren = visible.children
+    for i, n in enumerate(visible.order):
+        if not i & CHECK and pace.due():
+            yield
+        can_fold[n] = (
+            len(vchildren[n]) <= 1
+            and n != leaf_rep
+            and n not in labels
+            and n not in edited
+            and _kind(n, by_id, cache) not in _KEEP_KINDS
+        )
 
     def entry_node(n: str) -> ViewNode:
         kind, text = _info(n, by_id, tool_calls, cache, sk)
@@ -478,8 +559,9 @@ def build_view_graph(
             kinds=tuple(kinds.items()),
         )
 
-    folded = _fold(visible, can_fold, folding, expanded, entry_node, segment_node)
+    folded = yield from _fold(visible, can_fold, folding, expanded, entry_node, segment_node, pace)
     node_of = folded.node_of
+    summary_links = yield from _summary_links(by_id, visible, node_of, pace)
     return ViewGraph(
         nodes=folded.nodes,
         parent=folded.parent,
@@ -494,7 +576,7 @@ def build_view_graph(
         anchor=visible.anchor,
         runs=folded.runs,
         run_of=folded.run_of,
-        summary_links=_summary_links(by_id, visible, node_of),
+        summary_links=summary_links,
         edit_links=_edit_links(edit_targets, visible.anchor, node_of),
         broken_edges=list(sk.broken_edges),
     )
@@ -533,6 +615,29 @@ class ViewGraphModel:
         folding: bool = True,
         expanded: Iterable[str] = (),
     ) -> None:
+        self._start(index, leaf_id, filter_mode, folding, expanded)
+        self.rebuild()
+
+    @classmethod
+    def in_steps(
+        cls,
+        index: SessionIndex,
+        leaf_id: str | None,
+        filter_mode: str,
+        folding: bool,
+        expanded: Iterable[str],
+        pace: Pace,
+    ) -> Steps[ViewGraphModel]:
+        """The model ``ViewGraphModel(...)`` makes, built a slice at a time (:mod:`.pacing`): a big
+        session's whole graph on the UI thread between its events (issue 28)."""
+        model = cls.__new__(cls)
+        model._start(index, leaf_id, filter_mode, folding, expanded)
+        yield from model._rebuild_steps(False, pace)
+        return model
+
+    def _start(
+        self, index: SessionIndex, leaf_id: str | None, filter_mode: str, folding: bool, expanded: Iterable[str]
+    ) -> None:
         self.index = index
         self.leaf_id = leaf_id
         self.filter_mode = check_mode(filter_mode)
@@ -543,28 +648,13 @@ class ViewGraphModel:
         self._cache: _Info = {}
         self._edited: set[str] = set()  #: entries a context edit targets (always shown)
         self.graph: ViewGraph = ViewGraph(nodes={}, parent={}, children={}, roots=[])
-        self.rebuild()
 
     # ------------------------------------------------------------------------------- rebuilds
 
     def rebuild(self, *, reindex: bool = False) -> GraphDelta:
         """Recompute the whole graph (O(n)); ``reindex`` also forgets the cached tree skeleton."""
-        if reindex or self._skel is None or self._tool_calls is None:
-            self._skel = _skeleton(self.index)
-            self._tool_calls = _tool_call_map(self.index.by_id.values())
-            self._cache = {}
-        self._edited = set(_edit_targets(self.index.by_id.values()).values())
         old = self.graph
-        self.graph = build_view_graph(
-            self.index,
-            self.leaf_id,
-            self.filter_mode,
-            self.folding,
-            frozenset(self.expanded),
-            _skel=self._skel,
-            _tool_calls=self._tool_calls,
-            _cache=self._cache,
-        )
+        finish(self._rebuild_steps(reindex, UNPACED))
         same = old.nodes.keys() == self.graph.nodes.keys() and old.parent == self.graph.parent
         return GraphDelta(
             added=[n for n in self.graph if n not in old],
@@ -572,6 +662,25 @@ class ViewGraphModel:
             changed=list(self.graph),
             rebuilt=True,
             structure_changed=not same,
+        )
+
+    def _rebuild_steps(self, reindex: bool, pace: Pace) -> Steps[None]:
+        """The graph made again, a slice at a time (:mod:`.pacing`)."""
+        if reindex or self._skel is None or self._tool_calls is None:
+            self._skel = yield from _skeleton_steps(self.index, pace)
+            self._tool_calls = yield from _tool_call_map_steps(self.index.by_id.values(), pace)
+            self._cache = {}
+        self._edited = set((yield from _edit_targets(self.index.by_id.values(), pace)).values())
+        self.graph = yield from build_view_graph_steps(
+            self.index,
+            self.leaf_id,
+            self.filter_mode,
+            self.folding,
+            frozenset(self.expanded),
+            pace,
+            _skel=self._skel,
+            _tool_calls=self._tool_calls,
+            _cache=self._cache,
         )
 
     def set_index(self, index: SessionIndex, leaf_id: str | None) -> GraphDelta:

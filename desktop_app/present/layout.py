@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_app.present.lod import stretch_rows
+from desktop_app.present.pacing import CHECK, UNPACED, Pace, Steps, finish
 from desktop_app.present.viewgraph import Node, ViewGraph
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "layout",
     "place_new_node",
     "tidy_tree_layout",
+    "tidy_tree_steps",
 ]
 
 log = logging.getLogger(__name__)
@@ -99,7 +101,7 @@ class LayoutSpec:
 # ----------------------------------------------------------------------------------- tidy tree
 
 
-def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
+def _forest(graph: ViewGraph, pace: Pace) -> Steps[tuple[list[Node], list[list[int]], list[int]]]:
     """Nodes, children (by index) and parents of ``graph`` as a forest under a virtual root.
 
     The view graph is a forest already; this only guards the layout against anything else: a
@@ -112,6 +114,8 @@ def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
     children: list[list[int]] = [[] for _ in range(count + 1)]
     parent = [-1] * (count + 1)
     for i, n in enumerate(nodes):
+        if not i & CHECK and pace.due():
+            yield
         for child in graph.children_of(n):
             c = index[child]
             if parent[c] == -1 and c != i:
@@ -122,7 +126,11 @@ def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
     roots = listed + [i for i in range(count) if parent[i] == -1 and i not in seen]
     reached = [False] * (count + 1)
     stack = list(roots)
+    popped = 0
     while stack:
+        popped += 1
+        if not popped & CHECK and pace.due():
+            yield
         v = stack.pop()
         reached[v] = True
         stack.extend(children[v])
@@ -142,12 +150,14 @@ def _forest(graph: ViewGraph) -> tuple[list[Node], list[list[int]], list[int]]:
     return nodes, children, parent
 
 
-def _stretch(graph: ViewGraph, nodes: list[Node], children: list[list[int]], parent: list[int]) -> None:
+def _stretch(graph: ViewGraph, nodes: list[Node], children: list[list[int]], parent: list[int], pace: Pace) -> Steps[None]:
     """A folded run spans :func:`~desktop_app.present.lod.stretch_rows` rows: chain that many − 1
     placeholder nodes (indices after the virtual root) between it and its children, so the packing
     keeps the rows its line runs through free, as for any node."""
     view_nodes = graph.nodes
     for i, node in enumerate(nodes):
+        if not i & CHECK and pace.due():
+            yield
         view = view_nodes.get(node)
         extra = stretch_rows(view.count) - 1 if view is not None and view.is_segment else 0
         if extra <= 0:
@@ -175,17 +185,29 @@ def tidy_tree_layout(graph: ViewGraph, spec: LayoutSpec = LayoutSpec(), *, stret
     half a column at every branch point. A folded run spans several rows (:func:`_stretch`), unless
     ``stretch`` is off (a page that writes each run's count in its box and cannot zoom out).
     """
-    nodes, children, parent = _forest(graph)
+    return finish(tidy_tree_steps(graph, spec, UNPACED, stretch=stretch))
+
+
+def tidy_tree_steps(graph: ViewGraph, spec: LayoutSpec, pace: Pace, *, stretch: bool = True) -> Steps[Positions]:
+    """:func:`tidy_tree_layout` a slice at a time (:mod:`.pacing`): the same code, the same positions."""
+    nodes, children, parent = yield from _forest(graph, pace)
     count = len(nodes)
     if count == 0:
         return {}
     if stretch:
-        _stretch(graph, nodes, children, parent)
+        yield from _stretch(graph, nodes, children, parent, pace)
     tidy = _Tidy(children, parent)
-    tidy.first_walk(root=count)
-    xs, depth = tidy.second_walk(root=count)
+    yield from tidy.number_children(pace)
+    yield from tidy.first_walk(count, pace)
+    xs, depth = yield from tidy.second_walk(count, pace)
     left_edge = min(xs[:count])
-    return {nodes[i]: ((xs[i] - left_edge) * spec.column, depth[i] * spec.row) for i in range(count)}
+    column, row = spec.column, spec.row
+    positions: Positions = {}
+    for i in range(count):
+        if not i & CHECK and pace.due():
+            yield
+        positions[nodes[i]] = ((xs[i] - left_edge) * column, depth[i] * row)
+    return positions
 
 
 class _Tidy:
@@ -196,16 +218,24 @@ class _Tidy:
         self.children = children
         self.parent = parent
         self.number = [0] * total
-        for kids in children:
-            for i, c in enumerate(kids):
-                self.number[c] = i
         self.prelim = [0.0] * total
         self.mod = [0.0] * total
         self.shift = [0.0] * total
         self.change = [0.0] * total
         self.thread = [-1] * total
         self.ancestor = list(range(total))
-        self.default_ancestor = [kids[0] if kids else -1 for kids in children]
+        self.default_ancestor = [-1] * total
+
+    def number_children(self, pace: Pace = UNPACED) -> Steps[None]:
+        """Each node's place among its siblings, and its first child as its default ancestor."""
+        number, default_ancestor = self.number, self.default_ancestor
+        for v, kids in enumerate(self.children):
+            if not v & CHECK and pace.due():
+                yield
+            if kids:
+                default_ancestor[v] = kids[0]
+                for i, c in enumerate(kids):
+                    number[c] = i
 
     def next_left(self, v: int) -> int:
         kids = self.children[v]
@@ -259,7 +289,7 @@ class _Tidy:
             default = v
         return default
 
-    def first_walk(self, root: int) -> None:
+    def first_walk(self, root: int, pace: Pace = UNPACED) -> Steps[None]:
         """Post-order: a node is finished after its children (their shifts executed, then placed
         over its first child); apportion right after. One loop, locals bound: 100k nodes."""
         children, parent, number = self.children, self.parent, self.number
@@ -268,10 +298,14 @@ class _Tidy:
         post: list[int] = []
         stack = [root]
         while stack:
+            if not len(post) & CHECK and pace.due():
+                yield
             v = stack.pop()
             post.append(v)
             stack.extend(children[v])
-        for v in reversed(post):
+        for i, v in enumerate(reversed(post)):
+            if not i & CHECK and pace.due():
+                yield
             kids = children[v]
             p = parent[v]
             left = children[p][number[v] - 1] if p != -1 and number[v] > 0 else -1
@@ -293,14 +327,18 @@ class _Tidy:
             if p != -1:
                 default_ancestor[p] = apportion(v, default_ancestor[p])
 
-    def second_walk(self, root: int) -> tuple[list[float], list[int]]:
+    def second_walk(self, root: int, pace: Pace = UNPACED) -> Steps[tuple[list[float], list[int]]]:
         """Pre-order: absolute x from accumulated modifiers, depth from the root."""
         children, prelim, mod = self.children, self.prelim, self.mod
         total = len(children)
         xs = [0.0] * total
         depth = [0] * total
         walk: list[tuple[int, float, int]] = [(root, 0.0, -1)]
+        i = 0
         while walk:
+            i += 1
+            if not i & CHECK and pace.due():
+                yield
             v, m, d = walk.pop()
             xs[v] = prelim[v] + m
             depth[v] = d
@@ -324,6 +362,19 @@ class RowIndex:
         self._keys: list[int] = []  # the keys of ``_bands``, sorted
         for node, at in positions.items():
             self.add(node, at)
+
+    @classmethod
+    def in_steps(
+        cls, positions: Mapping[Node, tuple[float, float]], spec: LayoutSpec, pace: Pace
+    ) -> Steps[RowIndex]:
+        """``RowIndex(positions, spec)`` made a slice at a time (:mod:`.pacing`)."""
+        rows = cls({}, spec)
+        add = rows.add
+        for i, (node, at) in enumerate(positions.items()):
+            if not i & CHECK and pace.due():
+                yield
+            add(node, at)
+        return rows
 
     def _key(self, y: float) -> int:
         return math.floor(y / self._band)

@@ -30,6 +30,7 @@ from itertools import islice
 from operator import attrgetter
 from typing import Final, assert_never
 
+from .pacing import CHECK, UNPACED, Pace, Steps, finish
 from .text import KIND_TITLES, NodeKind
 from .viewgraph import Node, ViewGraph, ViewNode
 
@@ -48,6 +49,7 @@ __all__ = [
     "elide",
     "landmarks_of",
     "node_marks",
+    "node_marks_steps",
     "place_labels",
     "shows_text",
     "stretch_rows",
@@ -274,7 +276,16 @@ def node_marks(graph: ViewGraph, session_name: str | None = None) -> Marks:
     A node that is several things at once (a labelled branch point, a compaction on the leaf)
     takes its most important role; the root shows the session name when there is one.
     """
-    marks = [_mark(graph, node, view, position, session_name) for position, (node, view) in enumerate(graph.nodes.items())]
+    return finish(node_marks_steps(graph, session_name, UNPACED))
+
+
+def node_marks_steps(graph: ViewGraph, session_name: str | None, pace: Pace) -> Steps[Marks]:
+    """:func:`node_marks` a slice at a time (:mod:`.pacing`), for a big session's whole graph."""
+    marks: list[Mark] = []
+    for position, (node, view) in enumerate(graph.nodes.items()):
+        if not position & CHECK and pace.due():
+            yield
+        marks.append(_mark(graph, node, view, position, session_name))
     marks.sort(key=_rank_of)
     return Marks(marks)
 

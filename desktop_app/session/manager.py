@@ -376,12 +376,19 @@ class SessionManager:
         """A deferred open whose whole file is not installed yet (see :meth:`open`)."""
         return self._full_load is not None
 
-    def load_in_background(self, on_done: Callable[[], None] | None = None) -> None:
+    def load_in_background(
+        self,
+        on_done: Callable[[], None] | None = None,
+        prepare: Callable[[SessionIndex], object] | None = None,
+    ) -> None:
         """Parse the whole file of a deferred open on a worker thread; ``on_done`` is called on that
         thread once it is parsed (then call :meth:`finish_loading` on this manager's thread).
-        Nothing to do (``on_done`` is not called) when the session is not :attr:`loading`."""
+        ``prepare``, if given, reads the parsed index on that thread first (a scan of every entry
+        the first paint after the install would otherwise make on the UI thread; it must only
+        read, and its errors are logged, never raised). Nothing to do (``on_done`` is not called)
+        when the session is not :attr:`loading`."""
         if self._full_load is not None:
-            self._full_load.start(on_done)
+            self._full_load.start(on_done, prepare)
 
     def finish_loading(self, *, announce: bool = True) -> bool:
         """Install the whole file of a deferred open, waiting for its parse (or parsing it here if it
@@ -1073,18 +1080,27 @@ class _FullLoad:
         self._lock = threading.Lock()
         self._started = False
 
-    def start(self, on_done: Callable[[], None] | None = None) -> None:
+    def start(
+        self, on_done: Callable[[], None] | None = None, prepare: Callable[[SessionIndex], object] | None = None
+    ) -> None:
         with self._lock:
             if self._started:
                 return
             self._started = True
-        threading.Thread(target=self._run, args=(on_done,), name="arbor-open", daemon=True).start()
+        threading.Thread(target=self._run, args=(on_done, prepare), name="arbor-open", daemon=True).start()
 
-    def _run(self, on_done: Callable[[], None] | None) -> None:
+    def _run(self, on_done: Callable[[], None] | None, prepare: Callable[[SessionIndex], object] | None = None) -> None:
         try:
-            self._future.set_result(self._open_full())
+            full = self._open_full()
         except BaseException as exc:  # noqa: BLE001 - handed to whoever waits for the result
             self._future.set_exception(exc)
+        else:
+            if prepare is not None:
+                try:
+                    prepare(full._index)
+                except Exception:  # noqa: BLE001 - only a head start: the UI thread does it anyway
+                    log.exception("preparing the parsed index of %s failed", full._session_file)
+            self._future.set_result(full)
         if on_done is not None:
             on_done()
 

@@ -89,20 +89,46 @@ def build_window(path: str | None, settings: Settings, *, defer_load: bool = Fal
 
 #: The latest a deferred open's whole-file parse starts when the graph never paints (hidden window).
 _LOAD_AT_THE_LATEST_MS = 1000
+#: The whole-file parse starts this long after the first picture's paint: the work that waited for
+#: the picture (the meter, the sibling arrows' first slice) and the chat's paint run first without
+#: the parse's thread beside them (issue 28: the turn right after the picture was the longest left).
+_PARSE_AFTER_PICTURE_MS = 120
+#: The interpreter's switch interval (s) while that parse runs on its worker: the UI thread waits
+#: this long at most for the GIL back after each Qt call (at the app's 1 ms, a turn of a hundred
+#: Qt calls beside the parse could wait 0.1 s; the whole graph's build, when it ran on a worker,
+#: measured 110-150 ms turns at 1 ms and 55 ms at 0.2 ms, issue 28). Restored once installed.
+_PARSE_SWITCH_INTERVAL = 0.0002
 
 
 def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEventLoop) -> None:
     """Parse the rest of a deferred open's file on a worker thread once the first picture is painted
     (the parse holds the GIL much of the time: started earlier, it slows that picture down), then
-    install it on this thread (:meth:`MainWindow.install_full_session`)."""
+    install it on this thread (:meth:`MainWindow.install_full_session`).
+
+    Meanwhile (issue 28: the window's turns beside the parse): no cyclic collection runs
+    (:func:`~.gui_gc.hold_collections`; the parse makes millions of objects that all survive, and
+    each collection the GUI thread's timer ran walked those made so far: 17 of them, ~0.56 s in all,
+    at 100,000 entries; once installed, the graph freezes the session out of the collector's sight),
+    the GIL changes hands every :data:`_PARSE_SWITCH_INTERVAL` seconds, and the worker also scans
+    the parsed entries for checkpoints (what the first paint after the install asked, ~40 ms)."""
     from PySide6.QtCore import QEvent, QObject, QTimer
+
+    from desktop_app.present.file_changes import has_checkpoints
+
+    from .gui_gc import hold_collections, release_collections
 
     manager = window.agent.session
     if not manager.loading:
         return
+    switch_before: list[float] = []
 
     def install() -> None:
-        window.install_full_session()
+        try:
+            window.install_full_session()
+        finally:
+            release_collections(manager)
+            if switch_before:
+                sys.setswitchinterval(switch_before.pop())
 
     def loaded() -> None:  # on the worker thread
         try:
@@ -112,12 +138,16 @@ def finish_loading_in_background(window: MainWindow, loop: asyncio.AbstractEvent
 
     def start() -> None:
         viewport.removeEventFilter(watcher)
-        manager.load_in_background(loaded)
+        if manager.loading and not switch_before:  # once (the first paint or the timer, whichever comes first)
+            hold_collections(manager)
+            switch_before.append(sys.getswitchinterval())
+            sys.setswitchinterval(_PARSE_SWITCH_INTERVAL)
+        manager.load_in_background(loaded, has_checkpoints)
 
     class FirstPaint(QObject):
         def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
             if event.type() == QEvent.Type.Paint:
-                QTimer.singleShot(0, window, start)  # after this paint has reached the screen
+                QTimer.singleShot(_PARSE_AFTER_PICTURE_MS, window, start)  # after this paint and what waited for it
             return False
 
     viewport = window.graph.viewport()

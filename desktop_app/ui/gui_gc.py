@@ -1,7 +1,7 @@
 """Cyclic garbage collection on the GUI thread only.
 
 CPython's cyclic GC runs in whichever thread allocates when a generation's count passes its
-threshold. A worker thread (the whole graph's build, a compaction's preparation, the default
+threshold. A worker thread (a big session's whole-file parse, a compaction's preparation, the default
 executor's I/O) may then finalize Qt objects caught in reference cycles (a widget and a lambda
 slot holding it) off the GUI thread, which Qt does not survive: the test suite saw segfaults
 "Garbage-collecting" on a build thread, and the app had the same hazard.
@@ -17,11 +17,11 @@ seconds. What a loaded session holds is frozen (``gc.freeze()`` once the whole g
 
 Reference counting frees almost everything, on any thread, as before; only cycles wait for the timer.
 
-While the whole graph of a big session is built on a worker thread, collections are *held*
-(:func:`hold_collections`): the build allocates millions of objects that all survive, and each
-collection the timer ran meanwhile walked them on the GUI thread (a 170 ms stall at 100,000
-entries, issue 28). Once the graph is in it is frozen, so the collections after the hold walk
-none of it.
+While a big session's whole file is parsed (on a worker thread) and its whole graph built (a
+slice per event-loop turn), collections are *held* (:func:`hold_collections`): each allocates
+millions of objects that all survive, and each collection the timer ran meanwhile walked them on
+the GUI thread (a 170 ms stall at 100,000 entries, issue 28). Once the session and the graph are
+in they are frozen, so the collections after the hold walk none of it.
 """
 
 from __future__ import annotations

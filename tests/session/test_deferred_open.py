@@ -359,3 +359,29 @@ def test_an_unexpected_error_in_the_whole_parse_is_reported_and_nothing_is_writt
     with pytest.raises(SessionReadOnlyError):
         lazy.append_message(user("lost?"))
     assert file.read_bytes() == before
+
+
+def test_the_parsed_index_is_prepared_on_the_worker_before_it_is_handed_over(
+    tmp_path: Path, defer_everything: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``load_in_background(prepare=...)`` reads the whole index on the parse's thread, before
+    ``on_done``: what the first paint after the install would otherwise scan on the UI thread
+    (issue 28). Its error is logged; the load goes on."""
+    import threading
+
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300)
+    whole = SessionManager.open(file).get_entries()
+    seen: list[tuple[str, int]] = []
+    done = threading.Event()
+
+    def prepare(index: Any) -> None:
+        seen.append((threading.current_thread().name, len(index.entries)))
+        raise ValueError("only a head start")
+
+    lazy = SessionManager.open(file, defer=True)
+    lazy.load_in_background(lambda: (seen.append(("done", 0)), done.set()), prepare)
+    assert done.wait(30)
+    assert seen == [("arbor-open", len(whole)), ("done", 0)]
+    assert lazy.finish_loading() is True and lazy.get_entries() == whole and not lazy.read_only
+    assert "only a head start" in caplog.text

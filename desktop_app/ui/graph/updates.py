@@ -121,7 +121,7 @@ class GraphUpdates(QObject):
         # now: SessionManager.open freezes it only when automatic collection is on, and the app's
         # is off (gui_gc.py), so a full collection before the graph below is in would walk it all.
         gc.freeze()
-        if self._build.big():  # the leaf's neighbourhood now, the whole graph from a worker thread
+        if self._build.big():  # the leaf's neighbourhood now, the whole graph in slices after it
             self._build.show_neighbourhood(set())
         else:
             canvas = self._canvas

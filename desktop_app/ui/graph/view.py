@@ -8,7 +8,7 @@ means (:class:`GraphController`, :mod:`~desktop_app.present.canvas_gestures`) an
 (DESIGN.md §7.1), and hands each job to a small piece beside it:
 
 - :mod:`.updates` — session events → the scene; the tidy tree now, ``dot`` from a child process;
-- :mod:`.whole_graph` — a big session's neighbourhood first, its whole graph from a worker thread;
+- :mod:`.whole_graph` — a big session's neighbourhood first, its whole graph built a slice per turn;
 - :mod:`.canvas_input` — Qt keys, mouse, wheel, pinch and tooltips → the commands they mean, carried out;
 - :mod:`.viewport` — zoom, fit, centre, reveal, and where nodes are in viewport pixels;
 - :mod:`.selecting` and :mod:`.canvas_find` — the selection and find shown on the scene;

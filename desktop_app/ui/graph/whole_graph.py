@@ -1,12 +1,19 @@
-"""The big session's two-step picture: the leaf's neighbourhood now, the whole graph from a worker.
+"""The big session's two-step picture: the leaf's neighbourhood now, the whole graph in slices.
 
 A session with ``neighbourhood_min_entries`` entries or more opens on the active leaf's
 neighbourhood (:mod:`desktop_app.present.neighbourhood`): a small view graph built and laid out in
-milliseconds at any size. Once that first picture is painted, the whole view graph and its tidy
-tree are built on a worker thread (pure Python over the session's dicts, ~1–2 s at 100,000
-entries), their scene items made a slice per event-loop turn, and swapped in with the leaf (or the
-selection) kept where it was on screen. Session events that arrive meanwhile restart that build,
-so the swapped-in graph is never stale.
+milliseconds at any size. Once that first picture is painted, the whole view graph, its tidy tree,
+marks and rows are built on the UI thread a few milliseconds per event-loop turn (pure Python over
+the session's dicts, ~1–4 s at 100,000 entries: :mod:`desktop_app.present.pacing`), their scene
+items made a slice per turn too, and swapped in with the leaf (or the selection) kept where it was
+on screen. Session events that arrive meanwhile restart that build, so the swapped-in graph is
+never stale.
+
+Why not a worker thread (as before issue 28's last point): the build held the GIL for seconds and
+the UI thread waited for it after each Qt call, up to ~70 ms at a time on a loaded machine. Why not
+a child process (as ``dot`` runs): it would parse the 136 MB file again (1.5–2.2 s) and its graph
+must come back as Python objects made on this thread anyway (the model keeps the session's own
+entries and a skeleton of every id, for the streaming appends after the swap).
 
 :class:`WholeGraphBuild` is a piece of :class:`~desktop_app.ui.graph.view.GraphView`: it keeps the
 build's state and timers and works on the canvas it belongs to (its model, scene and selection)
@@ -16,21 +23,19 @@ through the :class:`Canvas` protocol.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import Callable, Generator
-from concurrent.futures import Future
-from dataclasses import dataclass
 from threading import Event, Lock  # bound here: tests stand in for this module's `threading`
 from typing import Protocol
 
 from PySide6.QtCore import QObject, QPoint, QPointF, QTimer
 
 from desktop_app.present.filters import is_visible
+from desktop_app.present.graph_build import Built, Named, build_whole_graph
 from desktop_app.present.graph_model import ViewGraphModel
-from desktop_app.present.layout import Positions, RowIndex, tidy_tree_layout
-from desktop_app.present.lod import Marks, node_marks
+from desktop_app.present.layout import tidy_tree_layout
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
+from desktop_app.present.pacing import Pace, Steps
 from desktop_app.present.viewgraph import Node, ViewGraph
 from desktop_app.session import SessionView
 
@@ -41,26 +46,6 @@ from .style import GraphStyle
 __all__ = ["NEIGHBOURHOOD_MIN_ENTRIES", "Canvas", "Named", "WholeGraphBuild"]
 
 log = logging.getLogger(__name__)
-
-#: The marks of a graph, made for the session's name given (:func:`~desktop_app.present.lod.node_marks`).
-Named = tuple[Marks, str | None]
-
-
-@dataclass(frozen=True)
-class Built:
-    """What the graph-build worker leaves: the whole graph's model and its tidy positions, and
-    what the UI thread would otherwise make from them in one go after the swap (issue 28): what
-    each node says when labelled, the positions by row and their extent."""
-
-    model: ViewGraphModel
-    positions: Positions
-    marks: Named
-    rows: RowIndex
-    extent: tuple[float, float, float, float] | None
-
-
-#: The worker's result: what it built, or an error.
-_Built = tuple[Built | None, str | None]
 
 #: Sessions with this many entries or more open on the leaf's neighbourhood (see the module
 #: docstring); below it the whole graph is built at once (~0.3 s at 10,000 entries).
@@ -76,15 +61,13 @@ _PICTURE_WAIT_MS = 2_000
 _AFTER_PICTURE_MS = 1
 #: The whole graph's build starts this long after the first picture: the work that waited for
 #: the picture (the context meter, the sibling arrows' first slice) and the chat's paint it causes
-#: run first without the worker beside them, each Qt call of theirs waiting for the GIL.
+#: run first.
 _BUILD_AFTER_PICTURE_MS = 60
 #: How often a whole-graph build waiting for a replaced picture's deletion looks again.
 _BUILD_AFTER_DISCARD_MS = 20
-#: The interpreter's switch interval (s) while the build's worker runs: the UI thread waits this
-#: long at most for the GIL back after each Qt call (issue 28: at the app's 1 ms, the turns right
-#: after the first picture, the chat's paint among them, took 110-150 ms at 20,000 entries beside
-#: the build; at 0.2 ms 55 ms, on a loaded machine). The app's interval comes back when it ends.
-_BUILD_SWITCH_INTERVAL = 0.0002
+#: How long one event-loop turn builds the whole graph (seconds; issue 28: as for the swap's
+#: slices, a turn with this and the rest of the loop's work stays far from a 50 ms gap).
+_BUILD_BUDGET = 0.006
 #: How long one event-loop turn makes scene items while the whole graph replaces the
 #: neighbourhood (seconds; issue 28: with 5 ms more for the rest of the turn and a paint, no gap
 #: of the heartbeat reaches 50 ms).
@@ -178,12 +161,13 @@ class WholeGraphBuild(QObject):
         self._picture_timer.setSingleShot(True)
         self._picture_timer.timeout.connect(self._picture_overdue)
         self._picture_waited = False
-        self._result: tuple[int, Future[_Built]] | None = None
-        self._poll_timer = QTimer(self)  #: polls the worker's result (see :meth:`_start`)
-        self._poll_timer.setInterval(15)
-        self._poll_timer.timeout.connect(self._poll)
-        #: the switch interval before the build's worker started (see :data:`_BUILD_SWITCH_INTERVAL`)
-        self._switch_before: float | None = None
+        self._building: Steps[Built] | None = None  #: the whole graph's build, a slice a turn
+        self._pace = Pace(_BUILD_BUDGET)
+        #: event-loop turns the last build took (tests: it yields to the loop between slices)
+        self.build_turns = 0
+        self._build_timer = QTimer(self)  #: the build's next slice, on a later turn (see :meth:`_start`)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_step)
 
     # ================================================================================ neighbourhood
 
@@ -290,84 +274,74 @@ class WholeGraphBuild(QObject):
 
     def cancel(self) -> None:
         release_collections(self)
-        self._build_ended()
-        self._generation += 1  # a running build's result is dropped when it arrives
+        self._generation += 1
         self.state = "idle"
         self.partial = False
-        self._result = None
-        self._poll_timer.stop()
+        self._stop_building()
         if self._swap is not None:
             self._swap[1].close()  # the half-made items go; the picture on screen stays
             self._swap = None
 
     def _start(self) -> None:
-        """Build the whole view graph and its tidy tree on a worker thread (see the module docstring)."""
+        """Build the whole view graph, its tidy tree, marks and rows a slice per event-loop turn
+        (see the module docstring)."""
         view = self._view
         session, current = view.session, view.model
         if self.state != "waiting" or session is None or current is None:
             return
         if view.graph_scene().discarding:
-            # Not while a replaced picture is being deleted: the build holds the GIL, and each of
-            # the deletion's Qt calls waits for it again (500 deletions took 0.4-0.7 s that way,
-            # the window frozen, after a far switch at 100k). The deleting is done in ~0.1 s.
+            # Not while a replaced picture is being deleted, a slice per turn too: the two would
+            # take turns, and the deletion is done in ~0.1 s.
             QTimer.singleShot(_BUILD_AFTER_DISCARD_MS, self, self._start)
             return
         self.state = "running"
         # No collection walks what the build makes (it all survives, and is frozen once swapped in).
         hold_collections(self)
-        if self._switch_before is None:
-            self._switch_before = sys.getswitchinterval()
-            sys.setswitchinterval(_BUILD_SWITCH_INTERVAL)
         self._generation += 1
-        generation = self._generation
         self.events_during_build = False
-        index, leaf = session.index, session.leaf_id
-        mode, folding, expanded = view.filter_mode(), view.folding(), set(current.expanded)
-        spec = view.graph_style.spec
-        name = session.get_session_name()
-        # The worker touches no Qt object (one deleted meanwhile could crash an emit from another
-        # thread): it leaves its result in a plain Future the UI thread polls.
-        result: Future[_Built] = Future()
+        # The index is read between the session's events, on this thread: one that arrives
+        # meanwhile sets ``events_during_build`` and the next slice starts again (:meth:`_build_step`).
+        self._stop_building()
+        self._building = build_whole_graph(
+            session.index,
+            session.leaf_id,
+            view.filter_mode(),
+            view.folding(),
+            set(current.expanded),
+            view.graph_style.spec,
+            session.get_session_name(),
+            self._pace,
+        )
+        self.build_turns = 0
+        self._build_timer.start()
 
-        def build() -> None:
-            try:
-                model = ViewGraphModel(index, leaf, mode, folding, expanded)
-                positions = tidy_tree_layout(model.graph, spec)
-                # What every node says when labelled, made here, not in the whole graph's first
-                # paint (~130 ms at 100,000 entries on the UI thread); so are the rows.
-                marks = node_marks(model.graph, name)
-                rows = RowIndex(positions, spec)
-                xs = [x for x, _ in positions.values()]
-                ys = [y for _, y in positions.values()]
-                extent = (min(xs), min(ys), max(xs), max(ys)) if xs else None
-            except Exception as exc:  # e.g. the index grew under the walk: the UI thread decides
-                result.set_result((None, f"{type(exc).__name__}: {exc}"))
-                return
-            result.set_result((Built(model, positions, (marks, name), rows, extent), None))
+    def _stop_building(self) -> None:
+        self._build_timer.stop()
+        if self._building is not None:
+            self._building.close()
+            self._building = None
 
-        self._result = (generation, result)
-        threading.Thread(target=build, name="arbor-graph-build", daemon=True).start()
-        self._poll_timer.start()
-
-    def _poll(self) -> None:
-        pending = self._result
-        if pending is None:
-            self._poll_timer.stop()
+    def _build_step(self) -> None:
+        """One slice of the whole graph's build; the last one starts the swap."""
+        steps = self._building
+        if steps is None:
+            self._build_timer.stop()
             return
-        generation, result = pending
-        if not result.done():
+        generation = self._generation
+        if self.events_during_build:  # the session moved on: what is being built is stale
+            self._stop_building()
+            self._done(generation, None, None)
             return
-        self._poll_timer.stop()
-        self._result = None
-        self._build_ended()
-        built, error = result.result()
-        self._done(generation, built, error)
-
-    def _build_ended(self) -> None:
-        """The worker is done (or its result no longer wanted): the app's switch interval again."""
-        if self._switch_before is not None:
-            sys.setswitchinterval(self._switch_before)
-            self._switch_before = None
+        self.build_turns += 1
+        self._pace.begin()
+        try:
+            next(steps)
+        except StopIteration as end:
+            self._stop_building()
+            self._done(generation, end.value, None)
+        except Exception as exc:  # e.g. the index changed under a walk: the build starts again
+            self._stop_building()
+            self._done(generation, None, f"{type(exc).__name__}: {exc}")
 
     def _done(self, generation: int, built: Built | None, error: str | None) -> None:
         if generation != self._generation or self._view.session is None or self._view.model is None:
@@ -385,7 +359,7 @@ class WholeGraphBuild(QObject):
         self._swap_step()
 
     def _rebuild_whole(self, error: str | None) -> None:
-        """The build failed or went stale: again on the worker, or (after a few tries) right here."""
+        """The build failed or went stale: again in slices, or (after a few tries) at once, right here."""
         if self._swap is not None:
             self._swap[1].close()
             self._swap = None

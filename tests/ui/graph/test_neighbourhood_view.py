@@ -1,5 +1,5 @@
-"""A big session opens on the leaf's neighbourhood, then the whole graph (built on a worker thread)
-replaces it without moving the leaf off screen (issue 10 item 8). Structural, not timed: the
+"""A big session opens on the leaf's neighbourhood, then the whole graph (built a slice per
+event-loop turn) replaces it without moving the leaf off screen (issue 10 item 8). Structural, not timed: the
 times are benchmark figures (``benchmarks/bench_gui.py``)."""
 
 from __future__ import annotations
@@ -95,22 +95,23 @@ def test_entries_appended_while_the_whole_graph_is_built_are_in_it(
 ) -> None:
     import desktop_app.ui.graph.whole_graph as build_module
 
+    monkeypatch.setattr(build_module, "_BUILD_BUDGET", 1e-9)  # a slice per check: hundreds of turns
+    builds: list[int] = []
+    real_build = build_module.build_whole_graph
+
+    def counted_build(index: Any, *args: Any) -> Any:
+        builds.append(len(index.by_id))
+        return real_build(index, *args)
+
+    monkeypatch.setattr(build_module, "build_whole_graph", counted_build)
     manager = big_manager(tmp_path)
-    release = threading.Event()
-    real_tidy = build_module.tidy_tree_layout
-
-    def held_tidy(*args: Any, **kwargs: Any) -> Any:  # the worker's build waits for the append
-        if threading.current_thread() is not threading.main_thread():
-            release.wait(30)
-        return real_tidy(*args, **kwargs)
-
-    monkeypatch.setattr(build_module, "tidy_tree_layout", held_tidy)
     view = make_view(qtbot)
     view.set_session(manager)
     qtbot.waitUntil(lambda: view._build_state == "running", timeout=10_000)
     late = manager.append_message({"role": "user", "content": "written while the graph was built", "timestamp": 1})
-    release.set()
+    assert view.partial  # the build goes on between the session's events ...
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
+    assert builds == [3_000, 3_001]  # ... and starts again with the entry in
     assert view.graph().leaf_node == late and late in view.graph_scene().nodes
 
 
@@ -164,29 +165,26 @@ def test_the_whole_graph_a_far_switch_replaces_is_freed_off_the_ui_thread(qtbot:
 def test_the_whole_graph_build_waits_until_the_replaced_picture_is_deleted(
     qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The build holds the GIL; deleting items while it runs made each Qt call wait for it again
-    # (0.4-0.7 s of frozen window after a far switch at 100k). The build starts once they are gone.
-    import types
-
+    # The deletion and the build each take a slice per turn: side by side they would take turns
+    # (after a far switch at 100k). The build starts once the old items are gone (~0.1 s).
     from desktop_app.ui.graph import whole_graph as build_module
 
-    started: list[tuple[str, bool]] = []
-    real_thread = threading.Thread
+    started: list[bool] = []
+    real_build = build_module.build_whole_graph
 
-    def recording_thread(*args: Any, **kwargs: Any) -> threading.Thread:
-        started.append((str(kwargs.get("name")), view.graph_scene().discarding))
-        return real_thread(*args, **kwargs)
+    def recording_build(*args: Any) -> Any:
+        started.append(view.graph_scene().discarding)
+        return real_build(*args)
 
     manager = big_manager(tmp_path, count=8_000)
     view = make_view(qtbot)
     view.set_session(manager)
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
-    monkeypatch.setattr(build_module, "threading", types.SimpleNamespace(Thread=recording_thread))
+    monkeypatch.setattr(build_module, "build_whole_graph", recording_build)
     manager.branch(far_folded_leaf(manager, view))
     assert view.partial and view.graph_scene().discarding  # thousands of items to delete
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
-    builds = [discarding for name, discarding in started if name == "arbor-graph-build"]
-    assert builds == [False]
+    assert started == [False]
 
 
 def test_a_near_branch_switch_between_standing_nodes_restyles_in_place(qtbot: Any, tmp_path: Path) -> None:
