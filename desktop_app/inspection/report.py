@@ -33,6 +33,7 @@ from desktop_app.session.context import (
 from desktop_app.session.entries import Entry, is_header, parse_session_text, sequential_ids
 from desktop_app.session.jsjson import js_same, js_string, js_stringify
 from desktop_app.session.kinds import EntryKind, kind_of, message_of
+from desktop_app.session.leaf_walk import LeafWalk
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -66,6 +67,20 @@ def rle(indices: list[int]) -> list[Any]:
     return out
 
 
+def rle_append(encoded: list[Any], index: int) -> list[Any]:
+    """``rle(indices + [index])`` from ``encoded == rle(indices)`` (a new list), without decoding:
+    runs are maximal, so only the last one or two items can join the new index."""
+    out = list(encoded)
+    last = out[-1] if out else None
+    if isinstance(last, list) and last[1] + 1 == index:
+        out[-1] = [last[0], index]
+    elif isinstance(last, int) and last + 1 == index and len(out) >= 2 and isinstance(out[-2], int) and out[-2] == last - 1:
+        out[-2:] = [[last - 1, index]]
+    else:
+        out.append(index)
+    return out
+
+
 class MessageTable:
     """Distinct messages: entry messages by identity (``{"$entry": k}``), synthesized ones by value."""
 
@@ -74,6 +89,7 @@ class MessageTable:
         self.messages: list[Any] = []
         self._by_identity: dict[int, int] = {}
         self._by_value: dict[str, int] = {}
+        self._seen: list[Any] = []
         for k, entry in enumerate(entries):
             if not isinstance(entry.get("id"), str):  # never visited by pi's harness, so never in its table
                 continue
@@ -94,6 +110,10 @@ class MessageTable:
         found = self._by_value.get(key)
         if found is None:
             found = self._by_value[key] = self._push(message, message)
+        # The contexts of a path share their synthesized messages (a summary, a custom message):
+        # each object is written out once. Kept alive so that its id is never another object's.
+        self._by_identity[id(message)] = found
+        self._seen.append(message)
         return found
 
     def refs(self, messages: list[Any]) -> list[Any]:
@@ -343,12 +363,20 @@ def _labels_section(manager: SessionManager) -> dict[str, Any]:
 
 def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: PiProfile) -> dict[str, Any]:
     """``contexts`` and ``branches`` at every entry, then ``context_special`` (the open leaf, no leaf,
-    an undefined and an unknown one). Moves the manager's leaf and puts it back."""
+    an undefined and an unknown one). Moves the manager's leaf and puts it back.
+
+    Each entry's context and path grow from its parent's (:class:`LeafWalk`; a walk to the root per
+    entry made a long session quadratic). They are what the manager answers with its leaf moved there:
+    ``branch`` decides which ids can be a leaf, ``build_session_context`` and ``get_branch`` what it
+    sees and which path it is on."""
     entries = manager.index.entries
+    index = manager.index
+    walk = LeafWalk(index, profile)
     open_leaf = manager.leaf_id
     contexts: dict[str, Any] = {}
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
+    paths: dict[int, list[Any]] = {}  # id(entry) -> its path's positions, run-length encoded (plain paths)
     odd_edits = has_edit_without_replacement(entries)  # pi throws building some contexts (rare)
     for entry in with_ids:
         entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
@@ -360,8 +388,8 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         except (TypeError, SessionError) as exc:  # an id that is not a string cannot be a leaf
             contexts[name] = branches[name] = {"error": _js_error(exc)}
             continue
-        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_json(manager.build_session_context())
-        branches[name] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_json(walk.context_at(entry_id))
+        branches[name] = _branch_positions(manager, walk, entry_id, position, paths)
     if open_leaf is not None:
         manager.branch(open_leaf)
     else:
@@ -375,6 +403,25 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         or _context_json(build_session_context(entries, "no-such-id", manager.index, profile=profile)),
     }
     return {"contexts": contexts, "context_special": special, "branches": branches}
+
+
+def _branch_positions(
+    manager: SessionManager, walk: LeafWalk, entry_id: str, position: dict[int, int], paths: dict[int, list[Any]]
+) -> list[Any]:
+    """``get_branch(entry_id)`` as run-length encoded positions: the parent's and one more where the
+    path is plain and the parent's is known, else the whole path."""
+    leaf = manager.index.by_id.get(key_of(entry_id)) if entry_id else None
+    if leaf is None:
+        return rle([position[id(e)] for e in manager.get_branch(entry_id)])
+    parent = walk.plain_parent(leaf)
+    above = paths.get(id(parent)) if parent is not None else None
+    if above is not None:
+        encoded = rle_append(above, position[id(leaf)])
+    else:
+        encoded = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+    if walk.is_plain(leaf):
+        paths[id(leaf)] = encoded
+    return encoded
 
 
 def _guarded_compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str, Any]:
