@@ -120,9 +120,15 @@ class MessageTable:
         return rle([self.ref(m) for m in messages])
 
 
+class EncodedRefs(list[Any]):
+    """Messages already encoded as refs into the message table (left as they are)."""
+
+
 def _encode_message_lists(value: Any, table: MessageTable) -> Any:
     if isinstance(value, MessageList):
         return table.refs(list(value))
+    if isinstance(value, EncodedRefs):
+        return list(value)
     if isinstance(value, dict):
         return {k: _encode_message_lists(v, table) for k, v in value.items()}
     if isinstance(value, list):
@@ -336,7 +342,7 @@ def _session_sections(manager: SessionManager, table: MessageTable, profile: PiP
     sections: dict[str, Any] = {"entry_message": _entry_message_section(with_ids, table)}
     sections["tree"] = _tree_section(manager)
     sections["labels"] = _labels_section(manager)
-    sections.update(_context_sections(manager, with_ids, profile))
+    sections.update(_context_sections(manager, with_ids, table, profile))
     sections["leaves"] = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
     return sections
 
@@ -361,7 +367,9 @@ def _labels_section(manager: SessionManager) -> dict[str, Any]:
     }
 
 
-def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: PiProfile) -> dict[str, Any]:
+def _context_sections(
+    manager: SessionManager, with_ids: list[Entry], table: MessageTable, profile: PiProfile
+) -> dict[str, Any]:
     """``contexts`` and ``branches`` at every entry, then ``context_special`` (the open leaf, no leaf,
     an undefined and an unknown one). Moves the manager's leaf and puts it back.
 
@@ -377,6 +385,7 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
     paths: dict[int, list[Any]] = {}  # id(entry) -> its path's positions, run-length encoded (plain paths)
+    refs: dict[int, list[Any]] = {}  # id(context) -> its messages as table refs (the walk keeps the contexts)
     odd_edits = has_edit_without_replacement(entries)  # pi throws building some contexts (rare)
     for entry in with_ids:
         entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
@@ -388,7 +397,7 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         except (TypeError, SessionError) as exc:  # an id that is not a string cannot be a leaf
             contexts[name] = branches[name] = {"error": _js_error(exc)}
             continue
-        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_json(walk.context_at(entry_id))
+        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_with_refs(walk, entry_id, table, refs)
         branches[name] = _branch_positions(manager, walk, entry_id, position, paths)
     if open_leaf is not None:
         manager.branch(open_leaf)
@@ -403,6 +412,25 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         or _context_json(build_session_context(entries, "no-such-id", manager.index, profile=profile)),
     }
     return {"contexts": contexts, "context_special": special, "branches": branches}
+
+
+def _context_with_refs(walk: LeafWalk, entry_id: str, table: MessageTable, refs: dict[int, list[Any]]) -> dict[str, Any]:
+    """The context at ``entry_id`` with its messages already as table refs, grown from the parent's
+    refs where the walk grew the context (a context's refs were the other quadratic part).
+
+    The refs are taken here, in the order of the ``contexts`` section, so the table numbers messages as
+    encoding the document's sections in order would (no section before ``contexts`` has message lists)."""
+    context = walk.context_at(entry_id)
+    parent = walk.grown_from(entry_id)
+    above = refs.get(id(parent)) if parent is not None else None
+    if above is None or parent is None:
+        encoded = table.refs(context.messages)
+    elif context.messages is parent.messages:
+        encoded = above
+    else:
+        encoded = rle_append(above, table.ref(context.messages[-1]))
+    refs[id(context)] = encoded
+    return {**context.to_json(), "messages": EncodedRefs(encoded)}
 
 
 def _branch_positions(

@@ -35,6 +35,7 @@ class LeafWalk:
         self._index = index
         self._profile = profile
         self._contexts: dict[int, SessionContext] = {}  # id(entry) -> its context
+        self._grown_from: dict[int, SessionContext] = {}  # id(entry) -> the parent's context it grew from
         self._plain: dict[int, bool] = {}
         self._edit_targets: set[Any] = (
             {edit_key(e.get("targetId")) for e in index.entries if e.get("type") == "context_edit"}
@@ -66,10 +67,19 @@ class LeafWalk:
             above = self._contexts.get(id(parent))
             if above is not None:
                 context = extend_context(above, leaf, profile=self._profile)
+                if context is not None:
+                    self._grown_from[id(leaf)] = above
         if context is None:
             context = build_session_context(self._index.entries, leaf_id, self._index, profile=self._profile)
         self._contexts[id(leaf)] = context
         return context
+
+    def grown_from(self, leaf_id: Any) -> SessionContext | None:
+        """The context :meth:`context_at` grew ``leaf_id``'s from (its parent's), ``None`` where it
+        built it afresh. The grown one has the same ``messages`` list, or that list and one message
+        more (:func:`~.context.extend_context`): a caller can grow what it derives from them alike."""
+        leaf = self.leaf(leaf_id)
+        return self._grown_from.get(id(leaf)) if leaf is not None else None
 
     def plain_parent(self, entry: Entry) -> Entry | None:
         """The parent whose path ``entry``'s path extends by ``entry`` alone, when the path is plain;

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from desktop_app.inspection import build_report
-from desktop_app.inspection.report import rle, rle_append
+from desktop_app.inspection.report import MessageTable, rle, rle_append
 from desktop_app.session import context as context_module
 from desktop_app.session.context import build_session_context
 from desktop_app.session.leaf_walk import LeafWalk
@@ -106,7 +106,7 @@ def test_rle_append_is_rle_of_the_longer_list() -> None:
 
 
 def test_inspect_reads_each_entry_a_bounded_number_of_times(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every entry's context and path on a 600-entry path: each entry read a few times (the special
+    """Every entry's context, its refs and its path on a 600-entry path: each entry read a few times (the special
     leaves and the compaction sections at the leaf read the whole path), not once per entry below it
     (~300 times each)."""
     entries = [_user(f"u{k}", f"u{k - 1}" if k else None, f"m{k}") for k in range(600)]
@@ -121,8 +121,18 @@ def test_inspect_reads_each_entry_a_bounded_number_of_times(tmp_path: Path, monk
         reads += 1
         return contribution(entry, empty_for_null)
 
+    refs = 0
+    ref = MessageTable.ref
+
+    def counted_ref(table: MessageTable, message: Any) -> int:
+        nonlocal refs
+        refs += 1
+        return ref(table, message)
+
     monkeypatch.setattr(context_module, "_contribution", counted)
+    monkeypatch.setattr(MessageTable, "ref", counted_ref)
     doc = build_report(path, sequential_ids_=True, profile=PI_1_6_0)
     assert doc["contexts"]["u599"]["messages"] == [[0, 599]] and doc["contexts"]["u1"]["messages"] == [0, 1]
     assert doc["branches"]["u599"] == [[0, 599]] and doc["branches"]["u1"] == [0, 1]
     assert reads < 50 * len(entries), reads
+    assert refs < 50 * len(entries), refs  # each context's messages as table refs: the parent's and one more
