@@ -23,6 +23,7 @@ from typing import Any
 
 from desktop_app.compaction.report import MessageList, compaction_sections
 from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.llm.estimate import estimates_remembered
 from desktop_app.session.context import (
     SessionContext,
     build_session_context,
@@ -129,10 +130,11 @@ def _encode_message_lists(value: Any, table: MessageTable) -> Any:
         return table.refs(list(value))
     if isinstance(value, EncodedRefs):
         return list(value)
+    # (only containers are visited: the compaction sections hold long lists of ids and indices)
     if isinstance(value, dict):
-        return {k: _encode_message_lists(v, table) for k, v in value.items()}
+        return {k: _encode_message_lists(v, table) if isinstance(v, (dict, list)) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [_encode_message_lists(v, table) for v in value]
+        return [_encode_message_lists(v, table) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 
@@ -254,13 +256,14 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     entries = manager.index.entries
     doc["entries"] = entries
     table = MessageTable(entries)
-    # The order of the sections is the order messages enter the table (their refs' numbers).
-    sections = _session_sections(manager, table, profile)
-    sections.update(_guarded_compaction_sections(manager, sections["leaves"]))
+    with estimates_remembered():  # the compaction sections estimate the same messages many times
+        # The order of the sections is the order messages enter the table (their refs' numbers).
+        sections = _session_sections(manager, table, profile)
+        sections.update(_guarded_compaction_sections(manager, sections["leaves"]))
 
-    encoded = _encode_message_lists(sections, table)
-    doc["message_table"] = table.items
-    doc["message_tokens"] = [_message_tokens(m, profile) for m in table.messages]
+        encoded = _encode_message_lists(sections, table)
+        doc["message_table"] = table.items
+        doc["message_tokens"] = [_message_tokens(m, profile) for m in table.messages]
     for key in _SECTION_KEYS:
         if key in encoded:
             doc[key] = encoded[key]
