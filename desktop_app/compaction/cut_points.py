@@ -99,22 +99,30 @@ class CutPointResult:
         }
 
 
+def entry_messages(entries: list[Entry]) -> list[list[Message]]:
+    """Each entry's context messages before edits (what 1.6.0's cut rules weigh and cut on)."""
+    return [entry_context_messages(e) for e in entries]
+
+
 def find_cut_point(
     entries: list[Entry],
     start: int,
     end: int,
     keep_recent_tokens: int | float,
     profile: PiProfile = PI_1_6_0,
+    messages: list[list[Message]] | None = None,
 ) -> CutPointResult:
     """Keep at least ``keep_recent_tokens`` (estimated) of the newest messages of ``[start, end)``.
 
     Walks back from ``end`` summing estimates (0.73.1: of ``message`` entries only; 1.6.0: of every
     entry's messages); once the budget is met the cut moves forward to the nearest valid cut point,
     then back over bookkeeping entries (model/thinking changes, labels, ...) so settings that precede
-    the kept range stay with it.
+    the kept range stay with it. ``messages``: :func:`entry_messages` of ``entries``, for a caller that
+    cuts one path at several budgets (1.6.0's rules read them; made here when not given).
     """
     if profile.cut_rules_1_6:
-        messages = [entry_context_messages(e) for e in entries]
+        if messages is None:
+            messages = entry_messages(entries)
         return cut_on_messages(entries, messages, start, end, keep_recent_tokens, profile)
     points = find_valid_cut_points(entries, start, end, profile)
     if not points:

@@ -25,7 +25,7 @@ from .branch_entries import (
     collect_entries_for_branch_summary,
     prepare_branch_entries,
 )
-from .cut_points import CutPointResult, find_cut_point, find_turn_start_index
+from .cut_points import CutPointResult, entry_messages, find_cut_point, find_turn_start_index
 from .file_ops import FileOperations, compute_file_lists, extract_file_ops, format_file_operations
 from .inspect_targets import branch_summary_pairs, compaction_targets
 from .prepare import compaction_boundaries, prepare_compaction
@@ -202,8 +202,19 @@ def _cut_json(path: list[Entry], cut: CutPointResult, with_id: bool) -> dict[str
     return out
 
 
-def _cut_at(path: list[Entry], start: int, end: int, keep: int, with_id: bool, profile: PiProfile) -> dict[str, Any]:
-    return _cut_json(path, find_cut_point(path, start, end, keep, profile), with_id)
+def _cut_at(
+    path: list[Entry],
+    start: int,
+    end: int,
+    keep: int,
+    with_id: bool,
+    profile: PiProfile,
+    messages: Callable[[], list[list[Message]]],
+) -> dict[str, Any]:
+    """One cut; ``messages`` gives the path's entry messages (made once for all budgets, inside each
+    guarded cut, so that an entry that throws fails each cut as it did)."""
+    cut = find_cut_point(path, start, end, keep, profile, messages() if profile.cut_rules_1_6 else None)
+    return _cut_json(path, cut, with_id)
 
 
 def _file_ops_json(ops: FileOperations) -> dict[str, Any]:
@@ -246,6 +257,7 @@ def compaction_target_report(index: SessionIndex, target: str, why: str, profile
     turn_starts: list[int | None] = [
         None if i < start else find_turn_start_index(path, i, start, profile) for i in range(len(path))
     ]
+    messages = functools.cache(functools.partial(entry_messages, path))  # ten cuts of one path
     report: dict[str, Any] = {
         "target": target,
         "why": why,
@@ -255,13 +267,14 @@ def compaction_target_report(index: SessionIndex, target: str, why: str, profile
         "boundaryEnd": end,
         "turnStartIndex": turn_starts,
         "cut": {
-            str(k): _guarded(functools.partial(_cut_at, path, start, end, k, True, profile)) for k in KEEP_BUDGETS
+            str(k): _guarded(functools.partial(_cut_at, path, start, end, k, True, profile, messages)) for k in KEEP_BUDGETS
         },
         "prepare": {str(k): _guarded(functools.partial(_prepare_json, path, k, profile)) for k in KEEP_BUDGETS},
     }
     if start != 0:
         report["cut_from_0"] = {
-            str(k): _guarded(functools.partial(_cut_at, path, 0, len(path), k, False, profile)) for k in KEEP_BUDGETS
+            str(k): _guarded(functools.partial(_cut_at, path, 0, len(path), k, False, profile, messages))
+            for k in KEEP_BUDGETS
         }
     return report
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from desktop_app.compaction.report import MessageList, compaction_sections
 from desktop_app.compaction.tokens import estimate_tokens
+from desktop_app.llm.estimate import estimates_remembered
 from desktop_app.session.context import (
     SessionContext,
     build_session_context,
@@ -33,6 +34,7 @@ from desktop_app.session.context import (
 from desktop_app.session.entries import Entry, is_header, parse_session_text, sequential_ids
 from desktop_app.session.jsjson import js_same, js_string, js_stringify
 from desktop_app.session.kinds import EntryKind, kind_of, message_of
+from desktop_app.session.leaf_walk import LeafWalk
 from desktop_app.session.manager import SessionError, SessionManager
 from desktop_app.session.migrate import header_version, migrate_objects, needs_migration
 from desktop_app.session.profile import PI_1_6_0, PiProfile
@@ -66,6 +68,20 @@ def rle(indices: list[int]) -> list[Any]:
     return out
 
 
+def rle_append(encoded: list[Any], index: int) -> list[Any]:
+    """``rle(indices + [index])`` from ``encoded == rle(indices)`` (a new list), without decoding:
+    runs are maximal, so only the last one or two items can join the new index."""
+    out = list(encoded)
+    last = out[-1] if out else None
+    if isinstance(last, list) and last[1] + 1 == index:
+        out[-1] = [last[0], index]
+    elif isinstance(last, int) and last + 1 == index and len(out) >= 2 and isinstance(out[-2], int) and out[-2] == last - 1:
+        out[-2:] = [[last - 1, index]]
+    else:
+        out.append(index)
+    return out
+
+
 class MessageTable:
     """Distinct messages: entry messages by identity (``{"$entry": k}``), synthesized ones by value."""
 
@@ -74,6 +90,7 @@ class MessageTable:
         self.messages: list[Any] = []
         self._by_identity: dict[int, int] = {}
         self._by_value: dict[str, int] = {}
+        self._seen: list[Any] = []
         for k, entry in enumerate(entries):
             if not isinstance(entry.get("id"), str):  # never visited by pi's harness, so never in its table
                 continue
@@ -94,19 +111,30 @@ class MessageTable:
         found = self._by_value.get(key)
         if found is None:
             found = self._by_value[key] = self._push(message, message)
+        # The contexts of a path share their synthesized messages (a summary, a custom message):
+        # each object is written out once. Kept alive so that its id is never another object's.
+        self._by_identity[id(message)] = found
+        self._seen.append(message)
         return found
 
     def refs(self, messages: list[Any]) -> list[Any]:
         return rle([self.ref(m) for m in messages])
 
 
+class EncodedRefs(list[Any]):
+    """Messages already encoded as refs into the message table (left as they are)."""
+
+
 def _encode_message_lists(value: Any, table: MessageTable) -> Any:
     if isinstance(value, MessageList):
         return table.refs(list(value))
+    if isinstance(value, EncodedRefs):
+        return list(value)
+    # (only containers are visited: the compaction sections hold long lists of ids and indices)
     if isinstance(value, dict):
-        return {k: _encode_message_lists(v, table) for k, v in value.items()}
+        return {k: _encode_message_lists(v, table) if isinstance(v, (dict, list)) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [_encode_message_lists(v, table) for v in value]
+        return [_encode_message_lists(v, table) if isinstance(v, (dict, list)) else v for v in value]
     return value
 
 
@@ -228,13 +256,14 @@ def build_report(path: str | Path, sequential_ids_: bool = False, profile: PiPro
     entries = manager.index.entries
     doc["entries"] = entries
     table = MessageTable(entries)
-    # The order of the sections is the order messages enter the table (their refs' numbers).
-    sections = _session_sections(manager, table, profile)
-    sections.update(_guarded_compaction_sections(manager, sections["leaves"]))
+    with estimates_remembered():  # the compaction sections estimate the same messages many times
+        # The order of the sections is the order messages enter the table (their refs' numbers).
+        sections = _session_sections(manager, table, profile)
+        sections.update(_guarded_compaction_sections(manager, sections["leaves"]))
 
-    encoded = _encode_message_lists(sections, table)
-    doc["message_table"] = table.items
-    doc["message_tokens"] = [_message_tokens(m, profile) for m in table.messages]
+        encoded = _encode_message_lists(sections, table)
+        doc["message_table"] = table.items
+        doc["message_tokens"] = [_message_tokens(m, profile) for m in table.messages]
     for key in _SECTION_KEYS:
         if key in encoded:
             doc[key] = encoded[key]
@@ -316,7 +345,7 @@ def _session_sections(manager: SessionManager, table: MessageTable, profile: PiP
     sections: dict[str, Any] = {"entry_message": _entry_message_section(with_ids, table)}
     sections["tree"] = _tree_section(manager)
     sections["labels"] = _labels_section(manager)
-    sections.update(_context_sections(manager, with_ids, profile))
+    sections.update(_context_sections(manager, with_ids, table, profile))
     sections["leaves"] = [leaf for leaf in manager.index.leaves() if isinstance(leaf, str)]  # as pi's harness
     return sections
 
@@ -341,14 +370,25 @@ def _labels_section(manager: SessionManager) -> dict[str, Any]:
     }
 
 
-def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: PiProfile) -> dict[str, Any]:
+def _context_sections(
+    manager: SessionManager, with_ids: list[Entry], table: MessageTable, profile: PiProfile
+) -> dict[str, Any]:
     """``contexts`` and ``branches`` at every entry, then ``context_special`` (the open leaf, no leaf,
-    an undefined and an unknown one). Moves the manager's leaf and puts it back."""
+    an undefined and an unknown one). Moves the manager's leaf and puts it back.
+
+    Each entry's context and path grow from its parent's (:class:`LeafWalk`; a walk to the root per
+    entry made a long session quadratic). They are what the manager answers with its leaf moved there:
+    ``branch`` decides which ids can be a leaf, ``build_session_context`` and ``get_branch`` what it
+    sees and which path it is on."""
     entries = manager.index.entries
+    index = manager.index
+    walk = LeafWalk(index, profile)
     open_leaf = manager.leaf_id
     contexts: dict[str, Any] = {}
     branches: dict[str, Any] = {}
     position = {id(e): k for k, e in enumerate(entries)}
+    paths: dict[int, list[Any]] = {}  # id(entry) -> its path's positions, run-length encoded (plain paths)
+    refs: dict[int, list[Any]] = {}  # id(context) -> its messages as table refs (the walk keeps the contexts)
     odd_edits = has_edit_without_replacement(entries)  # pi throws building some contexts (rare)
     for entry in with_ids:
         entry_id: Any = entry.get("id")  # pi takes any JSON value as an id
@@ -360,8 +400,8 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         except (TypeError, SessionError) as exc:  # an id that is not a string cannot be a leaf
             contexts[name] = branches[name] = {"error": _js_error(exc)}
             continue
-        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_json(manager.build_session_context())
-        branches[name] = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+        contexts[name] = _edit_error(manager, entry_id, odd_edits) or _context_with_refs(walk, entry_id, table, refs)
+        branches[name] = _branch_positions(manager, walk, entry_id, position, paths)
     if open_leaf is not None:
         manager.branch(open_leaf)
     else:
@@ -375,6 +415,44 @@ def _context_sections(manager: SessionManager, with_ids: list[Entry], profile: P
         or _context_json(build_session_context(entries, "no-such-id", manager.index, profile=profile)),
     }
     return {"contexts": contexts, "context_special": special, "branches": branches}
+
+
+def _context_with_refs(walk: LeafWalk, entry_id: str, table: MessageTable, refs: dict[int, list[Any]]) -> dict[str, Any]:
+    """The context at ``entry_id`` with its messages already as table refs, grown from the parent's
+    refs where the walk grew the context (a context's refs were the other quadratic part).
+
+    The refs are taken here, in the order of the ``contexts`` section, so the table numbers messages as
+    encoding the document's sections in order would (no section before ``contexts`` has message lists)."""
+    context = walk.context_at(entry_id)
+    parent = walk.grown_from(entry_id)
+    above = refs.get(id(parent)) if parent is not None else None
+    if above is None or parent is None:
+        encoded = table.refs(context.messages)
+    elif context.messages is parent.messages:
+        encoded = above
+    else:
+        encoded = rle_append(above, table.ref(context.messages[-1]))
+    refs[id(context)] = encoded
+    return {**context.to_json(), "messages": EncodedRefs(encoded)}
+
+
+def _branch_positions(
+    manager: SessionManager, walk: LeafWalk, entry_id: str, position: dict[int, int], paths: dict[int, list[Any]]
+) -> list[Any]:
+    """``get_branch(entry_id)`` as run-length encoded positions: the parent's and one more where the
+    path is plain and the parent's is known, else the whole path."""
+    leaf = manager.index.by_id.get(key_of(entry_id)) if entry_id else None
+    if leaf is None:
+        return rle([position[id(e)] for e in manager.get_branch(entry_id)])
+    parent = walk.plain_parent(leaf)
+    above = paths.get(id(parent)) if parent is not None else None
+    if above is not None:
+        encoded = rle_append(above, position[id(leaf)])
+    else:
+        encoded = rle([position[id(e)] for e in manager.get_branch(entry_id)])
+    if walk.is_plain(leaf):
+        paths[id(leaf)] = encoded
+    return encoded
 
 
 def _guarded_compaction_sections(manager: SessionManager, leaves: list[str]) -> dict[str, Any]:

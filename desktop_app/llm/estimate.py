@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from desktop_app.session.jsjson import js_string, js_stringify, utf16_len
@@ -24,6 +26,7 @@ __all__ = [
     "estimate_message_tokens",
     "estimate_tokens",
     "estimate_tokens_lenient",
+    "estimates_remembered",
     "js_number",
     "js_truthy",
 ]
@@ -286,6 +289,25 @@ _CHARS_BY_ROLE: dict[Role, Callable[[Message, PiProfile], Any]] = {
 a ``match`` on the enum paid an enum attribute read per case in this hot loop."""
 
 
+_remembered: ContextVar[dict[tuple[int, str], tuple[Message, int | float]] | None] = ContextVar(
+    "arbor_remembered_estimates", default=None
+)
+
+
+@contextmanager
+def estimates_remembered() -> Iterator[None]:
+    """Within the block, each message object's estimate is worked out once (by identity) and then
+    remembered. For a caller that asks about the same unchanging messages many times: ``arbor
+    inspect`` estimates every message of a path at five budgets for every compaction target and
+    navigation pair. The messages must not change inside the block (they are kept alive, so an id is
+    never another message's)."""
+    token = _remembered.set({})
+    try:
+        yield
+    finally:
+        _remembered.reset(token)
+
+
 def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | float:
     """pi's ``estimateTokens``: ``ceil(chars / 4)`` with per-role rules (pi-spec §5.2, pi16-delta §5.2).
 
@@ -299,7 +321,14 @@ def estimate_tokens(message: Message, profile: PiProfile = PI_1_6_0) -> int | fl
         if message is None:
             raise TypeError("Cannot read properties of null (reading 'role')")
         return 0  # a string or number has no `.role`
-    return _ceil_quarter(_CHARS_BY_ROLE[role_of(message)](message, profile))
+    remembered = _remembered.get()
+    if remembered is None:
+        return _ceil_quarter(_CHARS_BY_ROLE[role_of(message)](message, profile))
+    key = (id(message), profile.version)
+    found = remembered.get(key)
+    if found is None:
+        found = remembered[key] = (message, _ceil_quarter(_CHARS_BY_ROLE[role_of(message)](message, profile)))
+    return found[1]
 
 
 def estimate_tokens_lenient(message: Any, profile: PiProfile = PI_1_6_0) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from desktop_app.session.jsjson import js_parse
+from desktop_app.session.jsjson import js_parse, js_stringify
 
 
 def unrle(items: list[Any]) -> list[int]:
@@ -46,6 +46,45 @@ def _normalise(value: Any) -> Any:
     return value
 
 
+def _exact_text(value: Any) -> bytes | None:
+    """orjson's text of ``value``, or ``None`` where orjson refuses it. Two values with the same text
+    are the same value, types and key order included: ``==``, :func:`normalise` and ``JSON.stringify``
+    cannot tell them apart (a cheap test of sameness; different texts prove nothing)."""
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+
+
+class TokenPairs:
+    """The ``message_tokens`` section: the set of (message, token count) pairs, each pair as the texts
+    ``JSON.stringify`` gives, so that table order and repeated messages do not matter.
+
+    Two sections are equal when those sets are. Where both sides' pairs have the same exact texts
+    (:func:`_exact_text`) the sets are equal without writing the JavaScript texts, which was most of a
+    conformance test's time; otherwise the JavaScript texts decide (and are what a failure shows)."""
+
+    def __init__(self, pairs: list[tuple[Any, Any]], exact: list[bytes | None]) -> None:
+        self._pairs = pairs
+        texts = [(m, _exact_text(t)) for m, (_, t) in zip(exact, pairs, strict=True)]
+        self._exact = None if any(m is None or t is None for m, t in texts) else frozenset(texts)
+
+    def js_texts(self) -> list[tuple[str, str]]:
+        return sorted({(js_stringify(normalise(m)), js_stringify(t)) for m, t in self._pairs})  # t may be {"error"}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TokenPairs):
+            return NotImplemented
+        if self._exact is not None and self._exact == other._exact:
+            return True
+        return self.js_texts() == other.js_texts()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self.js_texts())
+
+
 class Resolved:
     """One document with message refs resolved to message objects."""
 
@@ -56,6 +95,22 @@ class Resolved:
             entries[item["$entry"]]["message"] if isinstance(item, dict) and "$entry" in item else item
             for item in doc.get("message_table", [])
         ]
+        self._exact: list[bytes | None] | None = None
+
+    def exact_texts(self) -> list[bytes | None]:
+        """:func:`_exact_text` of each table message (computed once)."""
+        if self._exact is None:
+            self._exact = [_exact_text(m) for m in self.table]
+        return self._exact
+
+    def share_messages(self, other: Resolved) -> None:
+        """Take ``other``'s object for each table message that is exactly the same value (same exact
+        text). Nothing compares differently (the objects cannot be told apart), but comparing two
+        sections' message lists then mostly meets the same objects, which ``==`` skips at once."""
+        theirs = {text: m for text, m in zip(other.exact_texts(), other.table, strict=True) if text is not None}
+        for k, text in enumerate(self.exact_texts()):
+            if text is not None:
+                self.table[k] = theirs.get(text, self.table[k])
 
     def messages(self, refs: list[Any]) -> list[Any]:
         return [self.table[i] for i in unrle(refs)]
@@ -67,10 +122,7 @@ class Resolved:
         value = doc[name]
         if name == "message_tokens":
             # token count per distinct message, keyed by the message itself
-            from desktop_app.session.jsjson import js_stringify
-
-            pairs = zip(self.table, value, strict=True)
-            return sorted({(js_stringify(normalise(m)), js_stringify(t)) for m, t in pairs})  # t may be {"error"}
+            return TokenPairs(list(zip(self.table, value, strict=True)), self.exact_texts())
         if name == "entry_message":
             return {k: self.table[v] for k, v in value.items()}
         if name in ("contexts", "context_special"):
@@ -113,6 +165,14 @@ class Resolved:
                 for k, v in value.items()
             }
         return value
+
+
+def resolved_pair(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[Resolved, Resolved]:
+    """pi's document and Arbor's, normalised and resolved, the second sharing the first's message
+    objects where they are the same value (:meth:`Resolved.share_messages`)."""
+    want, got = Resolved(normalise(expected)), Resolved(normalise(actual))
+    got.share_messages(want)
+    return want, got
 
 
 def load_expected(text: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import pytest
 from desktop_app.inspection import build_report, render
 from desktop_app.session.profile import PI_0_73_1
 
-from .resolve import Resolved, load_expected, normalise
+from .resolve import Resolved, load_expected, resolved_pair
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance"
 # adversarial/: hand-made files that stress pi's JavaScript semantics (issue 13 item 10); kept apart so
@@ -54,7 +54,7 @@ def test_corpus_is_complete() -> None:
 def _pair(case: str) -> tuple[Resolved, Resolved]:
     expected = load_expected((PATHS[case] / f"{case}.expected.json").read_text(encoding="utf-8"))
     actual = build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True, profile=PI_0_73_1)
-    return Resolved(normalise(expected)), Resolved(normalise(actual))
+    return resolved_pair(expected, actual)
 
 
 def _regenerated_header(expected: Resolved) -> bool:

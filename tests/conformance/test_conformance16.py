@@ -17,7 +17,7 @@ import pytest
 from desktop_app.inspection import build_report
 from desktop_app.session.profile import PI_1_6_0
 
-from .resolve import Resolved, load_expected, normalise
+from .resolve import Resolved, load_expected, normalise, resolved_pair
 from .test_conformance import COMPACTION_SECTIONS, SESSION_SECTIONS, assert_sections_match
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "conformance16"
@@ -41,7 +41,7 @@ def test_corpus_is_complete() -> None:
 def _pair(case: str) -> tuple[Resolved, Resolved]:
     expected = load_expected((PATHS[case] / f"{case}.expected.json").read_text(encoding="utf-8"))
     actual = build_report(PATHS[case] / f"{case}.jsonl", sequential_ids_=True, profile=PI_1_6_0)
-    return Resolved(normalise(expected)), Resolved(normalise(actual))
+    return resolved_pair(expected, actual)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -55,7 +55,7 @@ def test_every_section_matches_pi_1_6_0(case: str) -> None:
 def _loading_pair(case: str) -> tuple[Resolved, Resolved]:
     expected = load_expected((LOADING / f"{case}.expected.json").read_text(encoding="utf-8"))
     actual = build_report(LOADING / f"{case}.jsonl", sequential_ids_=True, profile=PI_1_6_0)
-    return Resolved(normalise(expected)), Resolved(normalise(actual))
+    return resolved_pair(expected, actual)
 
 
 @pytest.mark.parametrize("section", SESSION_SECTIONS + COMPACTION_SECTIONS)

@@ -18,7 +18,7 @@ from desktop_app.inspection import build_report
 from desktop_app.session.profile import PI_1_6_0
 from tests.agent.context_flow import RECORDED, FlowRecord, check_steps
 
-from .resolve import Resolved, load_expected, normalise
+from .resolve import Resolved, load_expected, resolved_pair
 from .test_conformance import assert_sections_match
 
 CASE = RECORDED.name.removesuffix(".jsonl")
@@ -28,7 +28,7 @@ CASE = RECORDED.name.removesuffix(".jsonl")
 def _pair() -> tuple[Resolved, Resolved]:
     expected = load_expected(RECORDED.with_suffix(".expected.json").read_text(encoding="utf-8"))
     actual = build_report(RECORDED, sequential_ids_=True, profile=PI_1_6_0)
-    return Resolved(normalise(expected)), Resolved(normalise(actual))
+    return resolved_pair(expected, actual)
 
 
 def test_pi_1_6_0_reads_every_step_as_the_issue_says() -> None:

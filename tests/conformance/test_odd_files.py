@@ -93,6 +93,7 @@ def test_odd_file_matches_pi(case: str, pi: str) -> None:
     _actual(case, pi)  # built (and cached) at Python's own recursion limit, as the app runs
     differs: list[str] = []
     with _room_for_deep_values():
+        _actual(case, pi).share_messages(_expected(case, pi))
         for section in SESSION_SECTIONS + COMPACTION_SECTIONS:
             try:
                 _compare(case, pi, section)

@@ -17,7 +17,7 @@ from pathlib import Path
 from desktop_app.inspection import build_report
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
 
-from .resolve import Resolved, load_expected, normalise
+from .resolve import Resolved, load_expected, resolved_pair
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "odd" / "inspect"
 
@@ -27,7 +27,7 @@ PROFILES: dict[str, PiProfile] = {"pi073": PI_0_73_1, "pi16": PI_1_6_0}
 def _pair(case: str, tag: str) -> tuple[Resolved, Resolved]:
     expected = load_expected((FIXTURES / f"{case}.{tag}.expected.json").read_text(encoding="utf-8"))
     actual = build_report(FIXTURES / f"{case}.jsonl", sequential_ids_=True, profile=PROFILES[tag])
-    return Resolved(normalise(expected)), Resolved(normalise(actual))
+    return resolved_pair(expected, actual)
 
 
 def test_an_error_stays_in_the_values_that_touch_it() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from desktop_app.compaction.prepare import CompactionPreparation, prepare_compaction
 from desktop_app.compaction.tokens import DEFAULT_COMPACTION_SETTINGS, CompactionSettings
+from desktop_app.llm.estimate import estimates_remembered
 from desktop_app.session import SessionManager
 from desktop_app.session.entries import Entry
 from desktop_app.session.profile import PI_0_73_1, PI_1_6_0, PiProfile
@@ -91,10 +92,11 @@ def test_a_compaction_reads_only_the_context_branch(case: Path, tmp_path: Path) 
             # compactions that was every entry, half of this test's time for large-session.jsonl)
             continue
         groups.setdefault(str(tail[0].get("id")), []).append((whole, tail, offset))
-    for whole, tail, offset in _sampled(groups):
-        for profile in (PI_0_73_1, PI_1_6_0):
-            for settings in SETTINGS:
-                _same(_prepared(whole, settings, profile), _prepared(tail, settings, profile), offset)
+    with estimates_remembered():  # the same messages are weighed for every sample, profile and budget
+        for whole, tail, offset in _sampled(groups):
+            for profile in (PI_0_73_1, PI_1_6_0):
+                for settings in SETTINGS:
+                    _same(_prepared(whole, settings, profile), _prepared(tail, settings, profile), offset)
 
 
 def test_the_walk_stops_at_the_newest_compactions_first_kept_entry(tmp_path: Path) -> None:

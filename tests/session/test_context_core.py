@@ -5,7 +5,8 @@ is not on the path, cycles-free parent links in any order) and every leaf:
 
 * ``build_session_context`` (walks leaf → root and stops early) equals
 * ``context_from_path`` over the root → leaf path, equals
-* ``extend_context`` applied entry by entry from the root (a full rebuild where it declines), and
+* ``extend_context`` applied entry by entry from the root (a full rebuild where it declines),
+* ``LeafWalk.context_at`` (``arbor inspect``: each entry's context grown from its parent's), and
 * ``SessionManager.build_session_context()`` after the same appends (its cache extends contexts);
 
 and all say whether the path has a thinking-level change (``has_thinking_change``), with either pi
@@ -26,6 +27,7 @@ from desktop_app.session.context import (
     context_from_path,
     extend_context,
 )
+from desktop_app.session.leaf_walk import LeafWalk
 from desktop_app.session.profile import PROFILES, PiProfile
 from desktop_app.session.tree import SessionIndex
 
@@ -151,16 +153,21 @@ def _by_extension(path: list[dict[str, Any]], profile: PiProfile) -> SessionCont
 def test_the_three_entry_points_agree_at_every_leaf(specs: list[tuple[str, int, int, int]], profile: PiProfile) -> None:
     entries = _tree(specs)
     index = SessionIndex.build(entries)
+    walk = LeafWalk(index, profile)  # every entry's context grown from its parent's, as `arbor inspect` asks
     for entry in entries:
         path = index.path_to(entry)
-        expected = context_from_path(path, profile=profile).to_json()
-        assert build_session_context(entries, entry["id"], index, profile=profile).to_json() == expected
+        from_path = context_from_path(path, profile=profile)
+        expected = from_path.to_json()
+        walking_up = build_session_context(entries, entry["id"], index, profile=profile)
+        by_extension = _by_extension(path, profile)
+        assert walking_up.to_json() == expected
         assert build_session_context(entries, entry["id"], profile=profile).to_json() == expected
-        assert _by_extension(path, profile).to_json() == expected
+        assert by_extension.to_json() == expected
+        assert walk.context_at(entry["id"]).to_json() == expected
         has_change = any(e.get("type") == "thinking_level_change" for e in path)
-        assert context_from_path(path, profile=profile).has_thinking_change is has_change
-        assert build_session_context(entries, entry["id"], index, profile=profile).has_thinking_change is has_change
-        assert _by_extension(path, profile).has_thinking_change is has_change
+        assert from_path.has_thinking_change is has_change
+        assert walking_up.has_thinking_change is has_change
+        assert by_extension.has_thinking_change is has_change
 
 
 @settings(max_examples=150, deadline=None)

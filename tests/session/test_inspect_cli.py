@@ -96,10 +96,21 @@ def _tokens(result: subprocess.CompletedProcess[str]) -> list[object]:
     return [doc["pi_version"], doc["message_tokens"]]
 
 
+def _session_with_a_user_image(path: Path) -> str:
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    message = {"role": "user", "content": [{"type": "text", "text": "what is this?"}, image], "timestamp": 1}
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/p"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01.000Z", "message": message},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
 def test_pi_option_and_setting_choose_whose_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """gen-0002 has user images: pi 1.6.0 weighs them (1200 tokens each), 0.73.1 does not."""
+    """A user image: pi 1.6.0 weighs it (1200 tokens), 0.73.1 does not."""
     monkeypatch.setenv("ARBOR_HOME", str(tmp_path))
-    case = str(FIXTURES / "gen-0002.jsonl")
+    case = _session_with_a_user_image(tmp_path / "image.jsonl")
     default, old, new = _tokens(run(case)), _tokens(run("--pi", "0.73.1", case)), _tokens(run("--pi", "1.6.0", case))
     assert default == new and new[0] == "1.6.0" and old[0] == "0.73.1"
     assert sum(t for t in new[1] if isinstance(t, int)) > sum(t for t in old[1] if isinstance(t, int)) + 1000

@@ -19,8 +19,12 @@ def _as_view(manager: SessionManager) -> SessionView:
     return manager  # mypy --strict on this file rejects it if the protocol is not satisfied
 
 
-def test_manager_is_a_session_view_for_mypy(tmp_path: Path) -> None:
-    probe = tmp_path / "probe.py"
+def test_manager_is_a_session_view_for_mypy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mypy with ``make lint``'s options and cache (``.mypy_cache``, which ``.ci/run`` fills just before
+    the tests): only the probe and what changed since are checked, not the session package and the
+    standard library from nothing (~0.3 s instead of ~2.5 s). A changed ``SessionManager`` or protocol
+    is a changed module, so it is checked again."""
+    probe = tmp_path / "arbor_session_view_probe.py"
     probe.write_text(
         textwrap.dedent(
             """
@@ -38,10 +42,12 @@ def test_manager_is_a_session_view_for_mypy(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    monkeypatch.chdir(REPO)  # mypy finds desktop_app (this checkout's) in the working directory
     out, err, status = mypy_api.run(
-        ["--strict", "--follow-imports=silent", "--cache-dir", str(tmp_path / "cache"), str(probe)]
+        ["--config-file", str(REPO / "pyproject.toml"), "--cache-dir", str(REPO / ".mypy_cache"), str(probe)]
     )
-    errors = [line for line in out.splitlines() if ": error:" in line]
+    # the probe's errors only (mypy may name the folder of an earlier run: the module is the same)
+    errors = [line for line in out.splitlines() if ": error:" in line and f"/{probe.name}:" in line]
     # exactly one error, and it is the deliberate one: SessionManager itself passes
     assert len(errors) == 1 and "NotAView" in errors[0] and "return-value" in errors[0], out + err
 
