@@ -73,7 +73,8 @@ def take_screenshot(
     deadline = time.monotonic() + wait_for_dot
     while time.monotonic() < deadline and "dot" not in applied and window.graph.layout_busy:
         QCoreApplication.processEvents()
-        time.sleep(0.01)
+        if not window.graph.partial:  # waiting for `dot`'s child; the whole graph's slices run back to back
+            time.sleep(0.01)
     panel_deadline = time.monotonic() + 5.0  # the sessions panel lists on a worker thread
     while sessions and window.shell.panel.listing_pending and time.monotonic() < panel_deadline:
         QCoreApplication.processEvents()
