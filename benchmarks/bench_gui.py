@@ -407,6 +407,16 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.view", "GraphView", "drawForeground"),
     ("desktop_app.ui.graph.view", "GraphView", "paintEvent"),
     ("desktop_app.ui.graph.follow", "LeafFollower", "follow"),
+    # the whole file's install after a deferred open (issue 28: one of the two longest turns left)
+    ("desktop_app.ui.main_window", "MainWindow", "install_full_session"),
+    ("desktop_app.ui.main_window", "MainWindow", "_bind_session"),
+    ("desktop_app.session.manager", "SessionManager", "finish_loading"),
+    ("desktop_app.ui.graph.updates", "GraphUpdates", "show"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "show_neighbourhood"),
+    ("desktop_app.present.chat_feed", "ChatFeed", "bind"),
+    ("desktop_app.ui.steering", "Steering", "session_bound"),
+    ("desktop_app.ui.shell", "WindowShell", "session_bound"),
+    ("desktop_app.ui.graph.minimap", "Minimap", "paintEvent"),
     ("gc", "", "freeze"),
 ]
 
