@@ -232,3 +232,46 @@ def test_a_bind_or_a_close_during_the_install_drops_its_later_steps(
     assert window.binding.pending
     window.close()
     assert not window.binding.pending
+
+
+def test_the_install_keeps_the_neighbourhood_on_screen_when_the_whole_file_has_the_same_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    """Issue 28: the whole file's neighbourhood of the leaf is the first picture's (same entries,
+    labels, leaf): its model stays on screen instead of being built again, and the whole graph
+    replaces it as before; one that differs (a label only the whole file has) is built again."""
+    from desktop_app.present.graph_model import ViewGraphModel
+    from desktop_app.ui import main_window
+    from desktop_app.ui.graph.view import GraphView
+
+    monkeypatch.setattr(main_window, "GraphView", lambda parent: GraphView(parent, neighbourhood_min_entries=100))
+    shown: list[tuple[bool, bool]] = []  # (the model on screen kept, the whole graph in)
+    for relabel in (False, True):
+        window = _deferred_window(tmp_path, monkeypatch, qtbot)
+        graph = window.graph
+        first = graph.model
+        assert graph.partial and first is not None
+        if relabel:  # what the whole file will hold differs on one entry of the neighbourhood
+            manager = window.agent.session
+            leaf = manager.leaf_id
+            real_finish = manager.finish_loading
+
+            def finish(*, announce: bool = True, __real: Any = real_finish, __leaf: Any = leaf,
+                       __manager: Any = manager) -> bool:
+                done = __real(announce=announce)
+                __manager.index.labels[__leaf] = "relabelled"
+                return done
+
+            monkeypatch.setattr(manager, "finish_loading", finish)
+        window.install_full_session()
+        assert graph.partial
+        kept = graph.model is first
+        if relabel:
+            shown.append((kept, graph.model is not None and graph.model.index.labels.get(leaf) == "relabelled"))
+        else:  # the kept picture is replaced by the whole graph as a new one would be
+            qtbot.waitUntil(lambda: not graph.partial, timeout=30_000)  # noqa: B023 - waited for here
+            view = window.agent.view
+            whole = ViewGraphModel(view.index, view.leaf_id, graph.filter_mode(), graph.folding())
+            shown.append((kept, len(graph.graph()) == len(whole.graph) and graph.graph().leaf_node is not None))
+        window.close()
+    assert shown == [(True, True), (False, True)]

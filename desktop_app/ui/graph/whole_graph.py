@@ -37,7 +37,7 @@ from desktop_app.present.layout import tidy_tree_layout
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.pacing import Pace, Steps
 from desktop_app.present.viewgraph import Node, ViewGraph
-from desktop_app.session import SessionView
+from desktop_app.session import SessionIndex, SessionView
 
 from ..gui_gc import hold_collections, release_collections
 from .scene import GraphScene
@@ -153,6 +153,7 @@ class WholeGraphBuild(QObject):
         #: event-loop turns the last swap took (tests: it yields to the loop between slices)
         self.swap_turns = 0
         self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
+        self._neighbourhood: ViewGraphModel | None = None  #: the last neighbourhood's model
         #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
         #: (:meth:`after_picture`), and so does the whole graph's build.
         self._picture_pending = False
@@ -193,11 +194,13 @@ class WholeGraphBuild(QObject):
         self.cancel()
         ids = leaf_neighbourhood(session.index, session.leaf_id, self._limits)
         part = sub_index(session.index, ids)
+        kept = self._same_neighbourhood(part, expanded)
         # Freeing a whole 100,000-entry graph, its marks and labels took ~30 ms of a far switch.
-        retired: list[object] = [view.model, *view.forget_graph()]
+        retired: list[object] = [view.model, *view.forget_graph()] if kept is None else view.forget_graph()
         _release_elsewhere(retired)
-        model = ViewGraphModel(part, session.leaf_id, view.filter_mode(), view.folding(), expanded)
+        model = kept or ViewGraphModel(part, session.leaf_id, view.filter_mode(), view.folding(), expanded)
         view.adopt_model(model, entry)
+        self._neighbourhood = model
         self._reselect = entry if view.selected_node() is None else None
         self.partial = True
         view.relayout()
@@ -205,6 +208,26 @@ class WholeGraphBuild(QObject):
         self.state = "waiting"  # starts after the first paint: the picture comes first
         self._picture_pending, self._picture_waited = True, False
         self._picture_timer.start(_BUILD_START_MS)
+
+    def _same_neighbourhood(self, part: SessionIndex, expanded: set[str]) -> ViewGraphModel | None:
+        """The model on screen, if it is the neighbourhood ``part`` makes (the same entries, labels,
+        leaf, filter and folds): a deferred open's whole file installed under its first picture
+        (issue 28: building it again was ~13 ms of that event-loop turn at 100,000 entries). The
+        model is only read as a picture until the whole graph replaces it."""
+        model, session = self._view.model, self._view.session
+        if model is None or session is None or model is not self._neighbourhood or expanded or model.expanded:
+            return None
+        shown = model.index
+        if (
+            model.leaf_id != session.leaf_id
+            or model.filter_mode != self._view.filter_mode()
+            or model.folding != self._view.folding()
+            or list(shown.by_id) != list(part.by_id)
+            or shown.labels != part.labels
+            or any(shown.by_id[key] != entry for key, entry in part.by_id.items())
+        ):
+            return None
+        return model
 
     def leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
         """Whether the model can move the leaf without rebuilding (a restyle of two paths).
@@ -410,6 +433,7 @@ class WholeGraphBuild(QObject):
         self._swap = None
         self.state = "idle"
         self.partial = False
+        self._neighbourhood = None
         view.swap_in(model, entry or self._reselect, anchor, marks)
         self._reselect = None
         release_collections(self)
