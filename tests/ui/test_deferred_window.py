@@ -234,44 +234,52 @@ def test_a_bind_or_a_close_during_the_install_drops_its_later_steps(
     assert not window.binding.pending
 
 
-def test_the_install_keeps_the_neighbourhood_on_screen_when_the_whole_file_has_the_same_one(
+def test_the_install_keeps_the_first_picture_on_screen_when_it_shows_the_whole_files_neighbourhood(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
 ) -> None:
-    """Issue 28: the whole file's neighbourhood of the leaf is the first picture's (same entries,
-    labels, leaf): its model stays on screen instead of being built again, and the whole graph
-    replaces it as before; one that differs (a label only the whole file has) is built again."""
+    """Issue 28: when the model on screen (the first picture: the neighbourhood of the first
+    picture's lines, or all of them when they are too few for one) already shows the whole file's
+    neighbourhood of the leaf (same entries, labels, leaf), it stays until the whole graph replaces
+    it instead of a neighbourhood built again; one that differs (a label only the whole file has)
+    is built again."""
     from desktop_app.present.graph_model import ViewGraphModel
     from desktop_app.ui import main_window
     from desktop_app.ui.graph.view import GraphView
 
-    monkeypatch.setattr(main_window, "GraphView", lambda parent: GraphView(parent, neighbourhood_min_entries=100))
-    shown: list[tuple[bool, bool]] = []  # (the model on screen kept, the whole graph in)
-    for relabel in (False, True):
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=600, kept_turn=560, late_changes=True, broken_line_at=40)
+    first_lines = len(SessionManager.open(file, defer=True).index.by_id)
+    shown: list[tuple[bool, bool, bool]] = []  # (first picture partial, kept, then as expected)
+    for min_entries, relabel in ((first_lines + 1, False), (100, False), (100, True)):
+        monkeypatch.setattr(main_window, "GraphView",
+                            lambda parent, __n=min_entries: GraphView(parent, neighbourhood_min_entries=__n))
         window = _deferred_window(tmp_path, monkeypatch, qtbot)
         graph = window.graph
-        first = graph.model
-        assert graph.partial and first is not None
-        if relabel:  # what the whole file will hold differs on one entry of the neighbourhood
-            manager = window.agent.session
-            leaf = manager.leaf_id
+        first, first_partial = graph.model, graph.partial
+        manager = window.agent.session
+        leaf = manager.leaf_id
+        if relabel:  # what the whole file holds differs on one entry of the neighbourhood
             real_finish = manager.finish_loading
 
-            def finish(*, announce: bool = True, __real: Any = real_finish, __leaf: Any = leaf,
-                       __manager: Any = manager) -> bool:
+            def finish(*, announce: bool = True, __real: Any = real_finish, __manager: Any = manager,
+                       __leaf: Any = leaf) -> bool:
                 done = __real(announce=announce)
                 __manager.index.labels[__leaf] = "relabelled"
                 return done
 
             monkeypatch.setattr(manager, "finish_loading", finish)
         window.install_full_session()
-        assert graph.partial
+        assert graph.partial and graph.model is not None
         kept = graph.model is first
         if relabel:
-            shown.append((kept, graph.model is not None and graph.model.index.labels.get(leaf) == "relabelled"))
-        else:  # the kept picture is replaced by the whole graph as a new one would be
+            shown.append((first_partial, kept, graph.model.index.labels.get(leaf) == "relabelled"))
+        elif first_partial:
+            shown.append((first_partial, kept, True))
+        else:  # the picture kept is replaced by the whole graph as a new neighbourhood would be
             qtbot.waitUntil(lambda: not graph.partial, timeout=30_000)  # noqa: B023 - waited for here
             view = window.agent.view
             whole = ViewGraphModel(view.index, view.leaf_id, graph.filter_mode(), graph.folding())
-            shown.append((kept, len(graph.graph()) == len(whole.graph) and graph.graph().leaf_node is not None))
+            shown.append((first_partial, kept, len(graph.graph()) == len(whole.graph)))
         window.close()
-    assert shown == [(True, True), (False, True)]
+    assert shown == [(False, True, True), (True, True, True), (True, False, True)]

@@ -153,7 +153,6 @@ class WholeGraphBuild(QObject):
         #: event-loop turns the last swap took (tests: it yields to the loop between slices)
         self.swap_turns = 0
         self._reselect: str | None = None  #: the selected entry, outside the neighbourhood
-        self._neighbourhood: ViewGraphModel | None = None  #: the last neighbourhood's model
         #: The leaf's neighbourhood is shown but not painted yet: the window's other work waits
         #: (:meth:`after_picture`), and so does the whole graph's build.
         self._picture_pending = False
@@ -200,7 +199,6 @@ class WholeGraphBuild(QObject):
         _release_elsewhere(retired)
         model = kept or ViewGraphModel(part, session.leaf_id, view.filter_mode(), view.folding(), expanded)
         view.adopt_model(model, entry)
-        self._neighbourhood = model
         self._reselect = entry if view.selected_node() is None else None
         self.partial = True
         view.relayout()
@@ -210,21 +208,23 @@ class WholeGraphBuild(QObject):
         self._picture_timer.start(_BUILD_START_MS)
 
     def _same_neighbourhood(self, part: SessionIndex, expanded: set[str]) -> ViewGraphModel | None:
-        """The model on screen, if it is the neighbourhood ``part`` makes (the same entries, labels,
-        leaf, filter and folds): a deferred open's whole file installed under its first picture
-        (issue 28: building it again was ~13 ms of that event-loop turn at 100,000 entries). The
-        model is only read as a picture until the whole graph replaces it."""
+        """The model on screen, if it was made from another index (a deferred open's first
+        picture: its neighbourhood, or the whole graph of its lines) and already shows ``part``
+        as the new index has it (the same entries and labels, leaf, filter and folds): the whole
+        file installed under the first picture. Issue 28: building the neighbourhood again was
+        ~13 ms of that event-loop turn at 100,000 entries (up to 60 ms loaded), then its paint.
+        The model is only shown (the session's events wait for the whole graph's build) until
+        the whole graph replaces it."""
         model, session = self._view.model, self._view.session
-        if model is None or session is None or model is not self._neighbourhood or expanded or model.expanded:
+        if model is None or session is None or model.index is session.index or expanded or model.expanded:
             return None
-        shown = model.index
+        shown = model.index.by_id
         if (
             model.leaf_id != session.leaf_id
             or model.filter_mode != self._view.filter_mode()
             or model.folding != self._view.folding()
-            or list(shown.by_id) != list(part.by_id)
-            or shown.labels != part.labels
-            or any(shown.by_id[key] != entry for key, entry in part.by_id.items())
+            or model.index.labels != part.labels
+            or any(shown.get(key) != entry for key, entry in part.by_id.items())
         ):
             return None
         return model
@@ -433,7 +433,6 @@ class WholeGraphBuild(QObject):
         self._swap = None
         self.state = "idle"
         self.partial = False
-        self._neighbourhood = None
         view.swap_in(model, entry or self._reselect, anchor, marks)
         self._reselect = None
         release_collections(self)
