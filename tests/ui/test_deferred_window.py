@@ -165,7 +165,7 @@ def _deferred_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
     monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     file = tmp_path / "big.jsonl"
-    _big_session(file, turns=600, kept_turn=560, late_changes=True, broken_line_at=40)
+    _big_session(file, turns=300, kept_turn=260, late_changes=True, broken_line_at=40)
     window = build_window(str(file), Settings.load(), defer_load=True)
     qtbot.addWidget(window)
     assert window.agent.session.loading
@@ -248,7 +248,7 @@ def test_the_install_keeps_the_first_picture_on_screen_when_it_shows_the_whole_f
 
     monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
     file = tmp_path / "big.jsonl"
-    _big_session(file, turns=600, kept_turn=560, late_changes=True, broken_line_at=40)
+    _big_session(file, turns=300, kept_turn=260, late_changes=True, broken_line_at=40)
     first_lines = len(SessionManager.open(file, defer=True).index.by_id)
     shown: list[tuple[bool, bool, bool]] = []  # (first picture partial, kept, then as expected)
     for min_entries, relabel in ((first_lines + 1, False), (100, False), (100, True)):
