@@ -159,6 +159,28 @@ def _freeze_stats(beats: list[float], start: float, end: float) -> dict[str, Any
     }
 
 
+#: How long after the whole file's install starts its turns count as the install's (issue 28: the
+#: graph's, the chat's and the panels' steps, 1 ms apart, and the paints each causes).
+INSTALL_WINDOW_MS = 150.0
+
+
+def _phase_gaps(beats: list[float], start: float, end: float, install: float | None) -> dict[str, float | None]:
+    """The longest heartbeat gap of each part of the window from ``start`` (the first picture's
+    paint) to ``end`` (the whole graph's): ``first`` (the gap right after the first picture: the
+    rest of the window's first frame), ``install`` (gaps overlapping the :data:`INSTALL_WINDOW_MS`
+    after the whole file's install began; ``None`` without one) and ``rest``; ms."""
+    inside = [start, *(b for b in beats if start < b < end), end]
+    pairs = list(zip(inside, inside[1:], strict=False))
+    until = install + INSTALL_WINDOW_MS / 1000 if install is not None else None
+    at_install = [(b - a) * 1000 for a, b in pairs if until is not None and install is not None and b > install and a < until]
+    rest = [(b - a) * 1000 for a, b in pairs[1:] if until is None or install is None or not (b > install and a < until)]
+    return {
+        "first": (pairs[0][1] - pairs[0][0]) * 1000 if pairs else None,
+        "install": max(at_install) if at_install else None,
+        "rest": max(rest) if rest else None,
+    }
+
+
 def _worst_gaps(beats: list[float], t0: float, n: int = 5) -> list[tuple[float, float]]:
     """The ``n`` longest gaps as (start offset from ``t0`` in ms, gap in ms)."""
     gaps = [((a - t0) * 1000, (b - a) * 1000) for a, b in zip(beats, beats[1:], strict=False)]
@@ -407,6 +429,16 @@ TRACED: list[tuple[str, str, str]] = [
     ("desktop_app.ui.graph.view", "GraphView", "drawForeground"),
     ("desktop_app.ui.graph.view", "GraphView", "paintEvent"),
     ("desktop_app.ui.graph.follow", "LeafFollower", "follow"),
+    # the whole file's install after a deferred open (issue 28: one of the two longest turns left)
+    ("desktop_app.ui.main_window", "MainWindow", "install_full_session"),
+    ("desktop_app.ui.main_window", "MainWindow", "_bind_session"),
+    ("desktop_app.session.manager", "SessionManager", "finish_loading"),
+    ("desktop_app.ui.graph.updates", "GraphUpdates", "show"),
+    ("desktop_app.ui.graph.whole_graph", "WholeGraphBuild", "show_neighbourhood"),
+    ("desktop_app.present.chat_feed", "ChatFeed", "bind"),
+    ("desktop_app.ui.steering", "Steering", "session_bound"),
+    ("desktop_app.ui.shell", "WindowShell", "session_bound"),
+    ("desktop_app.ui.graph.minimap", "Minimap", "paintEvent"),
     ("gc", "", "freeze"),
 ]
 
@@ -614,6 +646,9 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
         marks["beats"] = _gap_stats(state["beats"])
         if "first_paint_end" in raw and "complete_paint_end" in raw:
             marks["freeze"] = _freeze_stats(state["beats"], raw["first_paint_end"], raw["complete_paint_end"])
+            marks["freeze"]["phase_gaps"] = _phase_gaps(
+                state["beats"], raw["first_paint_end"], raw["complete_paint_end"], raw.get("install")
+            )
             marks["freeze"]["worst"] = [
                 {"at_ms": at, "gap_ms": gap, "stacks": sampler.attribute(raw["first_paint_end"] + at / 1000,
                  raw["first_paint_end"] + (at + gap) / 1000, top=8) if sampler.enabled else [],
@@ -637,6 +672,10 @@ def _child_open(params: dict[str, Any], started_wall: float, spawned_wall: float
             heartbeat.setInterval(HEARTBEAT_MS)
             heartbeat.timeout.connect(lambda: state["beats"].append(time.perf_counter()))
             state["heartbeat"] = heartbeat
+
+        def install_full_session(self) -> None:
+            raw.setdefault("install", time.perf_counter())  # the whole file parsed: its install begins
+            super().install_full_session()
 
         def _bench_layout(self, kind: str) -> None:
             marks.setdefault(kind, now())
@@ -1642,7 +1681,9 @@ def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[d
         roots = {"before": str(Path(before).resolve()), **roots}
     for n in sizes:
         file, _ = cached_session(n)
-        samples: dict[str, dict[str, list[float]]] = {k: {"max_gap": [], "span": [], "beats": []} for k in roots}
+        samples: dict[str, dict[str, list[float]]] = {
+            k: {"max_gap": [], "span": [], "beats": [], "first_gap": [], "install_gap": [], "rest_gap": []} for k in roots
+        }
         worst: dict[str, list[Any]] = {k: [] for k in roots}
         # when the whole file was installed and the whole graph laid out, ms after the first
         # picture: which of them a worst gap falls beside
@@ -1658,6 +1699,9 @@ def freeze(sizes: list[int], runs: int = 3, before: str | None = None) -> list[d
                     samples[label]["max_gap"].append(f["max_gap_ms"])
                     samples[label]["span"].append(f["span_ms"])
                     samples[label]["beats"].append(f["beats"])
+                    for part, gap in f.get("phase_gaps", {}).items():
+                        if gap is not None:
+                            samples[label][f"{part}_gap"].append(gap)
                     worst[label].append([(round(at), round(gap, 1)) for at, gap in f["worst_gaps"][:3]])
                     phases[label].append(
                         {k: round(r[k] - r["first_paint_end"]) for k in ("loaded", "tidy", "complete_paint_end") if k in r}
@@ -1699,6 +1743,16 @@ def freeze_markdown(rows: list[dict[str, Any]]) -> str:
         ", ".join(f"{v:,.0f}" for v in r["samples"][label]["max_gap"]) for r in rows for label in labels
     ]
     lines.append("| … every run's longest gap (ms) | | " + " | ".join(every) + " |")
+    for part, what in (
+        ("first", "the turn right after the first picture (the rest of the first frame)"),
+        ("install", f"the whole file's install (its turns, {INSTALL_WINDOW_MS:.0f} ms from its start)"),
+        ("rest", "everything else (the build, the swap, the paints)"),
+    ):
+        values = [r["samples"][label].get(f"{part}_gap", []) for r in rows for label in labels]
+        cells = [
+            "–" if not v else f"{_median(v):,.0f} ms ({', '.join(f'{x:,.0f}' for x in v)})" for v in values
+        ]
+        lines.append(f"| … longest gap in {what}: median (runs) | | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

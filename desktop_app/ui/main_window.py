@@ -74,16 +74,13 @@ from .graph.view import NEIGHBOURHOOD_MIN_ENTRIES, GraphView
 from .panes import Pane, PaneKeys
 from .plain import plain_text
 from .restore_offer import FilesFollow
+from .session_binding import OFFLINE_BANNER, SessionBinding
 from .shell import WindowShell
 from .status_bar import ArborStatusBar
 from .steering import Steering
 
 FILTERS = [("default", "Default"), ("no-tools", "No tools"), ("user-only", "User only"),
            ("labeled-only", "Labeled only"), ("all", "All")]
-OFFLINE_BANNER = (
-    "Offline model: replies describe what the model would receive. "
-    "Add an API key (or set ANTHROPIC_API_KEY) to chat with Claude."
-)
 
 
 #: The chat's least height (px): a side panel under it (reader, audit) never squeezes it below this.
@@ -109,7 +106,6 @@ class MainWindow(QMainWindow):
             ui_state.write_leaves_later(lambda flush: QTimer.singleShot(LEAF_WRITE_DELAY_MS, self, flush))
         self.feed = ChatFeed(agent.view)  # what the chat shows, from both event streams
         self._tasks: set[asyncio.Future[Any]] = set()
-        self._unsubscribe_session: Callable[[], None] | None = None
         self._window_closed = False  #: closeEvent ran: a deferred open's late install is not wanted
         self.setWindowTitle("Arbor")
         self.resize(1500, 950)
@@ -183,6 +179,7 @@ class MainWindow(QMainWindow):
         self._follow_timer.setInterval(follow_interval_ms)
         self._follow_timer.timeout.connect(self._poll_external)
         self._follow_timer.start()
+        self.binding = SessionBinding(self, self)  # graph, chat, panels: at once, or an install's over a few turns
         self._bind_session()
 
     def _panes(self) -> list[Pane]:
@@ -268,44 +265,17 @@ class MainWindow(QMainWindow):
 
     def _bind_session(self) -> None:
         """Show the agent's session (at start and whenever the agent switches to another one)."""
-        if self.ui_state is not None:
-            remembered = self.ui_state.last_leaf(self.agent.view.session_file)
-            if remembered and self.agent.session.loading and self.agent.view.get_entry(remembered) is None:
-                self.agent.session.finish_loading(announce=False)  # the leaf left there is not parsed yet
-            if remembered:
-                self.agent.restore_leaf(remembered)  # where the user left this session (not stored in the file)
-        view = self.agent.view
-        if self._unsubscribe_session is not None:
-            self._unsubscribe_session()
-        self._unsubscribe_session = view.subscribe(self._on_session_event)
-        self.graph.set_session(view)
-        self.status.set_session_file(view.session_file)
-        self.status.set_following(view.session_file is not None and view.report.foreign is None)
-        self.status.set_model(self.agent.model.id)
-        self._sync_thinking()
-        self._meter.reset()
-        self._apply_chat(self.feed.bind(view))
-        self.steering.session_bound()
-        self.files.session_bound()
-        self._sync_fork_actions()
-        if self.agent.is_offline:
-            self.chat.show_banner(OFFLINE_BANNER)
-        else:
-            self.chat.clear_banner()
-        self.show_open_report()
-        self.shell.session_bound()
-        self.shell.model_changed()
-        self.folder_banner.dismiss()  # said again when a tool of this session needs the folder
-        self.continue_banner.session_bound(self.agent.view)
+        self.binding.bind()
 
     def install_full_session(self) -> None:
         """A big session opened from its first picture's lines (``SessionManager.open(defer=True)``):
-        install the whole file and bind it anew, with what it held (skipped lines). Nothing once the
+        install the whole file and bind it anew, with what it held (skipped lines), the graph now
+        and the rest over the next event-loop turns (:class:`SessionBinding`). Nothing once the
         window is closed (the parse can end during the app's exit: the graph is shut down)."""
         if self._window_closed:
             return
         if self.agent.session.finish_loading(announce=False):
-            self._bind_session()
+            self.binding.install_in_turns()
 
     def show_open_report(self) -> None:
         """Say what opening the session found: an error, or the lines it skipped. Called when a session
@@ -584,6 +554,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
         self._window_closed = True
+        self.binding.cancel()
         self._follow_timer.stop()
         self.shell.shutdown()
         self.agent.abort()

@@ -10,12 +10,43 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from desktop_app.agent import AgentSession
 from desktop_app.agent.providers import make_provider
 from desktop_app.session import SessionManager
 from desktop_app.settings import Settings
 from desktop_app.transcripts import is_claude_code_transcript, open_transcript
+
+#: How long a shot of a big session waits at most for its whole graph (it opens on the leaf's
+#: neighbourhood; the whole graph took ~4-5 s at 100,000 entries on a loaded machine). ``dot``'s
+#: own wait (``wait_for_dot``) begins once it is in: a shot is never of the neighbourhood alone.
+WHOLE_GRAPH_WAIT_S = 120.0
+
+
+def _wait_for_layout(window: Any, wait_for_dot: float) -> None:
+    """Run the event loop until the graph's layout is in: a big session's whole graph (at most
+    :data:`WHOLE_GRAPH_WAIT_S`; its build and swap take a slice per pass, so no sleep between
+    passes), then ``dot``'s positions (at most ``wait_for_dot`` seconds more; ``dot`` runs in a
+    child process, so a short sleep between passes)."""
+    from PySide6.QtCore import QCoreApplication
+
+    applied: list[str] = []
+    window.graph.layout_applied.connect(applied.append)
+    deadline = time.monotonic() + wait_for_dot
+    whole_deadline = time.monotonic() + WHOLE_GRAPH_WAIT_S
+    while "dot" not in applied and window.graph.layout_busy:
+        now = time.monotonic()
+        if window.graph.partial:
+            if now >= whole_deadline:
+                return
+            deadline = now + wait_for_dot  # `dot`'s wait begins once the whole graph is in
+            QCoreApplication.processEvents()
+            continue
+        if now >= deadline:
+            return
+        QCoreApplication.processEvents()
+        time.sleep(0.01)
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -68,12 +99,7 @@ def take_screenshot(
     window.shell.set_panel_visible(sessions)
     window.resize(*size)
     window.show()
-    applied: list[str] = []
-    window.graph.layout_applied.connect(applied.append)
-    deadline = time.monotonic() + wait_for_dot
-    while time.monotonic() < deadline and "dot" not in applied and window.graph.layout_busy:
-        QCoreApplication.processEvents()
-        time.sleep(0.01)
+    _wait_for_layout(window, wait_for_dot)
     panel_deadline = time.monotonic() + 5.0  # the sessions panel lists on a worker thread
     while sessions and window.shell.panel.listing_pending and time.monotonic() < panel_deadline:
         QCoreApplication.processEvents()

@@ -42,6 +42,7 @@ async def test_the_window_shows_the_first_picture_then_the_whole_file(
         await asyncio.sleep(0.02)
     assert manager.get_entries() == whole.get_entries()
     assert window.agent.view.get_entries() == whole.get_entries()
+    qtbot.waitUntil(lambda: not window.binding.pending)  # the chat and the panels, a turn or two later
     assert "41" in window.chat.error_banner.text()
     assert len(window.graph.graph()) > first_nodes
     window.close()
@@ -158,3 +159,127 @@ def test_a_parse_that_ends_after_the_window_closed_is_not_installed(
     monkeypatch.setattr(window.graph, "set_session", bound.append)
     window.install_full_session()  # what the worker's callback runs
     assert bound == [] and manager.loading
+
+
+def _deferred_window(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any) -> Any:
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300, kept_turn=260, late_changes=True, broken_line_at=40)
+    window = build_window(str(file), Settings.load(), defer_load=True)
+    qtbot.addWidget(window)
+    assert window.agent.session.loading
+    return window
+
+
+def test_the_whole_file_is_bound_over_three_turns_graph_chat_panels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    """Issue 28: installing the whole file was one event-loop turn of 35-83 ms at 100,000 entries
+    (the neighbourhood again, the chat's context, the panels, then their paints). The graph is bound
+    now, the chat's context on a later turn, the panels on another; in the end the window shows
+    what a bind at once shows."""
+    from PySide6.QtCore import QTimer
+
+    window = _deferred_window(tmp_path, monkeypatch, qtbot)
+    window.show()
+    log: list[str] = []
+    for owner, name in ((window.graph, "set_session"), (window.feed, "bind"), (window.chat, "set_context"),
+                        (window.steering, "session_bound"), (window.files, "session_bound"),
+                        (window.shell, "session_bound"), (window, "show_open_report")):
+        real = getattr(owner, name)
+
+        def logged(*args: Any, __real: Any = real, __name: str = f"{type(owner).__name__}.{name}") -> Any:
+            log.append(__name)
+            return __real(*args)
+
+        monkeypatch.setattr(owner, name, logged)
+    beat = QTimer(window)  # a mark in the log on every pass of the event loop
+    beat.setInterval(0)
+    beat.timeout.connect(lambda: log.append("|"))
+    beat.start()
+    window.install_full_session()
+    assert not window.agent.session.loading and window.binding.pending
+    assert window.binding.steps_done == ["graph"] and "ChatFeed.bind" not in log
+    qtbot.waitUntil(lambda: not window.binding.pending)
+    beat.stop()
+    assert window.binding.steps_done == ["graph", "chat", "panels"]
+    turns = [[call for call in turn.split(",") if call] for turn in ",".join(log).split("|")]
+    turns = [turn for turn in turns if turn]
+    assert turns == [
+        ["GraphView.set_session"],
+        ["ChatFeed.bind", "ChatPanel.set_context", "Steering.session_bound"],
+        ["FilesFollow.session_bound", "MainWindow.show_open_report", "WindowShell.session_bound"],
+    ]
+    assert "41" in window.chat.error_banner.text()  # the skipped line, known once the whole file is read
+    shown = [window.chat.model.rowCount(), len(window.graph.graph()), window.graph.graph().leaf_node]
+    window.binding.bind()  # the same bind at once shows the same
+    assert [window.chat.model.rowCount(), len(window.graph.graph()), window.graph.graph().leaf_node] == shown
+    window.close()
+
+
+def test_a_bind_or_a_close_during_the_install_drops_its_later_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    window = _deferred_window(tmp_path, monkeypatch, qtbot)
+    window.install_full_session()
+    assert window.binding.pending
+    window.binding.bind()  # e.g. the agent switched sessions: every step at once, none left for later
+    assert not window.binding.pending and window.binding.steps_done == ["graph", "chat", "panels"]
+    window.install_full_session()  # nothing left to install: nothing bound
+    assert not window.binding.pending
+    window.binding.install_in_turns()
+    assert window.binding.pending
+    window.close()
+    assert not window.binding.pending
+
+
+def test_the_install_keeps_the_first_picture_on_screen_when_it_shows_the_whole_files_neighbourhood(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot: Any
+) -> None:
+    """Issue 28: when the model on screen (the first picture: the neighbourhood of the first
+    picture's lines, or all of them when they are too few for one) already shows the whole file's
+    neighbourhood of the leaf (same entries, labels, leaf), it stays until the whole graph replaces
+    it instead of a neighbourhood built again; one that differs (a label only the whole file has)
+    is built again."""
+    from desktop_app.present.graph_model import ViewGraphModel
+    from desktop_app.ui import main_window
+    from desktop_app.ui.graph.view import GraphView
+
+    monkeypatch.setattr(SessionManager, "DEFER_MIN_BYTES", 0)
+    file = tmp_path / "big.jsonl"
+    _big_session(file, turns=300, kept_turn=260, late_changes=True, broken_line_at=40)
+    first_lines = len(SessionManager.open(file, defer=True).index.by_id)
+    shown: list[tuple[bool, bool, bool]] = []  # (first picture partial, kept, then as expected)
+    for min_entries, relabel in ((first_lines + 1, False), (100, False), (100, True)):
+        monkeypatch.setattr(main_window, "GraphView",
+                            lambda parent, __n=min_entries: GraphView(parent, neighbourhood_min_entries=__n))
+        window = _deferred_window(tmp_path, monkeypatch, qtbot)
+        graph = window.graph
+        first, first_partial = graph.model, graph.partial
+        manager = window.agent.session
+        leaf = manager.leaf_id
+        if relabel:  # what the whole file holds differs on one entry of the neighbourhood
+            real_finish = manager.finish_loading
+
+            def finish(*, announce: bool = True, __real: Any = real_finish, __manager: Any = manager,
+                       __leaf: Any = leaf) -> bool:
+                done = __real(announce=announce)
+                __manager.index.labels[__leaf] = "relabelled"
+                return done
+
+            monkeypatch.setattr(manager, "finish_loading", finish)
+        window.install_full_session()
+        assert graph.partial and graph.model is not None
+        kept = graph.model is first
+        if relabel:
+            shown.append((first_partial, kept, graph.model.index.labels.get(leaf) == "relabelled"))
+        elif first_partial:
+            shown.append((first_partial, kept, True))
+        else:  # the picture kept is replaced by the whole graph as a new neighbourhood would be
+            qtbot.waitUntil(lambda: not graph.partial, timeout=30_000)  # noqa: B023 - waited for here
+            view = window.agent.view
+            whole = ViewGraphModel(view.index, view.leaf_id, graph.filter_mode(), graph.folding())
+            shown.append((first_partial, kept, len(graph.graph()) == len(whole.graph)))
+        window.close()
+    assert shown == [(False, True, True), (True, True, True), (True, False, True)]

@@ -37,7 +37,7 @@ from desktop_app.present.layout import tidy_tree_layout
 from desktop_app.present.neighbourhood import NeighbourhoodLimits, leaf_neighbourhood, sub_index
 from desktop_app.present.pacing import Pace, Steps
 from desktop_app.present.viewgraph import Node, ViewGraph
-from desktop_app.session import SessionView
+from desktop_app.session import SessionIndex, SessionView
 
 from ..gui_gc import hold_collections, release_collections
 from .scene import GraphScene
@@ -193,10 +193,11 @@ class WholeGraphBuild(QObject):
         self.cancel()
         ids = leaf_neighbourhood(session.index, session.leaf_id, self._limits)
         part = sub_index(session.index, ids)
+        kept = self._same_neighbourhood(part, expanded)
         # Freeing a whole 100,000-entry graph, its marks and labels took ~30 ms of a far switch.
-        retired: list[object] = [view.model, *view.forget_graph()]
+        retired: list[object] = [view.model, *view.forget_graph()] if kept is None else view.forget_graph()
         _release_elsewhere(retired)
-        model = ViewGraphModel(part, session.leaf_id, view.filter_mode(), view.folding(), expanded)
+        model = kept or ViewGraphModel(part, session.leaf_id, view.filter_mode(), view.folding(), expanded)
         view.adopt_model(model, entry)
         self._reselect = entry if view.selected_node() is None else None
         self.partial = True
@@ -205,6 +206,28 @@ class WholeGraphBuild(QObject):
         self.state = "waiting"  # starts after the first paint: the picture comes first
         self._picture_pending, self._picture_waited = True, False
         self._picture_timer.start(_BUILD_START_MS)
+
+    def _same_neighbourhood(self, part: SessionIndex, expanded: set[str]) -> ViewGraphModel | None:
+        """The model on screen, if it was made from another index (a deferred open's first
+        picture: its neighbourhood, or the whole graph of its lines) and already shows ``part``
+        as the new index has it (the same entries and labels, leaf, filter and folds): the whole
+        file installed under the first picture. Issue 28: building the neighbourhood again was
+        ~13 ms of that event-loop turn at 100,000 entries (up to 60 ms loaded), then its paint.
+        The model is only shown (the session's events wait for the whole graph's build) until
+        the whole graph replaces it."""
+        model, session = self._view.model, self._view.session
+        if model is None or session is None or model.index is session.index or expanded or model.expanded:
+            return None
+        shown = model.index.by_id
+        if (
+            model.leaf_id != session.leaf_id
+            or model.filter_mode != self._view.filter_mode()
+            or model.folding != self._view.folding()
+            or model.index.labels != part.labels
+            or any(shown.get(key) != entry for key, entry in part.by_id.items())
+        ):
+            return None
+        return model
 
     def leaf_move_is_cheap(self, leaf_id: str | None) -> bool:
         """Whether the model can move the leaf without rebuilding (a restyle of two paths).
