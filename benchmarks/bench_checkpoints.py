@@ -36,7 +36,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `desktop_app` importable from the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from desktop_app.workspace.store import PACK_EVERY, RACY_NS, Workspace  # noqa: E402
+from desktop_app.workspace.store import RACY_NS, Workspace  # noqa: E402
 
 TITLE = "Workspace checkpoints (issue 25)"
 TURNS = 100
@@ -169,8 +169,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                 f"- {row['case'].capitalize()} ({row['files']:,} files): "
                 f"{row['growth_bytes'] / 1024:.0f} KB ({row['per_turn_bytes'] / 1024:.1f} KB a turn), against "
                 f"{row['changed_compressed_bytes'] / 1024:.0f} KB for the changed files compressed "
-                f"(ratio {row['ratio']:.2f}, as left by the snapshots, which pack every {PACK_EVERY} loose objects; "
-                f"{row['packed_bytes'] / 1024:.0f} KB, ratio {row['packed_ratio']:.2f}, once the rest is packed too).")
+                f"(ratio {row['ratio']:.2f}, as the snapshots leave it; "
+                f"{row['packed_bytes'] / 1024:.0f} KB, ratio {row['packed_ratio']:.2f}, after Workspace.pack()).")
             continue
         out.append(f"| {row['case']} | {row['files']:,} | {row['median_s'] * 1000:.1f} ms | {row['min_s'] * 1000:.1f} ms"
                    f" | {row['max_s'] * 1000:.1f} ms | {row['cpu_s'] * 1000:.1f} ms | {row['runs']} | {row['target']} |")

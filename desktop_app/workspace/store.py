@@ -16,6 +16,7 @@ left for a file changed or removed since can never match again (its ctime moved 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import difflib
 import hashlib
 import os
@@ -32,6 +33,8 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
+from .openpack import NewObject, OpenPack
+from .packfiles import BLOB, COMMIT, TREE, remove_stray_files, whole_record, write_pack
 from .packing import pack_records, tree_hint
 from .paths import store_dir_for
 from .scan import TooManyFiles, scan_folder
@@ -45,10 +48,11 @@ DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
 #: A folder with more files to track than this is not snapshotted (a home folder, a disk root).
 MAX_FILES = 200_000
 RACY_NS = 2_000_000_000
-#: Loose objects written before they are packed (with deltas) into one pack.
-PACK_EVERY = 256
-#: Packs (besides the largest) merged into one with cross-pack tree deltas once there are more.
+#: Packs (besides the largest and the open one) merged into one with cross-pack tree deltas once there are more.
 MERGE_PACKS = 4
+#: A snapshot's new blobs go into a pack of their own past this many bytes (a first snapshot), not
+#: into the open pack that every later snapshot rewrites (see :mod:`.openpack`).
+OWN_PACK_BYTES = 1024 * 1024
 _REF = Ref(b"refs/heads/checkpoints")
 _KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
@@ -125,41 +129,37 @@ _Cached = tuple[_StatKey, str, bytes]  # stat key, blob id (hex), blob id (bytes
 
 
 class _Pending:
-    """New objects of one snapshot: a few go in as loose objects, many as one pack (a first snapshot
-    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory.
-    Loose objects are remembered with their path (``loose``) so that packing them later can put each
-    version of a file or folder next to the previous one and store it as a delta."""
+    """New objects of one snapshot, written together at its end (:meth:`Workspace._store`); blobs
+    past 64 MB are written as a pack of their own at once, to bound memory (a first snapshot)."""
 
-    LOOSE_MAX = 32
     BYTES_MAX = 64 * 1024 * 1024
 
-    def __init__(self, repo: Repo, loose: dict[str, bytes]) -> None:
-        self._repo = repo
-        self._objects: list[tuple[ShaFile, bytes]] = []
-        self._bytes = 0
-        self._loose = loose
+    def __init__(self, pack_dir: Path) -> None:
+        self._pack_dir = pack_dir
+        self.blobs: list[NewObject] = []
+        self.others: list[NewObject] = []
+        self.blob_bytes = 0
+        self.written: list[str] = []
 
-    def add(self, obj: ShaFile, size: int, path: str) -> None:
-        self._objects.append((obj, path.encode("utf-8", "surrogateescape")))
-        self._bytes += size
-        if self._bytes > self.BYTES_MAX:
-            self.flush()
+    def add(self, obj: NewObject) -> None:
+        if obj.kind != BLOB:
+            self.others.append(obj)
+            return
+        self.blobs.append(obj)
+        self.blob_bytes += len(obj.raw)
+        if self.blob_bytes > self.BYTES_MAX:
+            self.write_blobs()
 
-    def flush(self) -> None:
-        store = self._repo.object_store
-        if len(self._objects) > self.LOOSE_MAX:
-            store.add_objects([(obj, None) for obj, _ in self._objects])
-        else:
-            for obj, path in self._objects:
-                store.add_object(obj)
-                self._loose[obj.id.decode()] = path
-        self._objects, self._bytes = [], 0
+    def write_blobs(self) -> None:
+        if self.blobs:
+            self.written.append(write_pack(self._pack_dir, [whole_record(BLOB, b.sha, b.raw) for b in self.blobs]))
+        self.blobs, self.blob_bytes = [], 0
 
 
 class Workspace:
     """The checkpoint store of one working folder. Thread-safe; use :meth:`open` to share one per folder."""
 
-    _open: dict[tuple[str, int], Workspace] = {}
+    _open: dict[str, Workspace] = {}
     _open_lock = threading.Lock()
 
     def __init__(self, folder: str, store: Path, size_limit: int = DEFAULT_SIZE_LIMIT) -> None:
@@ -171,19 +171,21 @@ class Workspace:
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
-        self._loose: dict[str, bytes] = {}  # loose objects this process wrote → their path (delta hints)
-        self._trees: dict[str, tuple[list[_TreeItem], str]] = {}  # folder → last listing, tree id
+        self._open_pack = OpenPack(store)
+        self._tidied = False  # loose objects (older stores) and stray files looked for
+        self._trees: dict[str, tuple[list[_TreeItem], str, bytes]] = {}  # folder → last listing, tree id, tree
         self._flat_cache: dict[str, Flat] = {}
 
     @classmethod
     def open(cls, folder: str, *, size_limit: int = DEFAULT_SIZE_LIMIT, root: Path | None = None) -> Workspace:
-        """The store for ``folder`` (created on first snapshot), shared within the process."""
+        """The store for ``folder`` (created on first snapshot), shared within the process: one
+        writer per store (a changed size limit applies to the shared one from its next snapshot)."""
         store = store_dir_for(folder, root)
-        key = (str(store), size_limit)
         with cls._open_lock:
-            found = cls._open.get(key)
+            found = cls._open.get(str(store))
             if found is None:
-                found = cls._open[key] = cls(folder, store, size_limit)
+                found = cls._open[str(store)] = cls(folder, store, size_limit)
+            found.size_limit = size_limit
             return found
 
     # ----------------------------------------------------------------------------- the store
@@ -236,9 +238,17 @@ class Workspace:
             try:
                 return self._snapshot()
             except WorkspaceError:
+                self._forget()
                 raise
             except OSError as exc:
+                self._forget()
                 raise WorkspaceError(self._os_words(exc)) from exc
+
+    def _forget(self) -> None:
+        """After a failed snapshot: what this process believed written may not be (checked again)."""
+        self._known.clear()
+        self._trees.clear()
+        self._cache = None
 
     def _os_words(self, exc: OSError) -> str:
         where = exc.filename if isinstance(exc.filename, str) else ""
@@ -263,7 +273,7 @@ class Workspace:
         seen: dict[str, _Cached] = {}
         entries: dict[str, list[_TreeItem]] = {"": []}
         skipped: list[SkippedFile] = []
-        pending = _Pending(repo, self._loose)
+        pending = _Pending(self.store_path / "objects" / "pack")
         cache_changed = False
         racy_after = start - RACY_NS
         for directory, name, path, info in files:
@@ -290,42 +300,83 @@ class Workspace:
             name_bytes = name.encode("utf-8", "surrogateescape")
             listing.append((name_bytes, name_bytes, mode, binsha))
         skipped.sort(key=lambda s: s.path)
-        pending.flush()
+        tree = self._write_trees(repo, entries, pending)
+        commit, new_commit = self._commit(repo, tree, pending)
+        self._store(repo, pending)
+        if new_commit:  # only once the commit is in the store
+            repo.refs[_REF] = ObjectID(commit.encode())
         self._cache = seen
         if cache_changed:  # a file newly trusted; a file gone or changed only leaves a stale row, never matched
-            self._save_cache()
-        tree = self._write_trees(entries, pending)
-        pending.flush()
-        snapshot = Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
-        if len(self._loose) >= PACK_EVERY:
-            self._pack_loose(repo)
-        return snapshot
+            self._save_cache()  # after the objects it names are in the store
+        return Snapshot(commit, tree, tuple(skipped), len(files) - len(skipped))
+
+    def _store(self, repo: Repo, pending: _Pending) -> None:
+        """Write a snapshot's new objects: many blobs (a first snapshot) as a pack of their own, the
+        rest into the open pack (trees as deltas of their previous versions: :mod:`.openpack`)."""
+        if not self._tidied:
+            self._tidied = True
+            remove_stray_files(self._open_pack.pack_dir)
+            loose = self._loose_objects(repo)
+        else:
+            loose = []
+        if pending.blob_bytes > OWN_PACK_BYTES:
+            pending.write_blobs()
+        objects = pending.blobs + pending.others
+        new = {obj.sha for obj in objects}
+        objects += [obj for obj in loose if obj.sha not in new]
+        if objects:
+            written = self._open_pack.add(objects)
+            self._refresh_packs(repo)
+            if written.replaced is not None:
+                self._drop_pack(repo, written.replaced)
+            if written.closed:
+                self._merge_small_packs(repo)
+        elif pending.written:
+            self._refresh_packs(repo)
+        for obj in loose:
+            repo.object_store.delete_loose_object(ObjectID(obj.sha.hex().encode()))
+
+    def _loose_objects(self, repo: Repo) -> list[NewObject]:
+        """Loose objects (a store written by an older Arbor, or by git): they join the open pack."""
+        objects_dir = self.store_path / "objects"
+        found: list[NewObject] = []
+        for sub in sorted(objects_dir.iterdir()):
+            if len(sub.name) != 2 or not sub.is_dir():
+                continue
+            for entry in sorted(sub.iterdir()):
+                if len(entry.name) != 38:
+                    continue
+                obj = repo.object_store[ObjectID((sub.name + entry.name).encode())]
+                found.append(NewObject(obj.type_num, obj.sha().digest(), obj.as_raw_string()))
+        return found
+
+    def _refresh_packs(self, repo: Repo) -> None:
+        repo.object_store._update_pack_cache()  # dulwich's own rescan (1.2.21, pinned)
+
+    def _drop_pack(self, repo: Repo, name: str) -> None:
+        """Remove a pack whose objects another pack now holds (its index first: never an index
+        without its pack). Another process still reading it keeps its open copy (POSIX)."""
+        store = repo.object_store
+        pack = store._pack_cache.pop(name, None)  # dulwich's cache of open packs (1.2.21, pinned)
+        if pack is not None:
+            with contextlib.suppress(ValueError):
+                store._pack_access_order.remove(name)
+            pack.close()
+        for suffix in (".idx", ".pack"):
+            try:
+                os.unlink(self.store_path / "objects" / "pack" / f"{name}{suffix}")
+            except OSError:
+                pass  # gone already (another process), or still open (Windows): a duplicate, merged later
 
     def pack(self) -> None:
-        """Pack the loose objects and merge every pack but the largest now (snapshots do it every
-        :data:`PACK_EVERY` objects and :data:`MERGE_PACKS` packs)."""
+        """Take loose objects into the open pack and merge every closed pack but the largest now
+        (snapshots merge them every :data:`MERGE_PACKS`)."""
         with self._lock:
             repo = self._repository(create=False)
             if repo is not None:
-                self._pack_loose(repo)
+                self._tidied = False
+                self._store(repo, _Pending(self.store_path / "objects" / "pack"))
                 self._merge_small_packs(repo, force=True)
-
-    def _pack_loose(self, repo: Repo) -> None:
-        """Move the loose objects into one pack, each version of a file or folder stored as a delta
-        of another (git's ``gc``, in small steps): without it every turn would cost its new folder
-        trees whole (kilobytes of incompressible ids) and a disk block per object."""
-        objects_dir = self.store_path / "objects"
-        on_disk = {d.name + f.name for d in objects_dir.iterdir() if len(d.name) == 2 and d.is_dir()
-                   for f in d.iterdir() if len(f.name) == 38}
-        # the order written (dicts keep it), then any another process left loose
-        order = [sha for sha in self._loose if sha in on_disk] + sorted(on_disk - self._loose.keys())
-        store = repo.object_store
-        objects = [(store[ObjectID(sha.encode())], self._loose.get(sha, b"")) for sha in order]
-        store.add_pack_data(len(objects), pack_records(objects))
-        for obj, _ in objects:
-            store.delete_loose_object(obj.id)
-        self._merge_small_packs(repo)
-        self._loose.clear()
 
     def close(self) -> None:
         """Let go of the store's open files (packs); the next use opens it again."""
@@ -360,11 +411,32 @@ class Workspace:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(Blob.from_string(data), len(data), rel)
+            pending.add(NewObject(BLOB, bytes.fromhex(sha), data))
             self._known.add(sha)
         return sha
 
-    def _write_trees(self, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
+    def _previous_tree(self, repo: Repo, directory: str) -> tuple[bytes, bytes] | None:
+        """The newest snapshot's tree of ``directory`` (id, content): the base of its new version's
+        delta when this process has not seen the folder yet (its first snapshot after a hand edit)."""
+        head = repo.refs.as_dict().get(_REF)
+        try:
+            if head is None:
+                return None
+            commit = repo.object_store[head]
+            assert isinstance(commit, Commit)
+            sha = commit.tree
+            for part in directory.split("/") if directory else ():
+                tree = repo.object_store[sha]
+                assert isinstance(tree, Tree)
+                mode, sha = tree[part.encode("utf-8", "surrogateescape")]
+                if mode != _TREE_MODE:
+                    return None
+            found = repo.object_store[sha]
+        except (KeyError, AssertionError):
+            return None
+        return (found.sha().digest(), found.as_raw_string()) if isinstance(found, Tree) else None
+
+    def _write_trees(self, repo: Repo, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
         """Write every folder's tree, deepest first; returns the root tree's id."""
         for directory in list(entries):  # make sure every parent folder has a listing
             while directory:
@@ -380,9 +452,10 @@ class Workspace:
                 raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for _, name, mode, sha in items)
                 sha_hex = hashlib.sha1(b"tree %d\0" % len(raw) + raw).hexdigest()
                 if not self._has(sha_hex):
-                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw), directory + "/")
+                    base = (bytes.fromhex(memo[1]), memo[2]) if memo is not None else self._previous_tree(repo, directory)
+                    pending.add(NewObject(TREE, bytes.fromhex(sha_hex), raw, base))
                     self._known.add(sha_hex)
-                self._trees[directory] = (items, sha_hex)
+                self._trees[directory] = (items, sha_hex, raw)
             if directory:
                 parent, _, name = directory.rpartition("/")
                 name_bytes = name.encode("utf-8", "surrogateescape")
@@ -391,13 +464,14 @@ class Workspace:
                 root_sha = sha_hex
         return root_sha
 
-    def _commit(self, repo: Repo, tree: str) -> str:
-        """The snapshot id: the newest commit if it holds this tree, else a new commit on top of it."""
+    def _commit(self, repo: Repo, tree: str, pending: _Pending) -> tuple[str, bool]:
+        """The snapshot id: the newest commit if it holds this tree, else a new commit on top of it
+        (added to ``pending``; the caller moves the ref once it is written)."""
         head = repo.refs.as_dict().get(_REF)
         if head is not None:
             parent = repo.object_store[head]
             if isinstance(parent, Commit) and parent.tree.decode() == tree:
-                return str(head.decode())
+                return str(head.decode()), False
         commit = Commit()
         commit.tree = ObjectID(tree.encode())
         commit.parents = [head] if head is not None else []
@@ -405,21 +479,21 @@ class Workspace:
         commit.author_time = commit.commit_time = int(time.time())
         commit.author_timezone = commit.commit_timezone = 0
         commit.message = b"Arbor checkpoint\n"
-        repo.object_store.add_object(commit)
-        repo.refs[_REF] = commit.id
-        return str(commit.id.decode())
+        pending.add(NewObject(COMMIT, commit.sha().digest(), commit.as_raw_string()))
+        return str(commit.id.decode()), True
 
     def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
         """Once there are more than :data:`MERGE_PACKS` packs besides the largest (the first
         snapshot's), merge them into one: each folder's tree versions from all of them become
         deltas of each other (a step of git's ``gc``; the largest pack is left alone)."""
         store = repo.object_store
-        packs = store.packs
+        open_pack = self._open_pack.name()
+        packs = [pack for pack in store.packs if os.path.basename(pack._basename) != open_pack]
         if len(packs) <= (1 if force else MERGE_PACKS) + 1:
             return
         largest = max(packs, key=len)
         small = [pack for pack in packs if pack is not largest]
-        found = [obj for pack in small for obj in pack.iterobjects()]
+        found = list({obj.id: obj for pack in small for obj in pack.iterobjects()}.values())  # a killed writer's copies once
         paths = _tree_paths(found)
         objects = [(obj, paths.get(obj.id) or tree_hint(obj)) for obj in found]
         objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written

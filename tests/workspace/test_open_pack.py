@@ -1,0 +1,193 @@
+"""Each snapshot goes straight into the store's open pack, trees as deltas (issue 25 item 6: growth ≈
+the changed bytes at every moment), and the store stays a git repository that `git` reads, also
+after the open pack rolls over, packs merge, and a writer is killed half-way."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import pytest
+from dulwich.objects import Blob
+
+from desktop_app.workspace import Workspace
+from desktop_app.workspace import openpack as openpack_module
+from desktop_app.workspace import store as store_module
+from desktop_app.workspace.packfiles import TREE, read_pack, remove_stray_files
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _git(store: Path, *args: str) -> str:
+    done = subprocess.run(["git", "--git-dir", str(store), *args], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def _store_files(store: Path) -> dict[str, int]:
+    return {p.relative_to(store).as_posix(): p.stat().st_size for p in store.rglob("*") if p.is_file()}
+
+
+def _loose(store: Path) -> list[str]:
+    return [k for k in _store_files(store) if k.startswith("objects/") and not k.startswith(("objects/pack/", "objects/info/"))]
+
+
+def _open_records(workspace: Workspace) -> list:  # type: ignore[type-arg]
+    name = (workspace.store_path / openpack_module.MARKER).read_text().strip()
+    records = read_pack(workspace.store_path / "objects" / "pack", name)
+    assert records is not None
+    return records
+
+
+def _folder(tmp_path: Path, files: int = 60) -> Path:
+    folder = tmp_path / "p"
+    (folder / "a" / "b").mkdir(parents=True)
+    for i in range(files):
+        (folder / "a" / "b" / f"f{i}.txt").write_text(f"{i}\n" * 40)
+    (folder / "top.txt").write_text("top\n")
+    return folder
+
+
+def test_every_snapshot_lands_in_the_open_pack_with_its_trees_as_deltas_and_git_reads_it(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    workspace = Workspace(str(folder), tmp_path / "store")
+    snapshots = [workspace.snapshot()]
+    for turn in range(12):
+        before = sum(_store_files(workspace.store_path).values())
+        data = f"turn {turn}\n".encode() * 30
+        (folder / "a" / "b" / f"f{turn}.txt").write_bytes(data)
+        snapshots.append(workspace.snapshot())
+        assert _loose(workspace.store_path) == []  # nothing written loose, at any moment
+        grew = sum(_store_files(workspace.store_path).values()) - before
+        changed = len(zlib.compress(b"blob %d\0" % len(data) + data))
+        # the blob, a commit (~150 bytes) and two tree deltas, not the trees whole (a/b/ alone is 2.5 KB)
+        assert grew < changed + 600, (turn, grew, changed)
+    trees = [r for r in _open_records(workspace) if r.kind == TREE]
+    assert sum(1 for r in trees if r.base is not None) >= 12 * 2 - 1  # a/b/, a/ (and the root, when worth it)
+    assert len(list((workspace.store_path / "objects" / "pack").glob("*.idx"))) == 1
+    workspace.close()
+    assert "error" not in _git(workspace.store_path, "fsck", "--strict", "--full")
+    assert _git(workspace.store_path, "rev-list", "--count", "refs/heads/checkpoints").strip() == "13"
+    assert _git(workspace.store_path, "cat-file", "-p", f"{snapshots[5].id}:a/b/f4.txt") == "turn 4\n" * 30
+    fresh = Workspace(str(folder), workspace.store_path)
+    for turn, snap in enumerate(snapshots[1:]):
+        files = fresh.files(snap.id)
+        assert fresh.blob(files[f"a/b/f{turn}.txt"][1]) == f"turn {turn}\n".encode() * 30
+        assert fresh.blob(files[f"a/b/f{turn + 1}.txt"][1]) == f"{turn + 1}\n".encode() * 40
+    fresh.close()
+
+
+def test_a_fresh_process_finds_the_previous_tree_as_its_base(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    first = Workspace(str(folder), tmp_path / "store")
+    first.snapshot()
+    first.close()
+    (folder / "a" / "b" / "f3.txt").write_text("by hand\n")  # between two processes
+    fresh = Workspace(str(folder), tmp_path / "store")
+    second = fresh.snapshot()
+    fresh.close()
+    tree_ab = _git(tmp_path / "store", "rev-parse", f"{second.id}:a/b").strip()
+    record = next(r for r in _open_records(fresh) if r.sha.hex() == tree_ab)
+    assert record.base is not None  # a delta of the first snapshot's a/b/, not the tree whole
+
+
+def test_the_open_pack_rolls_over_closed_packs_merge_and_every_snapshot_stays_readable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(openpack_module, "OPEN_MAX", 6000)
+    monkeypatch.setattr(store_module, "MERGE_PACKS", 2)
+    folder = _folder(tmp_path, 40)
+    workspace = Workspace(str(folder), tmp_path / "store")
+    snapshots = [workspace.snapshot()]
+    most_packs = 0
+    for turn in range(26):
+        (folder / "a" / "b" / f"f{turn}.txt").write_bytes(os.urandom(400))  # 400 bytes that do not compress
+        snapshots.append(workspace.snapshot())
+        most_packs = max(most_packs, len(list((workspace.store_path / "objects" / "pack").glob("*.idx"))))
+    assert most_packs <= 1 + 2 + 1  # the open pack, MERGE_PACKS closed ones, the one a merge is due for
+    records = _open_records(workspace)
+    assert sum(len(r.data) for r in records) < 6000 + 3000  # bounded: blobs moved out
+    assert any(r.kind == TREE and r.base is not None for r in records)  # trees still find their bases
+    workspace.close()
+    assert "error" not in _git(workspace.store_path, "fsck", "--strict", "--full")
+    fresh = Workspace(str(folder), workspace.store_path)
+    for turn, snap in enumerate(snapshots[1:]):
+        assert len(fresh.blob(fresh.files(snap.id)[f"a/b/f{turn}.txt"][1])) == 400
+    fresh.close()
+
+
+def test_loose_objects_of_an_older_store_join_the_open_pack(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, 3)
+    workspace = Workspace(str(folder), tmp_path / "store")
+    first = workspace.snapshot()
+    workspace._require().object_store.add_object(Blob.from_string(b"written loose by an older Arbor\n"))
+    workspace.close()
+    assert len(_loose(workspace.store_path)) == 1
+    (folder / "top.txt").write_text("changed\n")
+    fresh = Workspace(str(folder), workspace.store_path)
+    fresh.snapshot()
+    assert _loose(fresh.store_path) == []
+    assert fresh.blob(Blob.from_string(b"written loose by an older Arbor\n").id.decode()) == b"written loose by an older Arbor\n"
+    assert fresh.files(first.id)["top.txt"]
+    fresh.close()
+    assert "error" not in _git(fresh.store_path, "fsck", "--strict", "--full")
+
+
+_CHILD = r"""
+import os, sys, time
+sys.path.insert(0, {root!r})
+from pathlib import Path
+from desktop_app.workspace import Workspace, openpack, packfiles
+folder, store, signal_file, seam = sys.argv[1:5]
+
+def stop_here():
+    Path(signal_file).write_text("now")
+    time.sleep(60)
+
+if seam == "pack":  # killed with half a pack written to its temporary file
+    def write_chunks(handle, data):
+        handle.write(data[: len(data) // 2]); handle.flush(); stop_here()
+    packfiles.write_chunks = write_chunks
+else:  # killed after the new pack is in place, before the marker names it
+    openpack.OpenPack._point_to = lambda self, name: stop_here()
+Workspace(folder, Path(store)).snapshot()
+"""
+
+
+def test_a_writer_killed_half_way_leaves_a_store_git_reads_and_the_next_snapshot_completes(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, 10)
+    store = tmp_path / "store"
+    workspace = Workspace(str(folder), store)
+    kept = workspace.snapshot()
+    workspace.close()
+    script = tmp_path / "child.py"
+    script.write_text(_CHILD.format(root=str(ROOT)))
+    for turn, seam in enumerate(("pack", "marker")):
+        (folder / "a" / "b" / "f1.txt").write_text(f"killed {turn}\n")
+        signal_file = tmp_path / f"signal-{seam}"
+        child = subprocess.Popen([sys.executable, str(script), str(folder), str(store), str(signal_file), seam])
+        deadline = time.monotonic() + 30
+        while not signal_file.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert signal_file.exists(), "the child never reached the write"
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+        assert "error" not in _git(store, "fsck", "--strict", "--full")
+        assert _git(store, "rev-parse", "refs/heads/checkpoints").strip() == kept.id  # the killed snapshot never landed
+    assert list((store / "objects" / "pack").glob("tmp_arbor_*"))  # the half-written pack, left as a stray file
+    after = Workspace(str(folder), store)
+    done = after.snapshot()
+    assert after.blob(after.files(done.id)["a/b/f1.txt"][1]) == b"killed 1\n"
+    assert after.files(kept.id)["a/b/f1.txt"] != after.files(done.id)["a/b/f1.txt"]
+    after.close()
+    assert "error" not in _git(store, "fsck", "--strict", "--full")
+    old = time.time() - 3600
+    for stray in (store / "objects" / "pack").glob("tmp_arbor_*"):
+        os.utime(stray, (old, old))
+    remove_stray_files(store / "objects" / "pack")
+    assert not list((store / "objects" / "pack").glob("tmp_arbor_*"))
