@@ -270,6 +270,7 @@ class Workspace:
         repo = self._repository(create=True)
         assert repo is not None
         cache = self._stat_cache()
+        size_limit = self.size_limit  # once: another caller may open the store with another limit meanwhile
         seen: dict[str, _Cached] = {}
         entries: dict[str, list[_TreeItem]] = {"": []}
         skipped: list[SkippedFile] = []
@@ -280,7 +281,7 @@ class Workspace:
             rel = f"{directory}/{name}" if directory else name
             st_mode = info.st_mode
             mode = _LINK_MODE if stat.S_ISLNK(st_mode) else _EXEC_MODE if st_mode & 0o111 else _FILE_MODE
-            if mode != _LINK_MODE and info.st_size > self.size_limit:
+            if mode != _LINK_MODE and info.st_size > size_limit:
                 skipped.append(SkippedFile(rel, info.st_size))
                 continue
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, mode)

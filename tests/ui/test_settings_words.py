@@ -56,6 +56,8 @@ def test_labels_are_plain_and_tooltips_name_pi_s_settings(window: MainWindow) ->
         (dialog.fsync, "fsync"),
         (dialog.pi_version, "piVersion"),
         (dialog.thinking, "defaultThinkingLevel"),
+        (dialog.checkpoints, "checkpoints.enabled"),
+        (dialog.checkpoint_limit, "checkpoints.maxFileSizeMB"),
     ):
         assert widget.toolTip().endswith(f"setting: {name}"), (name, widget.toolTip())
     dialog.reject()
@@ -89,12 +91,13 @@ def test_the_dialog_shows_every_field_it_is_given_and_reads_it_back(qtbot: Any) 
         provider="offline", model=OFFLINE_MODEL.id, base_url="http://127.0.0.1:9", thinking_level="high",
         compaction_enabled=False, reserve_tokens=4096, keep_recent_tokens=7000, skip_branch_summary_prompt=True,
         retry_enabled=False, max_retries=5, base_delay_ms=1500, fsync=False, theme="dark",
-        pi_version=PI_VERSION_CHOICES[-1][0],
+        pi_version=PI_VERSION_CHOICES[-1][0], checkpoints_enabled=False, checkpoint_max_file_mb=3,
     )
     dialog = SettingsDialog(form)
     qtbot.addWidget(dialog)
     assert dialog.read_form() == form
     assert not dialog.reserve.isEnabled() and not dialog.max_retries.isEnabled()  # follow their switches
+    assert not dialog.checkpoint_limit.isEnabled() and dialog.checkpoint_limit.suffix() == " MB"
     dialog.compaction.setChecked(True)
     assert dialog.reserve.isEnabled() and dialog.keep_recent.isEnabled()
     assert dialog.reserve.suffix() == " tokens" and dialog.base_delay.suffix() == " ms"
