@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .packfiles import BLOB, Record, delta_record, read_pack, whole_record, write_pack
-from .packing import MAX_CHAIN, create_delta
+from .packing import MAX_CHAIN, create_delta, line_delta
 
 __all__ = ["OpenPack", "NewObject", "OPEN_MAX", "MARKER"]
 
@@ -43,7 +43,8 @@ class NewObject:
     sha: bytes
     raw: bytes
     base: tuple[bytes, bytes] | None = None
-    """The previous version of this folder's tree (id, content): the delta's base if the open pack holds it."""
+    """The previous version of this folder's tree or this file (id, content): the delta's base if the
+    open pack holds it."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class OpenPack:
         self._marker = store_path / MARKER
         self._name: str | None = None
         self._records: list[Record] = []
+        self._ids: set[bytes] = set()
 
     def name(self) -> str | None:
         """The open pack named on disk (another process may have moved it on)."""
@@ -79,6 +81,12 @@ class OpenPack:
             return  # the records held in memory are the pack's (it is never rewritten in place)
         records = read_pack(self.pack_dir, name) if name is not None else None
         self._name, self._records = (name, records) if records is not None else (None, [])
+        self._ids = {r.sha for r in self._records}
+
+    def holds(self, sha: bytes) -> bool:
+        """Is this object in the open pack (so a new version can be a delta of it)?"""
+        self._load()
+        return sha in self._ids
 
     def add(self, objects: list[NewObject]) -> Written:
         """Write a new open pack: the open pack's records, then ``objects`` (trees as deltas where
@@ -101,21 +109,20 @@ class OpenPack:
         for obj in objects:
             if obj.sha in by_sha:
                 continue
-            record = None
+            record = whole_record(obj.kind, obj.sha, obj.raw)
             base = by_sha.get(obj.base[0]) if obj.base is not None else None
             if obj.base is not None and base is not None and base.depth < MAX_CHAIN:
-                delta = create_delta(obj.base[1], obj.raw)
-                if len(delta) < len(obj.raw) // 2:
-                    record = delta_record(obj.kind, obj.sha, base, delta)
-            if record is None:
-                record = whole_record(obj.kind, obj.sha, obj.raw)
+                delta = (line_delta if obj.kind == BLOB else create_delta)(obj.base[1], obj.raw)
+                as_delta = delta_record(obj.kind, obj.sha, base, delta)
+                if len(as_delta.data) < len(record.data):
+                    record = as_delta
             by_sha[obj.sha] = record
             added.append(record)
         records = kept + added
         name = write_pack(self.pack_dir, records)
         self._point_to(name)
         replaced = self._name if self._name != name else None
-        self._name, self._records = name, records
+        self._name, self._records, self._ids = name, records, set(by_sha)
         return Written(name, replaced, tuple(closed))
 
     def _point_to(self, name: str) -> None:

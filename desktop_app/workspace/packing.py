@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from difflib import SequenceMatcher
 
 from dulwich.objects import ShaFile, Tree
 from dulwich.pack import REF_DELTA, UnpackedObject
 
-__all__ = ["create_delta", "pack_records", "tree_hint", "MAX_CHAIN", "WINDOW"]
+__all__ = ["create_delta", "line_delta", "pack_records", "tree_hint", "MAX_CHAIN", "WINDOW", "LINES_MAX"]
 
 #: Deltas of deltas stop here: reading a version costs at most this many steps.
 MAX_CHAIN = 50  # git's default --depth
 #: How many earlier trees with the same hint are tried as the base (git's default --window).
 WINDOW = 10
 _COPY_MAX = 0xFFFF
+#: Changed lines past which a file's delta is only its common prefix and suffix (bounds the matching).
+LINES_MAX = 2000
 
 
 def _varint(value: int) -> bytes:
@@ -100,6 +103,30 @@ def create_delta(base: bytes, target: bytes) -> bytes:
     parts = [_varint(len(base)), _varint(len(target))]
     parts.extend(_copies(0, prefix))
     parts.extend(_inserts(target[prefix:len(target) - suffix]))
+    parts.extend(_copies(len(base) - suffix, suffix))
+    return b"".join(parts)
+
+
+def line_delta(base: bytes, target: bytes) -> bytes:
+    """A git delta of a new version of a file: the common prefix and suffix copied and, between them,
+    the lines both versions hold copied too (difflib's matching, popular lines left out as junk), so
+    an edit of three lines far apart costs those lines, not everything between them."""
+    prefix = _common_prefix(base, target)
+    suffix = _common_suffix(base, target, min(len(base), len(target)) - prefix)
+    old = base[prefix:len(base) - suffix].splitlines(keepends=True)
+    new = target[prefix:len(target) - suffix].splitlines(keepends=True)
+    if len(old) > LINES_MAX or len(new) > LINES_MAX:
+        return create_delta(base, target)
+    starts = [prefix]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    parts = [_varint(len(base)), _varint(len(target))]
+    parts.extend(_copies(0, prefix))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new).get_opcodes():
+        if tag == "equal":
+            parts.extend(_copies(starts[i1], starts[i2] - starts[i1]))
+        elif tag != "delete":
+            parts.extend(_inserts(b"".join(new[j1:j2])))
     parts.extend(_copies(len(base) - suffix, suffix))
     return b"".join(parts)
 

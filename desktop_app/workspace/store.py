@@ -171,6 +171,7 @@ class Workspace:
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
+        self._last_blob: dict[str, str] = {}  # path → the blob id this process last stored for it
         self._open_pack = OpenPack(store)
         self._tidied = False  # loose objects (older stores) and stray files looked for
         self._trees: dict[str, tuple[list[_TreeItem], str, bytes]] = {}  # folder → last listing, tree id, tree
@@ -248,6 +249,7 @@ class Workspace:
         """After a failed snapshot: what this process believed written may not be (checked again)."""
         self._known.clear()
         self._trees.clear()
+        self._last_blob.clear()
         self._cache = None
 
     def _os_words(self, exc: OSError) -> str:
@@ -412,9 +414,23 @@ class Workspace:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(NewObject(BLOB, bytes.fromhex(sha), data))
+            pending.add(NewObject(BLOB, bytes.fromhex(sha), data, self._previous_blob(rel)))
             self._known.add(sha)
+        self._last_blob[rel] = sha
         return sha
+
+    def _previous_blob(self, rel: str) -> tuple[bytes, bytes] | None:
+        """The file's previous version (id, content) if the open pack holds it: the base of the new
+        version's delta (an agent edits the same few files turn after turn)."""
+        row = (self._cache or {}).get(rel)
+        previous = self._last_blob.get(rel) or (row[1] if row is not None else None)
+        if previous is None or not self._open_pack.holds(bytes.fromhex(previous)) or self._repo is None:
+            return None
+        try:
+            found = self._repo.object_store[ObjectID(previous.encode())]
+        except KeyError:
+            return None
+        return (found.sha().digest(), found.as_raw_string()) if isinstance(found, Blob) else None
 
     def _previous_tree(self, repo: Repo, directory: str) -> tuple[bytes, bytes] | None:
         """The newest snapshot's tree of ``directory`` (id, content): the base of its new version's

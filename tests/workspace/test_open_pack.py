@@ -191,3 +191,24 @@ def test_a_writer_killed_half_way_leaves_a_store_git_reads_and_the_next_snapshot
         os.utime(stray, (old, old))
     remove_stray_files(store / "objects" / "pack")
     assert not list((store / "objects" / "pack").glob("tmp_arbor_*"))
+
+
+def test_a_file_edited_turn_after_turn_is_stored_as_deltas_of_its_previous_version(tmp_path: Path) -> None:
+    folder = tmp_path / "p"
+    folder.mkdir()
+    lines = [f"line {i}: {os.urandom(12).hex()}\n" for i in range(200)]
+    notes = folder / "notes.md"
+    notes.write_text("".join(lines))
+    workspace = Workspace(str(folder), tmp_path / "store")
+    versions = [workspace.snapshot()]
+    for turn in range(5):
+        lines[turn * 37] = f"edited in turn {turn}\n"
+        notes.write_text("".join(lines))
+        versions.append(workspace.snapshot())
+    blobs = {r.sha.hex(): r for r in _open_records(workspace) if r.kind == 3}
+    ids = [workspace.files(v.id)["notes.md"][1] for v in versions]
+    assert all(blobs[i].base is not None and len(blobs[i].data) < 120 for i in ids[2:])  # the edited line, not 9 KB
+    workspace.close()
+    _git(workspace.store_path, "fsck", "--strict", "--full")
+    assert _git(workspace.store_path, "cat-file", "-p", f"{versions[-1].id}:notes.md") == "".join(lines)
+    assert _git(workspace.store_path, "cat-file", "-p", ids[3]).count("edited in turn") == 3
