@@ -1,13 +1,17 @@
-"""Packing a store's loose objects, each new version of a folder's tree stored as a git delta.
+"""git deltas found cheaply: a new version of a folder's tree or of a file, stored as a delta.
 
 Every snapshot that changes one file writes that folder's tree and every tree above it anew: a
 100-entry tree is ~5 KB of mostly incompressible ids, several times the changed file itself. Git
-packs such versions as deltas of each other (``git gc``); dulwich can too, but its delta search
+stores such versions as deltas of each other (``git gc``); dulwich can too, but its delta search
 compares every object with a window of others (seconds for a few hundred trees). A new version of a
 tree differs from the previous one in a few entries, so a delta of one common prefix and suffix
-("copy, insert, copy") is found with a few memory compares and is as small as git's for this
-case; the closest of the last 10 trees with the same hint (git's window) is the base. Blobs and
-commits go in whole (zlib-compressed), as in a loose object.
+("copy, insert, copy": :func:`create_delta`) is found with a few memory compares and is as small as
+git's for this case. A new version of a file differs in a few lines, maybe far apart:
+:func:`line_delta` also copies the lines both versions share between its prefix and suffix.
+
+:mod:`.openpack` uses both as each snapshot is written; :func:`pack_records` re-encodes the objects
+of closed packs when they are merged (the closest of the last 10 trees with the same hint, git's
+window, is the base; blobs and commits go in whole).
 """
 
 from __future__ import annotations

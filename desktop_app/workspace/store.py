@@ -11,6 +11,12 @@ A file modified (or its inode changed: ctime) within :data:`RACY_NS` of a snapsh
 (git's "racily clean" rule: a second change in the same clock tick would leave its stat unchanged).
 The cache is written to the store only when a file becomes trusted, not on every snapshot: a row
 left for a file changed or removed since can never match again (its ctime moved on).
+
+Nothing is written loose: a snapshot's new objects go into the store's open pack at once (a folder's
+new tree and a file's new version as deltas of their previous ones: :mod:`.openpack`), so the store
+grows by about the changed bytes after every snapshot, not only after a ``git gc``; a first snapshot's
+files go into a pack of their own. Every write is a new file renamed into place (crash-safe), and the
+store stays a repository ``git`` reads (``git fsck`` finds nothing to say).
 """
 
 from __future__ import annotations
@@ -315,7 +321,8 @@ class Workspace:
 
     def _store(self, repo: Repo, pending: _Pending) -> None:
         """Write a snapshot's new objects: many blobs (a first snapshot) as a pack of their own, the
-        rest into the open pack (trees as deltas of their previous versions: :mod:`.openpack`)."""
+        rest into the open pack (trees and files as deltas of their previous versions: :mod:`.openpack`),
+        and merge the closed packs when a pack was closed or added."""
         if not self._tidied:
             self._tidied = True
             remove_stray_files(self._open_pack.pack_dir)
@@ -327,15 +334,17 @@ class Workspace:
         objects = pending.blobs + pending.others
         new = {obj.sha for obj in objects}
         objects += [obj for obj in loose if obj.sha not in new]
+        closed = bool(pending.written)
         if objects:
             written = self._open_pack.add(objects)
+            closed = closed or bool(written.closed)
             self._refresh_packs(repo)
             if written.replaced is not None:
                 self._drop_pack(repo, written.replaced)
-            if written.closed:
-                self._merge_small_packs(repo)
-        elif pending.written:
+        elif closed:
             self._refresh_packs(repo)
+        if closed:
+            self._merge_small_packs(repo)
         for obj in loose:
             repo.object_store.delete_loose_object(ObjectID(obj.sha.hex().encode()))
 

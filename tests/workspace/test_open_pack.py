@@ -212,3 +212,12 @@ def test_a_file_edited_turn_after_turn_is_stored_as_deltas_of_its_previous_versi
     _git(workspace.store_path, "fsck", "--strict", "--full")
     assert _git(workspace.store_path, "cat-file", "-p", f"{versions[-1].id}:notes.md") == "".join(lines)
     assert _git(workspace.store_path, "cat-file", "-p", ids[3]).count("edited in turn") == 3
+
+
+def test_one_writer_per_store_in_a_process_with_the_latest_size_limit(tmp_path: Path) -> None:
+    folder = _folder(tmp_path, 1)
+    (folder / "big.bin").write_bytes(b"x" * 5000)
+    first = Workspace.open(str(folder), size_limit=10_000)
+    assert [s.path for s in first.snapshot().skipped] == []
+    second = Workspace.open(str(folder), size_limit=1000)  # the setting changed: same store, same writer
+    assert second is first and [s.path for s in second.snapshot().skipped] == ["big.bin"]
