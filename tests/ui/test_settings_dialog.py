@@ -17,9 +17,9 @@ import keyring.errors
 import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import fail
-from PySide6.QtCore import QCoreApplication, QPoint, Qt
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QPalette
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QLineEdit, QToolButton
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QToolButton
 
 from desktop_app.agent.startup import SAMPLE_SESSION
 from desktop_app.llm import keys
@@ -308,25 +308,3 @@ def test_the_graph_follows_a_live_theme_switch(memory_keyring: MemoryKeyring, tm
         QCoreApplication.processEvents()
     assert not style.dark and scene.backgroundBrush().color() == light_background
 
-
-def test_checkpoints_are_turned_off_and_their_size_limit_set_in_the_dialog(
-    memory_keyring: MemoryKeyring, tmp_path: Path, qtbot: Any
-) -> None:
-    win = window(tmp_path, qtbot)
-    assert win.agent.checkpoints and win.settings.checkpoints.max_file_size_mb == 10
-    dialog = win.shell.open_settings()
-    assert dialog.checkpoints.isChecked() and dialog.checkpoint_limit.value() == 10
-    dialog.checkpoint_limit.setFocus()
-    dialog.checkpoint_limit.selectAll()
-    qtbot.keyClicks(dialog.checkpoint_limit, "25")
-    qtbot.mouseClick(dialog.checkpoints, Qt.MouseButton.LeftButton, pos=QPoint(8, dialog.checkpoints.height() // 2))
-    assert not dialog.checkpoints.isChecked() and not dialog.checkpoint_limit.isEnabled()  # the limit follows its switch
-    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
-    assert not dialog.isVisible()
-    assert not win.agent.checkpoints  # at once: the next write/edit/bash takes no snapshot, no restore is offered
-    assert win.settings.checkpoints.size_limit == 25 * 1024 * 1024
-    home = arbor_home()
-    assert home is not None
-    saved = json.loads((home / "settings.json").read_text())
-    assert saved["checkpoints"] == {"enabled": False, "maxFileSizeMB": 25}
-    win.close()
