@@ -307,4 +307,3 @@ def test_the_graph_follows_a_live_theme_switch(memory_keyring: MemoryKeyring, tm
         apply_theme("light")
         QCoreApplication.processEvents()
     assert not style.dark and scene.backgroundBrush().color() == light_background
-
