@@ -10,8 +10,9 @@ in a temporary Arbor data dir, then measures:
 * the same from a fresh process's point of view (the stat cache read back from the store);
 * the store's growth over 100 turns that each change one file (a few lines of it), against the
   changed files' bytes compressed with zlib (what git itself would add as loose blobs): a file at
-  random, a file of a working set of 10, and that working set's next 100 turns (the steady state: the
-  first version of each folder's tree in the merged pack is already paid for);
+  random, a file of a working set of 10, and that working set's next 100 turns (its files' previous
+  versions already in the open pack: each new version a delta); as the snapshots leave it and after
+  ``Workspace.pack()`` (equal since snapshots write no loose objects: the column shows it);
 * restoring 300 turns back (and forward again), and restoring one file.
 
 Target: ≤ 200 ms per snapshot at 10,000 files; growth ≈ the changed bytes compressed.
