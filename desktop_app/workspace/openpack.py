@@ -11,8 +11,9 @@ SHA-1 of at most :data:`OPEN_MAX` bytes.
 
 When the open pack would pass :data:`OPEN_MAX`, its blobs move out to a pack of their own (closed:
 never rewritten) and its trees and commits stay, so later trees still find their bases; once these
-alone pass half of it, they close too and the next open pack starts afresh. Closed packs are merged by
-the store when there are many (:meth:`Workspace._merge_small_packs`).
+alone pass three quarters of it, they close too and the next open pack starts afresh (each folder's
+next tree is then stored whole once: a pack must hold its deltas' bases, for git to read it). Closed
+packs are merged by the store when there are many (:meth:`Workspace._merge_small_packs`).
 
 Every pack is written whole and renamed into place before the marker moves to it and the old one is
 removed, so a killed process leaves either the old open pack or the new one (and at worst a copy of
@@ -102,7 +103,7 @@ class OpenPack:
             kept = [r for r in kept if r.kind != BLOB]
             if blobs:
                 closed.append(write_pack(self.pack_dir, blobs))
-            if sum(len(r.data) for r in kept) > OPEN_MAX // 2:
+            if sum(len(r.data) for r in kept) > OPEN_MAX * 3 // 4:
                 closed.append(write_pack(self.pack_dir, kept))
                 kept = []
         by_sha = {r.sha: r for r in kept}
