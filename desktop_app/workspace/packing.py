@@ -9,9 +9,9 @@ tree differs from the previous one in a few entries, so a delta of one common pr
 git's for this case. A new version of a file differs in a few lines, maybe far apart:
 :func:`line_delta` also copies the lines both versions share between its prefix and suffix.
 
-:mod:`.openpack` uses both as each snapshot is written; :func:`pack_records` re-encodes the objects
+:mod:`.openpack` uses both as each snapshot is written; :func:`tree_records` re-encodes the trees
 of closed packs when they are merged (the closest of the last 10 trees with the same hint, git's
-window, is the base; blobs and commits go in whole).
+window, is the base), so the whole trees each pack had to hold become deltas across packs.
 """
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from difflib import SequenceMatcher
 
 from dulwich.objects import ShaFile, Tree
-from dulwich.pack import REF_DELTA, UnpackedObject
 
-__all__ = ["create_delta", "line_delta", "pack_records", "tree_hint", "MAX_CHAIN", "WINDOW", "LINES_MAX"]
+from .packfiles import TREE, Record, delta_record, whole_record
+
+__all__ = ["create_delta", "line_delta", "tree_records", "tree_hint", "MAX_CHAIN", "WINDOW", "LINES_MAX"]
 
 #: Deltas of deltas stop here: reading a version costs at most this many steps.
 MAX_CHAIN = 50  # git's default --depth
@@ -143,28 +144,21 @@ def tree_hint(obj: ShaFile) -> bytes:
     return b"names:" + hashlib.sha1(b"\0".join(entry.path for entry in obj.iteritems())).digest()
 
 
-def pack_records(objects: list[tuple[ShaFile, bytes]]) -> Iterator[UnpackedObject]:
-    """Pack records for ``(object, hint)`` pairs (hint: the folder's path, or :func:`tree_hint`), in
-    order: each tree a delta of the closest of the last :data:`WINDOW` trees with its hint (when that
-    is less than half its size), everything else whole."""
-    previous: dict[bytes, list[tuple[bytes, bytes, int]]] = {}  # hint → recent (raw, binary sha, chain depth)
-    for obj, hint in objects:
-        raw = obj.as_raw_string()
-        sha = obj.sha().digest()
-        if not isinstance(obj, Tree) or not hint:
-            yield UnpackedObject(obj.type_num, sha=sha, decomp_len=len(raw), decomp_chunks=[raw])
-            continue
-        recent = previous.setdefault(hint, [])
-        best: tuple[bytes, bytes, int] | None = None
-        for base_raw, base_sha, depth in recent:
-            if depth < MAX_CHAIN:
+def tree_records(trees: list[tuple[bytes, bytes, bytes]]) -> Iterator[Record]:
+    """Pack records for trees given as ``(id, content, hint)`` (hint: the folder's path, or
+    :func:`tree_hint`), in order: each a delta of the closest of the last :data:`WINDOW` trees with
+    its hint (when that is less than half its size), else whole."""
+    previous: dict[bytes, list[tuple[bytes, Record]]] = {}  # hint → recent (content, record)
+    for sha, raw, hint in trees:
+        recent = previous.setdefault(hint, []) if hint else []
+        best: tuple[bytes, Record] | None = None
+        for base_raw, base in recent:
+            if base.depth < MAX_CHAIN:
                 delta = create_delta(base_raw, raw)
                 if len(delta) < len(raw) // 2 and (best is None or len(delta) < len(best[0])):
-                    best = (delta, base_sha, depth + 1)
-        recent.insert(0, (raw, sha, best[2] if best is not None else 0))
-        del recent[WINDOW:]
-        if best is None:
-            yield UnpackedObject(obj.type_num, sha=sha, decomp_len=len(raw), decomp_chunks=[raw])
-        else:
-            yield UnpackedObject(REF_DELTA, sha=sha, delta_base=best[1], decomp_len=len(best[0]),
-                                 decomp_chunks=[best[0]])
+                    best = (delta, base)
+        record = delta_record(TREE, sha, best[1], best[0]) if best is not None else whole_record(TREE, sha, raw)
+        if hint:
+            recent.insert(0, (raw, record))
+            del recent[WINDOW:]
+        yield record

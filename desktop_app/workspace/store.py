@@ -40,8 +40,8 @@ from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
 from .openpack import NewObject, OpenPack
-from .packfiles import BLOB, COMMIT, TREE, remove_stray_files, whole_record, write_pack
-from .packing import pack_records, tree_hint
+from .packfiles import BLOB, COMMIT, TREE, Record, read_pack, remove_stray_files, whole_record, write_pack
+from .packing import tree_hint, tree_records
 from .paths import store_dir_for
 from .scan import TooManyFiles, scan_folder
 
@@ -509,24 +509,56 @@ class Workspace:
         return str(commit.id.decode()), True
 
     def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
-        """Once there are more than :data:`MERGE_PACKS` packs besides the largest (the first
-        snapshot's), merge them into one: each folder's tree versions from all of them become
-        deltas of each other (a step of git's ``gc``; the largest pack is left alone)."""
+        """Once there are more than :data:`MERGE_PACKS` closed packs besides the largest (the first
+        snapshot's), merge them into one (a step of git's ``gc``; the largest and the open pack are
+        left alone). Files and commits are copied as stored (no decompression: a merge costs a copy,
+        not a repack); trees are read and stored again as deltas across all of them, so the whole
+        trees each pack had to hold (a pack holds its deltas' bases) become deltas too."""
         store = repo.object_store
         open_pack = self._open_pack.name()
         packs = [pack for pack in store.packs if os.path.basename(pack._basename) != open_pack]
         if len(packs) <= (1 if force else MERGE_PACKS) + 1:
             return
         largest = max(packs, key=len)
-        small = [pack for pack in packs if pack is not largest]
-        found = list({obj.id: obj for pack in small for obj in pack.iterobjects()}.values())  # a killed writer's copies once
-        paths = _tree_paths(found)
-        objects = [(obj, paths.get(obj.id) or tree_hint(obj)) for obj in found]
-        objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written
-        store.add_pack_data(len(objects), pack_records(objects))
-        for pack in small:
-            store._remove_pack(pack)  # dulwich's own repack() does the same (1.2.21, pinned)
-        store._update_pack_cache()
+        small = [os.path.basename(pack._basename) for pack in packs if pack is not largest]
+        kept: dict[bytes, Record] = {}
+        tree_ids: dict[bytes, None] = {}  # in the order written (each pack's), as a set
+        for name in small:
+            records = read_pack(self._open_pack.pack_dir, name)
+            if records is None:  # not written here (an older Arbor's, or git's): decoded
+                pack = store._pack_cache[name]
+                records = [whole_record(obj.type_num, obj.sha().digest(), obj.as_raw_string())
+                           for obj in pack.iterobjects()]
+            for record in records:
+                if record.kind == TREE:
+                    tree_ids[record.sha] = None
+                elif record.sha not in kept or record.base is None:  # a killed writer's copies: once, whole first
+                    kept[record.sha] = record
+        self._settle(repo, kept)
+        trees = [store[ObjectID(sha.hex().encode())] for sha in tree_ids]
+        commits = [store[ObjectID(sha.hex().encode())] for sha, r in kept.items() if r.kind == COMMIT]
+        paths = _tree_paths(trees + commits)
+        # stable: a folder's versions stay in the order written, each next to the one before
+        hinted = sorted(((paths.get(t.id) or tree_hint(t), t) for t in trees), key=lambda pair: pair[0])
+        merged = [*kept.values(), *tree_records([(t.sha().digest(), t.as_raw_string(), hint) for hint, t in hinted])]
+        write_pack(self._open_pack.pack_dir, merged)
+        self._refresh_packs(repo)
+        for name in small:
+            self._drop_pack(repo, name)
+
+    @staticmethod
+    def _settle(repo: Repo, kept: dict[bytes, Record]) -> None:
+        """Store whole any kept delta whose chain does not end in a kept object (duplicates left by
+        killed writers could otherwise pair up into a cycle or point outside the merged pack)."""
+        for sha in list(kept):
+            seen: set[bytes] = set()
+            current: bytes | None = sha
+            while current is not None and current in kept and current not in seen:
+                seen.add(current)
+                current = kept[current].base
+            if current is not None:  # a base missing, or a cycle
+                obj = repo.object_store[ObjectID(sha.hex().encode())]
+                kept[sha] = whole_record(obj.type_num, sha, obj.as_raw_string())
 
     def known(self) -> str | None:
         """The folder as Arbor last saw or made it (a checkpoint taken, a restore done): what the

@@ -221,3 +221,44 @@ def test_one_writer_per_store_in_a_process_with_the_latest_size_limit(tmp_path: 
     assert [s.path for s in first.snapshot().skipped] == []
     second = Workspace.open(str(folder), size_limit=1000)  # the setting changed: same store, same writer
     assert second is first and [s.path for s in second.snapshot().skipped] == ["big.bin"]
+
+
+def test_merging_packs_copies_files_turns_whole_trees_into_deltas_and_reads_git_s_own_packs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(openpack_module, "OPEN_MAX", 4000)  # the trees close often: each closed pack holds them whole
+    folder = _folder(tmp_path, 30)
+    workspace = Workspace(str(folder), tmp_path / "store")
+    store = workspace.store_path
+    snapshots = [workspace.snapshot()]
+    for turn in range(14):
+        (folder / "a" / "b" / f"f{turn}.txt").write_bytes(os.urandom(300))
+        snapshots.append(workspace.snapshot())
+    # a pack git wrote itself (offset deltas: not one of Arbor's), of objects no snapshot holds
+    ids = [subprocess.run(["git", "--git-dir", str(store), "hash-object", "-w", "--stdin"], check=True,
+                          input=("shared line\n" * 200 + f"version {i}\n").encode(), capture_output=True).stdout
+           for i in range(3)]
+    subprocess.run(["git", "--git-dir", str(store), "pack-objects", "-q", "--delta-base-offset",
+                    str(store / "objects" / "pack" / "pack")], input=b"".join(ids), check=True, capture_output=True)
+    _git(store, "prune-packed")
+    pack_dir = store / "objects" / "pack"
+    assert any(read_pack(pack_dir, p.stem) is None for p in pack_dir.glob("*.idx"))  # git's offset deltas
+    workspace.pack()
+    largest = max(pack_dir.glob("*.pack"), key=lambda p: p.stat().st_size).stem
+    merged = [p.stem for p in pack_dir.glob("*.idx") if p.stem not in (largest, _open_name(store))]
+    assert len(merged) == 1
+    records = read_pack(pack_dir, merged[0])
+    assert records is not None
+    whole_trees = [r for r in records if r.kind == TREE and r.base is None]
+    assert len(whole_trees) <= 3  # one per folder (root, a/, a/b/): the others are deltas across the packs
+    workspace.close()
+    _git(store, "fsck", "--strict", "--full")
+    fresh = Workspace(str(folder), store)
+    for turn, snap in enumerate(snapshots[1:]):
+        assert len(fresh.blob(fresh.files(snap.id)[f"a/b/f{turn}.txt"][1])) == 300
+    fresh.close()
+    assert _git(store, "cat-file", "--batch-all-objects", "--batch-check").count(" blob ") >= 30 + 14 + 3
+
+
+def _open_name(store: Path) -> str:
+    return (store / openpack_module.MARKER).read_text().strip()
