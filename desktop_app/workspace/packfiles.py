@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["Record", "whole_record", "delta_record", "write_pack", "read_pack", "COMMIT", "TREE", "BLOB",
-           "REF_DELTA", "remove_stray_files"]
+           "REF_DELTA", "remove_stray_files", "contents"]
 
 COMMIT, TREE, BLOB = 1, 2, 3
 OFS_DELTA, REF_DELTA = 6, 7
@@ -198,6 +198,33 @@ def read_pack(pack_dir: Path, name: str) -> list[Record] | None:
     except KeyError:
         return None
     return records
+
+
+def _payload(record: Record) -> bytes:
+    """A record's zlib stream, inflated: the object (whole) or the delta."""
+    pos = 1
+    while record.data[pos - 1] & 0x80:
+        pos += 1
+    if record.base is not None:
+        pos += 20
+    return zlib.decompress(record.data[pos:])
+
+
+def contents(records: list[Record], kinds: frozenset[int]) -> dict[bytes, bytes]:
+    """The content of every record of ``kinds`` among ``records`` (one pack's, in the order stored:
+    a base before its deltas, as written here), each inflated and each delta applied once."""
+    from dulwich.pack import apply_delta  # dulwich's C implementation when built
+
+    out: dict[bytes, bytes] = {}
+    for record in records:
+        if record.kind not in kinds:
+            continue
+        payload = _payload(record)
+        if record.base is None:
+            out[record.sha] = payload
+        else:
+            out[record.sha] = b"".join(apply_delta(out[record.base], payload))
+    return out
 
 
 def remove_stray_files(pack_dir: Path) -> None:

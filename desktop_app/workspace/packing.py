@@ -157,6 +157,8 @@ def tree_records(trees: list[tuple[bytes, bytes, bytes]]) -> Iterator[Record]:
                 delta = create_delta(base_raw, raw)
                 if len(delta) < len(raw) // 2 and (best is None or len(delta) < len(best[0])):
                     best = (delta, base)
+                    if len(delta) < len(raw) // 16:
+                        break  # the previous version, usually: a few entries changed, none will do much better
         record = delta_record(TREE, sha, best[1], best[0]) if best is not None else whole_record(TREE, sha, raw)
         if hint:
             recent.insert(0, (raw, record))

@@ -29,6 +29,7 @@ import os
 import stat
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,17 @@ from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
 from .openpack import NewObject, OpenPack
-from .packfiles import BLOB, COMMIT, TREE, Record, read_pack, remove_stray_files, whole_record, write_pack
+from .packfiles import (
+    BLOB,
+    COMMIT,
+    TREE,
+    Record,
+    contents,
+    read_pack,
+    remove_stray_files,
+    whole_record,
+    write_pack,
+)
 from .packing import tree_hint, tree_records
 from .paths import store_dir_for
 from .scan import TooManyFiles, scan_folder
@@ -522,29 +533,36 @@ class Workspace:
         largest = max(packs, key=len)
         small = [os.path.basename(pack._basename) for pack in packs if pack is not largest]
         kept: dict[bytes, Record] = {}
-        tree_ids: dict[bytes, None] = {}  # in the order written (each pack's), as a set
+        trees: dict[bytes, bytes] = {}  # id → content, in the order written (each pack's)
+        commits: dict[bytes, bytes] = {}
         for name in small:
             records = read_pack(self._open_pack.pack_dir, name)
             if records is None:  # not written here (an older Arbor's, or git's): decoded
                 pack = store._pack_cache[name]
                 records = [whole_record(obj.type_num, obj.sha().digest(), obj.as_raw_string())
                            for obj in pack.iterobjects()]
+            try:
+                trees.update(contents(records, frozenset({TREE})))
+            except (KeyError, zlib.error):  # a base before its delta is how packs are written here; else read each
+                trees.update((r.sha, repo.object_store[ObjectID(r.sha.hex().encode())].as_raw_string())
+                             for r in records if r.kind == TREE)
+            commits.update(contents([r for r in records if r.kind == COMMIT and r.base is None], frozenset({COMMIT})))
             for record in records:
-                if record.kind == TREE:
-                    tree_ids[record.sha] = None
-                elif record.sha not in kept or record.base is None:  # a killed writer's copies: once, whole first
-                    kept[record.sha] = record
+                if record.kind != TREE and (record.sha not in kept or record.base is None):
+                    kept[record.sha] = record  # a killed writer's copies: once, whole first
         self._settle(repo, kept)
-        trees = [store[ObjectID(sha.hex().encode())] for sha in tree_ids]
-        commits = [store[ObjectID(sha.hex().encode())] for sha, r in kept.items() if r.kind == COMMIT]
-        paths = _tree_paths(trees + commits)
+        tree_objects = {sha: ShaFile.from_raw_string(TREE, raw, sha=ObjectID(sha.hex().encode()))
+                        for sha, raw in trees.items()}
+        paths = _tree_paths([*tree_objects.values(), *(ShaFile.from_raw_string(COMMIT, raw) for raw in commits.values())])
         # stable: a folder's versions stay in the order written, each next to the one before
-        hinted = sorted(((paths.get(t.id) or tree_hint(t), t) for t in trees), key=lambda pair: pair[0])
-        merged = [*kept.values(), *tree_records([(t.sha().digest(), t.as_raw_string(), hint) for hint, t in hinted])]
-        write_pack(self._open_pack.pack_dir, merged)
+        hinted = sorted(((paths.get(obj.id) or tree_hint(obj), sha, trees[sha]) for sha, obj in tree_objects.items()),
+                        key=lambda row: row[0])
+        merged = [*kept.values(), *tree_records([(sha, raw, hint) for hint, sha, raw in hinted])]
+        written = write_pack(self._open_pack.pack_dir, merged)
         self._refresh_packs(repo)
         for name in small:
-            self._drop_pack(repo, name)
+            if name != written:  # the merge of a pack and its copy is that pack: it stays
+                self._drop_pack(repo, name)
 
     @staticmethod
     def _settle(repo: Repo, kept: dict[bytes, Record]) -> None:

@@ -18,7 +18,7 @@ from dulwich.objects import Blob
 from desktop_app.workspace import Workspace
 from desktop_app.workspace import openpack as openpack_module
 from desktop_app.workspace import store as store_module
-from desktop_app.workspace.packfiles import TREE, read_pack, remove_stray_files
+from desktop_app.workspace.packfiles import TREE, read_pack, remove_stray_files, whole_record, write_pack
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -262,3 +262,24 @@ def test_merging_packs_copies_files_turns_whole_trees_into_deltas_and_reads_git_
 
 def _open_name(store: Path) -> str:
     return (store / openpack_module.MARKER).read_text().strip()
+
+
+def test_merging_a_pack_with_its_own_copy_keeps_it(tmp_path: Path) -> None:
+    """A merge whose result is one of its inputs (a pack and a killed writer's copy of it: the same
+    content, so the same name) must not remove that pack."""
+    folder = _folder(tmp_path, 2)
+    workspace = Workspace(str(folder), tmp_path / "store")
+    workspace.snapshot()
+    pack_dir = workspace.store_path / "objects" / "pack"
+    blobs = [Blob.from_string(f"blob {i}\n".encode()) for i in range(4)]
+    write_pack(pack_dir, [whole_record(3, b.sha().digest(), b.as_raw_string()) for b in blobs[:3]])  # the largest
+    only = write_pack(pack_dir, [whole_record(3, blobs[3].sha().digest(), blobs[3].as_raw_string())])
+    for suffix in (".pack", ".idx"):
+        (pack_dir / f"pack-{'ab' * 20}{suffix}").write_bytes((pack_dir / f"{only}{suffix}").read_bytes())
+    workspace.close()
+    again = Workspace(str(folder), workspace.store_path)
+    again.pack()  # merges `only` and its copy: the result is `only` itself
+    assert again.blob(blobs[3].id.decode()) == b"blob 3\n"
+    again.close()
+    _git(workspace.store_path, "fsck", "--strict", "--full")
+    assert (pack_dir / f"{only}.idx").exists() and not (pack_dir / f"pack-{'ab' * 20}.idx").exists()
