@@ -131,6 +131,19 @@ def _tree_paths(objects: list[ShaFile]) -> dict[bytes, bytes]:
     return paths
 
 
+def _geometric(packs: list[tuple[str, int]]) -> list[str]:
+    """The packs a merge takes (``git repack --geometric=2``'s rule): from the smallest up, every pack
+    not at least twice the size of all smaller ones together; the larger ones are left alone, so a
+    merge rereads about as much as it adds, not the whole history each time."""
+    ordered = sorted(packs, key=lambda pack: pack[1])
+    cut, total = 0, 0
+    for index, (_, size) in enumerate(ordered):
+        if index and size < 2 * total:
+            cut = index + 1
+        total += size
+    return [name for name, _ in ordered[:cut]]
+
+
 def clock_ns() -> int:
     """Now, for the racy-file rule (a seam: tests move it forward instead of waiting)."""
     return time.time_ns()
@@ -521,8 +534,8 @@ class Workspace:
 
     def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
         """Once there are more than :data:`MERGE_PACKS` closed packs besides the largest (the first
-        snapshot's), merge them into one (a step of git's ``gc``; the largest and the open pack are
-        left alone). Files and commits are copied as stored (no decompression: a merge costs a copy,
+        snapshot's), merge the small ones into one (:func:`_geometric`; ``force``: all of them; a step of
+        git's ``gc``; the largest and the open pack are left alone). Files and commits are copied as stored (no decompression: a merge costs a copy,
         not a repack); trees are read and stored again as deltas across all of them, so the whole
         trees each pack had to hold (a pack holds its deltas' bases) become deltas too."""
         store = repo.object_store
@@ -532,6 +545,10 @@ class Workspace:
             return
         largest = max(packs, key=len)
         small = [os.path.basename(pack._basename) for pack in packs if pack is not largest]
+        if not force:
+            small = _geometric([(name, (self._open_pack.pack_dir / f"{name}.pack").stat().st_size) for name in small])
+            if len(small) < 2:
+                return
         kept: dict[bytes, Record] = {}
         trees: dict[bytes, bytes] = {}  # id → content, in the order written (each pack's)
         commits: dict[bytes, bytes] = {}

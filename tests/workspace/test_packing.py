@@ -46,3 +46,11 @@ def test_line_deltas_apply_back_and_cost_the_changed_lines() -> None:
         rng.shuffle(new)
         a, b = b"".join(old), b"".join(new)
         assert b"".join(apply_delta(a, line_delta(a, b))) == b
+
+
+def test_a_merge_takes_the_small_packs_and_leaves_the_grown_ones() -> None:
+    from desktop_app.workspace.store import _geometric
+
+    assert _geometric([("a", 100), ("b", 120), ("c", 90)]) == ["c", "a", "b"]  # alike: all of them
+    assert _geometric([("old", 5000), ("x", 100), ("y", 110), ("z", 105)]) == ["x", "z", "y"]  # the grown one stays
+    assert _geometric([("big", 1000), ("small", 10)]) == []  # already in progression: nothing to merge
