@@ -10,8 +10,9 @@ in a temporary Arbor data dir, then measures:
 * the same from a fresh process's point of view (the stat cache read back from the store);
 * the store's growth over 100 turns that each change one file (a few lines of it), against the
   changed files' bytes compressed with zlib (what git itself would add as loose blobs): a file at
-  random, a file of a working set of 10, and that working set's next 100 turns (the steady state: the
-  first version of each folder's tree in the merged pack is already paid for);
+  random, a file of a working set of 10, and that working set's next 100 turns (its files' previous
+  versions already in the open pack: each new version a delta); as the snapshots leave it and after
+  ``Workspace.pack()`` (equal since snapshots write no loose objects: the column shows it);
 * restoring 300 turns back (and forward again), and restoring one file.
 
 Target: ≤ 200 ms per snapshot at 10,000 files; growth ≈ the changed bytes compressed.
@@ -36,7 +37,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `desktop_app` importable from the checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from desktop_app.workspace.store import PACK_EVERY, RACY_NS, Workspace  # noqa: E402
+from desktop_app.workspace.store import RACY_NS, Workspace  # noqa: E402
 
 TITLE = "Workspace checkpoints (issue 25)"
 TURNS = 100
@@ -169,8 +170,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
                 f"- {row['case'].capitalize()} ({row['files']:,} files): "
                 f"{row['growth_bytes'] / 1024:.0f} KB ({row['per_turn_bytes'] / 1024:.1f} KB a turn), against "
                 f"{row['changed_compressed_bytes'] / 1024:.0f} KB for the changed files compressed "
-                f"(ratio {row['ratio']:.2f}, as left by the snapshots, which pack every {PACK_EVERY} loose objects; "
-                f"{row['packed_bytes'] / 1024:.0f} KB, ratio {row['packed_ratio']:.2f}, once the rest is packed too).")
+                f"(ratio {row['ratio']:.2f}, as the snapshots leave it; "
+                f"{row['packed_bytes'] / 1024:.0f} KB, ratio {row['packed_ratio']:.2f}, after Workspace.pack()).")
             continue
         out.append(f"| {row['case']} | {row['files']:,} | {row['median_s'] * 1000:.1f} ms | {row['min_s'] * 1000:.1f} ms"
                    f" | {row['max_s'] * 1000:.1f} ms | {row['cpu_s'] * 1000:.1f} ms | {row['runs']} | {row['target']} |")

@@ -231,9 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         if problem is not None:
             print(f"arbor restore: {args.session}: {problem}", file=sys.stderr)
             return 1
+        from .settings import Settings as RestoreSettings
         from .workspace.restore_command import run as run_restore
 
-        return run_restore(args.session, args.entry_id, args.yes)
+        limit = RestoreSettings.load().checkpoints.size_limit  # files past it are left alone, as in the checkpoints
+        return run_restore(args.session, args.entry_id, args.yes, size_limit=limit)
     if args.command == "screenshot":
         problem = session_file_problem(args.file)
         if problem is not None:

@@ -70,6 +70,29 @@ class ToolSettings:
     shell_command_prefix: str | None = None
 
 
+#: One megabyte in ``checkpoints.maxFileSizeMB`` (the default, 10, is the store's ``DEFAULT_SIZE_LIMIT``).
+MB = 1024 * 1024
+
+
+@dataclass
+class CheckpointSettings:
+    """Workspace checkpoints (Arbor's ``checkpoints`` group; DESIGN.md §13).
+
+    ``enabled``: the working folder is snapshotted before and after ``write``/``edit``/``bash`` calls
+    (default true); off, no snapshot is taken, no ``arbor.checkpoint`` entry is written and the window
+    offers no restore. ``maxFileSizeMB``: files larger than this are skipped (and named in the
+    checkpoint) rather than stored (default 10).
+    """
+
+    enabled: bool = True
+    max_file_size_mb: int = 10
+
+    @property
+    def size_limit(self) -> int:
+        """The limit in bytes, as the store takes it."""
+        return self.max_file_size_mb * MB
+
+
 @dataclass
 class Settings:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
@@ -77,6 +100,7 @@ class Settings:
     retry: RetrySettings = field(default_factory=RetrySettings)
     network: NetworkSettings = field(default_factory=NetworkSettings)
     tools: ToolSettings = field(default_factory=ToolSettings)
+    checkpoints: CheckpointSettings = field(default_factory=CheckpointSettings)
     default_thinking_level: str = "medium"
     provider: str | None = None  # "anthropic" | "offline" | None (= anthropic when a key exists)
     model: str | None = None
@@ -180,6 +204,13 @@ class Settings:
             else:
                 setattr(self.network, attr, value)
         self._apply_tools(raw.get("tools"), pick)
+        k = raw.get("checkpoints")
+        self.checkpoints.enabled = pick(k, "enabled", bool, self.checkpoints.enabled)
+        size_mb = pick(k, "maxFileSizeMB", int, self.checkpoints.max_file_size_mb)
+        if size_mb <= 0:
+            self.warnings.append("Ignored setting 'maxFileSizeMB': must be positive")
+        else:
+            self.checkpoints.max_file_size_mb = size_mb
         self.tools.shell_path = pick(raw, "shellPath", str, self.tools.shell_path)
         self.tools.shell_command_prefix = pick(raw, "shellCommandPrefix", str, self.tools.shell_command_prefix)
         level = pick(raw, "defaultThinkingLevel", str, self.default_thinking_level)

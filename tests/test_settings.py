@@ -105,3 +105,18 @@ def test_pi_version_chooses_the_profile(tmp_path: Path) -> None:
     path.write_text(json.dumps({"piVersion": "9.9"}))
     s = Settings.load(path)
     assert s.profile is PI_1_6_0 and "piVersion" in s.warnings[0] and "0.73.1, 1.6.0" in s.warnings[0]
+
+
+def test_checkpoint_settings_load_and_bad_values_are_reported(tmp_path: Path) -> None:
+    from desktop_app.workspace.store import DEFAULT_SIZE_LIMIT
+
+    s = Settings.load(tmp_path / "missing.json")
+    assert s.checkpoints.enabled and s.checkpoints.size_limit == DEFAULT_SIZE_LIMIT  # the store's own default
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"checkpoints": {"enabled": False, "maxFileSizeMB": 25}}))
+    s = Settings.load(path)
+    assert not s.checkpoints.enabled and s.checkpoints.size_limit == 25 * 1024 * 1024 and s.warnings == []
+    path.write_text(json.dumps({"checkpoints": {"enabled": "no", "maxFileSizeMB": 0}}))
+    s = Settings.load(path)
+    assert s.checkpoints.enabled and s.checkpoints.max_file_size_mb == 10
+    assert any("'enabled'" in w for w in s.warnings) and any("maxFileSizeMB" in w for w in s.warnings)

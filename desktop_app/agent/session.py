@@ -257,8 +257,13 @@ class AgentSession:
         self._mutation_queue = MutationQueue()
         self._tool_signal: AbortSignal | None = None
         self._cwd_override: str | None = None
-        self.checkpoints = True
-        """Snapshot the working folder before and after ``write``/``edit``/``bash`` calls (DESIGN.md §13)."""
+
+    @property
+    def checkpoints(self) -> bool:
+        """Snapshot the working folder before and after ``write``/``edit``/``bash`` calls (DESIGN.md
+        §13): the ``checkpoints.enabled`` setting, read at each batch of calls. Off, no snapshot is
+        taken and no checkpoint entry written, and the window offers no restore."""
+        return self.settings.checkpoints.enabled
 
     # ------------------------------------------------------------------------------- events
 
@@ -604,9 +609,10 @@ class AgentSession:
         """Snapshot the working folder on a worker thread (it reads the folder and writes the store)."""
         folder = self._tool_cwd(session)
         index = session.index
+        size_limit = self.settings.checkpoints.size_limit
 
         def work() -> CheckpointTaken | CheckpointFailed:
-            return take_checkpoint(folder, phase, call_ids, checkpoint_at(index, path_end))
+            return take_checkpoint(folder, phase, call_ids, checkpoint_at(index, path_end), size_limit)
 
         return await asyncio.to_thread(work)
 

@@ -36,7 +36,7 @@ from desktop_app.workspace.queries import (
 )
 from desktop_app.workspace.recorder import CHECKPOINT_NOTE_KEY
 from desktop_app.workspace.restore import RestoreError, plan_restore_to
-from desktop_app.workspace.store import RestoreFailed, Workspace, WorkspaceError
+from desktop_app.workspace.store import DEFAULT_SIZE_LIMIT, RestoreFailed, Workspace, WorkspaceError
 
 __all__ = [
     "RestoreChoice", "FilesOffer", "files_offer", "prepare_offer", "restore_failed_text", "restored_text",
@@ -112,8 +112,10 @@ def files_offer(plan: Any, current_id: str | None) -> FilesOffer | None:
     return FilesOffer(plan.entry_id, current_id, plan.folder, tuple(plan.changes), tuple(plan.hand_edited))
 
 
-def prepare_offer(manager: SessionManager, folder: str, target_id: str, current_id: str | None) -> FilesOffer | None:
-    """Worker thread: what restoring the folder to ``target_id`` would change now.
+def prepare_offer(manager: SessionManager, folder: str, target_id: str, current_id: str | None,
+                  size_limit: int = DEFAULT_SIZE_LIMIT) -> FilesOffer | None:
+    """Worker thread: what restoring the folder to ``target_id`` would change now (files over
+    ``size_limit`` bytes left alone, as the snapshots skip them).
 
     ``None`` when there is nothing to offer: no checkpoint on the path (no tool wrote anything before
     that point), the folder already matches, or the folder or its snapshots are unavailable (a
@@ -124,7 +126,7 @@ def prepare_offer(manager: SessionManager, folder: str, target_id: str, current_
     if checkpoint_at(manager.index, target_id) is None:
         return None
     try:
-        plan = plan_restore_to(manager, target_id, folder, current_id=current_id)
+        plan = plan_restore_to(manager, target_id, folder, size_limit, current_id=current_id)
     except (RestoreError, WorkspaceError, OSError):
         return None
     return files_offer(plan, current_id)

@@ -22,6 +22,7 @@ from desktop_app.session.profile import DEFAULT_PI_VERSION, PROFILES
 from desktop_app.settings import Settings
 
 __all__ = [
+    "MAX_CHECKPOINT_FILE_MB",
     "PI_VERSION_CHOICES",
     "PROVIDERS",
     "THEME_CHOICES",
@@ -69,6 +70,8 @@ class SettingsForm:
     fsync: bool = True  # fsync
     theme: str = "system"  # theme
     pi_version: str = DEFAULT_PI_VERSION  # piVersion (Arbor's own: which pi's rules a session follows)
+    checkpoints_enabled: bool = True  # checkpoints.enabled (Arbor's own)
+    checkpoint_max_file_mb: int = 10  # checkpoints.maxFileSizeMB (Arbor's own)
 
 
 _KEYS: Mapping[str, tuple[str, ...]] = {
@@ -86,6 +89,8 @@ _KEYS: Mapping[str, tuple[str, ...]] = {
     "fsync": ("fsync",),
     "theme": ("theme",),
     "pi_version": ("piVersion",),
+    "checkpoints_enabled": ("checkpoints", "enabled"),
+    "checkpoint_max_file_mb": ("checkpoints", "maxFileSizeMB"),
 }
 """Form field → the ``settings.json`` path it is saved under (pi's names where pi has them)."""
 
@@ -132,6 +137,16 @@ WORDS: Mapping[str, tuple[str, str]] = {
         "How sessions opened from now on build what the model reads, summarize and write their files: as "
         "this version of pi does. Files written either way open in both.",
     ),
+    "checkpoints_enabled": (
+        "Keep checkpoints of the working folder",
+        "Before and after each write, edit and bash call the folder is saved in Arbor's data folder, so "
+        "its files can follow the tree (restore, changes per turn). Off: nothing is saved, and the "
+        "window offers no restore.",
+    ),
+    "checkpoint_max_file_mb": (
+        "Skip files larger than",
+        "Larger files are left out of checkpoints (and named in them): a restore leaves them as they are.",
+    ),
 }
 """Each field's label in plain words and its tooltip; :func:`tooltip` adds the setting's own name."""
 
@@ -143,7 +158,10 @@ def tooltip(field: str) -> str:
     return f"{WORDS[field][1]}\n{whose}: {keys}"
 
 
-_ARBOR_ONLY = frozenset({"provider", "model", "base_url", "fsync", "theme", "pi_version"})
+_ARBOR_ONLY = frozenset({"provider", "model", "base_url", "fsync", "theme", "pi_version", "checkpoints_enabled",
+                         "checkpoint_max_file_mb"})
+#: The largest file size limit the dialog offers (a snapshot reads a file whole into memory).
+MAX_CHECKPOINT_FILE_MB = 1024
 
 
 def thinking_note(level: str, reasoning: bool) -> str:
@@ -171,6 +189,8 @@ def form_from_settings(settings: Settings) -> SettingsForm:
         fsync=settings.fsync,
         theme=settings.theme,
         pi_version=settings.pi_version,
+        checkpoints_enabled=settings.checkpoints.enabled,
+        checkpoint_max_file_mb=settings.checkpoints.max_file_size_mb,
     )
 
 
@@ -188,6 +208,8 @@ def validate(form: SettingsForm) -> list[str]:
         problems.append(f"The compaction reserve ({form.reserve_tokens:,}) must be below the model's context window ({window:,}).")
     if form.pi_version not in {v for v, _ in PI_VERSION_CHOICES}:
         problems.append(f"Unknown pi version {form.pi_version!r}.")
+    if not 1 <= form.checkpoint_max_file_mb <= MAX_CHECKPOINT_FILE_MB:
+        problems.append(f"The checkpoint file size limit must be 1 to {MAX_CHECKPOINT_FILE_MB:,} MB.")
     if form.max_retries < 0 or form.base_delay_ms < 0:
         problems.append("Retry counts and delays cannot be negative.")
     url = form.base_url.strip()
@@ -231,6 +253,8 @@ def apply_form(settings: Settings, form: SettingsForm) -> None:
     settings.fsync = form.fsync
     settings.theme = form.theme
     settings.pi_version = form.pi_version  # sessions opened from now on; the open one keeps its rules
+    settings.checkpoints.enabled = form.checkpoints_enabled  # from the next write/edit/bash call on
+    settings.checkpoints.max_file_size_mb = form.checkpoint_max_file_mb
 
 
 # ================================================================================ models

@@ -56,7 +56,7 @@ from desktop_app.present.node_menu import MenuAction
 from desktop_app.present.window_state import UiState
 from desktop_app.session import SessionError
 from desktop_app.workspace.restore import RestoreError, apply_restore, record_restore
-from desktop_app.workspace.store import DEFAULT_SIZE_LIMIT, WorkspaceError
+from desktop_app.workspace.store import WorkspaceError
 
 from .chat import ChatPanel
 from .diff_view import DiffView
@@ -328,6 +328,8 @@ class FilesFollow(QObject):
         self.bar.dismiss()
         if after is None or self.choice() is RestoreChoice.KEEP:
             return
+        if not self.window.agent.checkpoints:
+            return  # checkpoints are off (settings): no restore is offered
         if not has_checkpoints(self.window.agent.session.index):
             return  # no tool ever wrote here: nothing to restore
         self.window.run_task(self._prepare(self._move, before, after), "Comparing the files")
@@ -364,7 +366,8 @@ class FilesFollow(QObject):
         loop = asyncio.get_running_loop()
         if self._running is not None:  # compare the folder once the running restore has written it
             await asyncio.wait([self._running])
-        offer = await loop.run_in_executor(None, prepare_offer, manager, folder, after, before)
+        size_limit = agent.settings.checkpoints.size_limit
+        offer = await loop.run_in_executor(None, prepare_offer, manager, folder, after, before, size_limit)
         if move != self._move or agent.session is not manager or agent.view.leaf_id != after or offer is None:
             return
         if self.choice() is RestoreChoice.RESTORE and not offer.hand_edited:
@@ -413,8 +416,9 @@ class FilesFollow(QObject):
         manager = self.window.agent.session
         loop = asyncio.get_running_loop()
         try:
+            size_limit = self.window.agent.settings.checkpoints.size_limit
             applied = await loop.run_in_executor(None, apply_restore, manager, offer.target_id, offer.folder,
-                                                 DEFAULT_SIZE_LIMIT, offer.current_id)
+                                                 size_limit, offer.current_id)
             if self.window.agent.session is manager:  # else another session is open: the files are written
                 record_restore(manager, applied)
         except (RestoreError, WorkspaceError, SessionError, OSError) as exc:

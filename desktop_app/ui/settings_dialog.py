@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from desktop_app.llm import keys
 from desktop_app.present.settings_form import (
+    MAX_CHECKPOINT_FILE_MB,
     PI_VERSION_CHOICES,
     PROVIDERS,
     THEME_CHOICES,
@@ -94,11 +95,13 @@ class SettingsDialog(QDialog):
         model_box = self._model_box(thinking or form.thinking_level, reasoning)
         key_box = self._key_box()
         sessions_box = self._sessions_box()
-        self._arrange(model_box, key_box, sessions_box)
+        folder_box = self._folder_box()
+        self._arrange(model_box, key_box, sessions_box, folder_box)
 
         self.provider.currentIndexChanged.connect(lambda _i: self._fill_models(self.model.currentData()))
         self.compaction.toggled.connect(self._sync_enabled)
         self.retry.toggled.connect(self._sync_enabled)
+        self.checkpoints.toggled.connect(self._sync_enabled)
         self._load(form)
         self.refresh_key_note()
 
@@ -184,7 +187,18 @@ class SettingsDialog(QDialog):
                 form.addRow(item)
         return box
 
-    def _arrange(self, model_box: QWidget, key_box: QWidget, sessions_box: QWidget) -> None:
+    def _folder_box(self) -> QGroupBox:
+        """Arbor's workspace checkpoints: on or off, and the size past which a file is skipped."""
+        self.checkpoints = _check("checkpoints_enabled")
+        self.checkpoint_limit = _spin(MAX_CHECKPOINT_FILE_MB, 1, " MB", "checkpoint_max_file_mb")
+        self.checkpoint_limit.setMinimum(1)
+        box = QGroupBox("Working folder")
+        form = QFormLayout(box)
+        form.addRow(self.checkpoints)
+        form.addRow(self._label("checkpoint_max_file_mb", self.checkpoint_limit), self.checkpoint_limit)
+        return box
+
+    def _arrange(self, model_box: QWidget, key_box: QWidget, sessions_box: QWidget, folder_box: QWidget) -> None:
         """Model and key on the left, sessions on the right; problems and OK / Cancel below."""
         self.problems = plain_label(QLabel())
         self.problems.setObjectName("settingsProblems")
@@ -198,6 +212,7 @@ class SettingsDialog(QDialog):
         left = QVBoxLayout()
         left.addWidget(model_box)
         left.addWidget(key_box)
+        left.addWidget(folder_box)
         left.addStretch(1)
         columns.addLayout(left, 1)
         columns.addWidget(sessions_box, 1)
@@ -230,6 +245,8 @@ class SettingsDialog(QDialog):
         self.fsync.setChecked(form.fsync)
         self.theme.setCurrentIndex(max(0, self.theme.findData(form.theme)))
         self.pi_version.setCurrentIndex(max(0, self.pi_version.findData(form.pi_version)))
+        self.checkpoints.setChecked(form.checkpoints_enabled)
+        self.checkpoint_limit.setValue(form.checkpoint_max_file_mb)
         self._sync_enabled()
 
     def _fill_models(self, current: str | None) -> None:
@@ -247,6 +264,7 @@ class SettingsDialog(QDialog):
         self.keep_recent.setEnabled(self.compaction.isChecked())
         self.max_retries.setEnabled(self.retry.isChecked())
         self.base_delay.setEnabled(self.retry.isChecked())
+        self.checkpoint_limit.setEnabled(self.checkpoints.isChecked())
 
     def read_form(self) -> SettingsForm:
         """The form as the widgets show it now."""
@@ -265,6 +283,8 @@ class SettingsDialog(QDialog):
             fsync=self.fsync.isChecked(),
             theme=self.theme.currentData(),
             pi_version=self.pi_version.currentData(),
+            checkpoints_enabled=self.checkpoints.isChecked(),
+            checkpoint_max_file_mb=self.checkpoint_limit.value(),
         )
 
     # ============================================================================ key

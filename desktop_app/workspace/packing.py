@@ -1,30 +1,38 @@
-"""Packing a store's loose objects, each new version of a folder's tree stored as a git delta.
+"""git deltas found cheaply: a new version of a folder's tree or of a file, stored as a delta.
 
 Every snapshot that changes one file writes that folder's tree and every tree above it anew: a
 100-entry tree is ~5 KB of mostly incompressible ids, several times the changed file itself. Git
-packs such versions as deltas of each other (``git gc``); dulwich can too, but its delta search
+stores such versions as deltas of each other (``git gc``); dulwich can too, but its delta search
 compares every object with a window of others (seconds for a few hundred trees). A new version of a
 tree differs from the previous one in a few entries, so a delta of one common prefix and suffix
-("copy, insert, copy") is found with a few memory compares and is as small as git's for this
-case; the closest of the last 10 trees with the same hint (git's window) is the base. Blobs and
-commits go in whole (zlib-compressed), as in a loose object.
+("copy, insert, copy": :func:`create_delta`) is found with a few memory compares and is as small as
+git's for this case. A new version of a file differs in a few lines, maybe far apart:
+:func:`line_delta` also copies the lines both versions share between its prefix and suffix.
+
+:mod:`.openpack` uses both as each snapshot is written; :func:`tree_records` re-encodes the trees
+of closed packs when they are merged (the closest of the last 10 trees with the same hint, git's
+window, is the base), so the whole trees each pack had to hold become deltas across packs.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from difflib import SequenceMatcher
 
 from dulwich.objects import ShaFile, Tree
-from dulwich.pack import REF_DELTA, UnpackedObject
 
-__all__ = ["create_delta", "pack_records", "tree_hint", "MAX_CHAIN", "WINDOW"]
+from .packfiles import TREE, Record, delta_record, whole_record
+
+__all__ = ["create_delta", "line_delta", "tree_records", "tree_hint", "MAX_CHAIN", "WINDOW", "LINES_MAX"]
 
 #: Deltas of deltas stop here: reading a version costs at most this many steps.
 MAX_CHAIN = 50  # git's default --depth
 #: How many earlier trees with the same hint are tried as the base (git's default --window).
 WINDOW = 10
 _COPY_MAX = 0xFFFF
+#: Changed lines past which a file's delta is only its common prefix and suffix (bounds the matching).
+LINES_MAX = 2000
 
 
 def _varint(value: int) -> bytes:
@@ -104,6 +112,30 @@ def create_delta(base: bytes, target: bytes) -> bytes:
     return b"".join(parts)
 
 
+def line_delta(base: bytes, target: bytes) -> bytes:
+    """A git delta of a new version of a file: the common prefix and suffix copied and, between them,
+    the lines both versions hold copied too (difflib's matching, popular lines left out as junk), so
+    an edit of three lines far apart costs those lines, not everything between them."""
+    prefix = _common_prefix(base, target)
+    suffix = _common_suffix(base, target, min(len(base), len(target)) - prefix)
+    old = base[prefix:len(base) - suffix].splitlines(keepends=True)
+    new = target[prefix:len(target) - suffix].splitlines(keepends=True)
+    if len(old) > LINES_MAX or len(new) > LINES_MAX:
+        return create_delta(base, target)
+    starts = [prefix]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    parts = [_varint(len(base)), _varint(len(target))]
+    parts.extend(_copies(0, prefix))
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old, new).get_opcodes():
+        if tag == "equal":
+            parts.extend(_copies(starts[i1], starts[i2] - starts[i1]))
+        elif tag != "delete":
+            parts.extend(_inserts(b"".join(new[j1:j2])))
+    parts.extend(_copies(len(base) - suffix, suffix))
+    return b"".join(parts)
+
+
 def tree_hint(obj: ShaFile) -> bytes:
     """A tree's likely folder when its path is not known (objects from older packs): the names it
     lists. Versions of a folder's tree list the same names until a file is added or removed."""
@@ -112,28 +144,23 @@ def tree_hint(obj: ShaFile) -> bytes:
     return b"names:" + hashlib.sha1(b"\0".join(entry.path for entry in obj.iteritems())).digest()
 
 
-def pack_records(objects: list[tuple[ShaFile, bytes]]) -> Iterator[UnpackedObject]:
-    """Pack records for ``(object, hint)`` pairs (hint: the folder's path, or :func:`tree_hint`), in
-    order: each tree a delta of the closest of the last :data:`WINDOW` trees with its hint (when that
-    is less than half its size), everything else whole."""
-    previous: dict[bytes, list[tuple[bytes, bytes, int]]] = {}  # hint → recent (raw, binary sha, chain depth)
-    for obj, hint in objects:
-        raw = obj.as_raw_string()
-        sha = obj.sha().digest()
-        if not isinstance(obj, Tree) or not hint:
-            yield UnpackedObject(obj.type_num, sha=sha, decomp_len=len(raw), decomp_chunks=[raw])
-            continue
-        recent = previous.setdefault(hint, [])
-        best: tuple[bytes, bytes, int] | None = None
-        for base_raw, base_sha, depth in recent:
-            if depth < MAX_CHAIN:
+def tree_records(trees: list[tuple[bytes, bytes, bytes]]) -> Iterator[Record]:
+    """Pack records for trees given as ``(id, content, hint)`` (hint: the folder's path, or
+    :func:`tree_hint`), in order: each a delta of the closest of the last :data:`WINDOW` trees with
+    its hint (when that is less than half its size), else whole."""
+    previous: dict[bytes, list[tuple[bytes, Record]]] = {}  # hint → recent (content, record)
+    for sha, raw, hint in trees:
+        recent = previous.setdefault(hint, []) if hint else []
+        best: tuple[bytes, Record] | None = None
+        for base_raw, base in recent:
+            if base.depth < MAX_CHAIN:
                 delta = create_delta(base_raw, raw)
                 if len(delta) < len(raw) // 2 and (best is None or len(delta) < len(best[0])):
-                    best = (delta, base_sha, depth + 1)
-        recent.insert(0, (raw, sha, best[2] if best is not None else 0))
-        del recent[WINDOW:]
-        if best is None:
-            yield UnpackedObject(obj.type_num, sha=sha, decomp_len=len(raw), decomp_chunks=[raw])
-        else:
-            yield UnpackedObject(REF_DELTA, sha=sha, delta_base=best[1], decomp_len=len(best[0]),
-                                 decomp_chunks=[best[0]])
+                    best = (delta, base)
+                    if len(delta) < len(raw) // 16:
+                        break  # the previous version, usually: a few entries changed, none will do much better
+        record = delta_record(TREE, sha, best[1], best[0]) if best is not None else whole_record(TREE, sha, raw)
+        if hint:
+            recent.insert(0, (raw, record))
+            del recent[WINDOW:]
+        yield record

@@ -15,7 +15,7 @@ from desktop_app.session import SessionError, SessionFileError, SessionManager
 
 from .changes import ChangeKind
 from .restore import RestoreError, RestorePlan, plan_restore_to, restore_to
-from .store import RestoreFailed, WorkspaceError
+from .store import DEFAULT_SIZE_LIMIT, RestoreFailed, WorkspaceError
 
 __all__ = ["run"]
 
@@ -33,7 +33,9 @@ def _print_plan(plan: RestorePlan, out: TextIO, err: TextIO, *, done: bool) -> N
               "in a checkpoint under the current entry", file=err)
 
 
-def run(session_path: str, entry_id: str, yes: bool, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def run(session_path: str, entry_id: str, yes: bool, out: TextIO | None = None, err: TextIO | None = None,
+        size_limit: int = DEFAULT_SIZE_LIMIT) -> int:
+    """``size_limit``: the ``checkpoints.maxFileSizeMB`` setting (larger files are left alone)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
@@ -43,9 +45,9 @@ def run(session_path: str, entry_id: str, yes: bool, out: TextIO | None = None, 
         return 1
     try:
         if not yes:
-            _print_plan(plan_restore_to(manager, entry_id), out, err, done=False)
+            _print_plan(plan_restore_to(manager, entry_id, size_limit=size_limit), out, err, done=False)
             return 0
-        outcome = restore_to(manager, entry_id)
+        outcome = restore_to(manager, entry_id, size_limit=size_limit)
         _print_plan(outcome.plan, out, err, done=True)
         return 0
     except RestoreFailed as exc:

@@ -11,17 +11,25 @@ A file modified (or its inode changed: ctime) within :data:`RACY_NS` of a snapsh
 (git's "racily clean" rule: a second change in the same clock tick would leave its stat unchanged).
 The cache is written to the store only when a file becomes trusted, not on every snapshot: a row
 left for a file changed or removed since can never match again (its ctime moved on).
+
+Nothing is written loose: a snapshot's new objects go into the store's open pack at once (a folder's
+new tree and a file's new version as deltas of their previous ones: :mod:`.openpack`), so the store
+grows by about the changed bytes after every snapshot, not only after a ``git gc``; a first snapshot's
+files go into a pack of their own. Every write is a new file renamed into place (crash-safe), and the
+store stays a repository ``git`` reads (``git fsck`` finds nothing to say).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import difflib
 import hashlib
 import os
 import stat
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +40,19 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from .changes import ChangeKind, FileChange, SkippedFile, is_binary, line_counts
-from .packing import pack_records, tree_hint
+from .openpack import NewObject, OpenPack
+from .packfiles import (
+    BLOB,
+    COMMIT,
+    TREE,
+    Record,
+    contents,
+    read_pack,
+    remove_stray_files,
+    whole_record,
+    write_pack,
+)
+from .packing import tree_hint, tree_records
 from .paths import store_dir_for
 from .scan import TooManyFiles, scan_folder
 
@@ -45,10 +65,11 @@ DEFAULT_SIZE_LIMIT = 10 * 1024 * 1024
 #: A folder with more files to track than this is not snapshotted (a home folder, a disk root).
 MAX_FILES = 200_000
 RACY_NS = 2_000_000_000
-#: Loose objects written before they are packed (with deltas) into one pack.
-PACK_EVERY = 256
-#: Packs (besides the largest) merged into one with cross-pack tree deltas once there are more.
+#: Packs (besides the largest and the open one) merged into one with cross-pack tree deltas once there are more.
 MERGE_PACKS = 4
+#: A snapshot's new blobs go into a pack of their own past this many bytes (a first snapshot), not
+#: into the open pack that every later snapshot rewrites (see :mod:`.openpack`).
+OWN_PACK_BYTES = 1024 * 1024
 _REF = Ref(b"refs/heads/checkpoints")
 _KNOWN = Ref(b"refs/heads/known")
 _CACHE_FILE = "arbor-stat-cache.json"
@@ -110,6 +131,19 @@ def _tree_paths(objects: list[ShaFile]) -> dict[bytes, bytes]:
     return paths
 
 
+def _geometric(packs: list[tuple[str, int]]) -> list[str]:
+    """The packs a merge takes (``git repack --geometric=2``'s rule): from the smallest up, every pack
+    not at least twice the size of all smaller ones together; the larger ones are left alone, so a
+    merge rereads about as much as it adds, not the whole history each time."""
+    ordered = sorted(packs, key=lambda pack: pack[1])
+    cut, total = 0, 0
+    for index, (_, size) in enumerate(ordered):
+        if index and size < 2 * total:
+            cut = index + 1
+        total += size
+    return [name for name, _ in ordered[:cut]]
+
+
 def clock_ns() -> int:
     """Now, for the racy-file rule (a seam: tests move it forward instead of waiting)."""
     return time.time_ns()
@@ -125,41 +159,37 @@ _Cached = tuple[_StatKey, str, bytes]  # stat key, blob id (hex), blob id (bytes
 
 
 class _Pending:
-    """New objects of one snapshot: a few go in as loose objects, many as one pack (a first snapshot
-    of 10,000 files is one pack write, not 10,000 files); flushed every 64 MB to bound memory.
-    Loose objects are remembered with their path (``loose``) so that packing them later can put each
-    version of a file or folder next to the previous one and store it as a delta."""
+    """New objects of one snapshot, written together at its end (:meth:`Workspace._store`); blobs
+    past 64 MB are written as a pack of their own at once, to bound memory (a first snapshot)."""
 
-    LOOSE_MAX = 32
     BYTES_MAX = 64 * 1024 * 1024
 
-    def __init__(self, repo: Repo, loose: dict[str, bytes]) -> None:
-        self._repo = repo
-        self._objects: list[tuple[ShaFile, bytes]] = []
-        self._bytes = 0
-        self._loose = loose
+    def __init__(self, pack_dir: Path) -> None:
+        self._pack_dir = pack_dir
+        self.blobs: list[NewObject] = []
+        self.others: list[NewObject] = []
+        self.blob_bytes = 0
+        self.written: list[str] = []
 
-    def add(self, obj: ShaFile, size: int, path: str) -> None:
-        self._objects.append((obj, path.encode("utf-8", "surrogateescape")))
-        self._bytes += size
-        if self._bytes > self.BYTES_MAX:
-            self.flush()
+    def add(self, obj: NewObject) -> None:
+        if obj.kind != BLOB:
+            self.others.append(obj)
+            return
+        self.blobs.append(obj)
+        self.blob_bytes += len(obj.raw)
+        if self.blob_bytes > self.BYTES_MAX:
+            self.write_blobs()
 
-    def flush(self) -> None:
-        store = self._repo.object_store
-        if len(self._objects) > self.LOOSE_MAX:
-            store.add_objects([(obj, None) for obj, _ in self._objects])
-        else:
-            for obj, path in self._objects:
-                store.add_object(obj)
-                self._loose[obj.id.decode()] = path
-        self._objects, self._bytes = [], 0
+    def write_blobs(self) -> None:
+        if self.blobs:
+            self.written.append(write_pack(self._pack_dir, [whole_record(BLOB, b.sha, b.raw) for b in self.blobs]))
+        self.blobs, self.blob_bytes = [], 0
 
 
 class Workspace:
     """The checkpoint store of one working folder. Thread-safe; use :meth:`open` to share one per folder."""
 
-    _open: dict[tuple[str, int], Workspace] = {}
+    _open: dict[str, Workspace] = {}
     _open_lock = threading.Lock()
 
     def __init__(self, folder: str, store: Path, size_limit: int = DEFAULT_SIZE_LIMIT) -> None:
@@ -171,19 +201,22 @@ class Workspace:
         self._repo: Repo | None = None
         self._cache: dict[str, _Cached] | None = None
         self._known: set[str] = set()
-        self._loose: dict[str, bytes] = {}  # loose objects this process wrote → their path (delta hints)
-        self._trees: dict[str, tuple[list[_TreeItem], str]] = {}  # folder → last listing, tree id
+        self._last_blob: dict[str, str] = {}  # path → the blob id this process last stored for it
+        self._open_pack = OpenPack(store)
+        self._tidied = False  # loose objects (older stores) and stray files looked for
+        self._trees: dict[str, tuple[list[_TreeItem], str, bytes]] = {}  # folder → last listing, tree id, tree
         self._flat_cache: dict[str, Flat] = {}
 
     @classmethod
     def open(cls, folder: str, *, size_limit: int = DEFAULT_SIZE_LIMIT, root: Path | None = None) -> Workspace:
-        """The store for ``folder`` (created on first snapshot), shared within the process."""
+        """The store for ``folder`` (created on first snapshot), shared within the process: one
+        writer per store (a changed size limit applies to the shared one from its next snapshot)."""
         store = store_dir_for(folder, root)
-        key = (str(store), size_limit)
         with cls._open_lock:
-            found = cls._open.get(key)
+            found = cls._open.get(str(store))
             if found is None:
-                found = cls._open[key] = cls(folder, store, size_limit)
+                found = cls._open[str(store)] = cls(folder, store, size_limit)
+            found.size_limit = size_limit
             return found
 
     # ----------------------------------------------------------------------------- the store
@@ -236,9 +269,18 @@ class Workspace:
             try:
                 return self._snapshot()
             except WorkspaceError:
+                self._forget()
                 raise
             except OSError as exc:
+                self._forget()
                 raise WorkspaceError(self._os_words(exc)) from exc
+
+    def _forget(self) -> None:
+        """After a failed snapshot: what this process believed written may not be (checked again)."""
+        self._known.clear()
+        self._trees.clear()
+        self._last_blob.clear()
+        self._cache = None
 
     def _os_words(self, exc: OSError) -> str:
         where = exc.filename if isinstance(exc.filename, str) else ""
@@ -260,17 +302,18 @@ class Workspace:
         repo = self._repository(create=True)
         assert repo is not None
         cache = self._stat_cache()
+        size_limit = self.size_limit  # once: another caller may open the store with another limit meanwhile
         seen: dict[str, _Cached] = {}
         entries: dict[str, list[_TreeItem]] = {"": []}
         skipped: list[SkippedFile] = []
-        pending = _Pending(repo, self._loose)
+        pending = _Pending(self.store_path / "objects" / "pack")
         cache_changed = False
         racy_after = start - RACY_NS
         for directory, name, path, info in files:
             rel = f"{directory}/{name}" if directory else name
             st_mode = info.st_mode
             mode = _LINK_MODE if stat.S_ISLNK(st_mode) else _EXEC_MODE if st_mode & 0o111 else _FILE_MODE
-            if mode != _LINK_MODE and info.st_size > self.size_limit:
+            if mode != _LINK_MODE and info.st_size > size_limit:
                 skipped.append(SkippedFile(rel, info.st_size))
                 continue
             key = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino, mode)
@@ -290,42 +333,86 @@ class Workspace:
             name_bytes = name.encode("utf-8", "surrogateescape")
             listing.append((name_bytes, name_bytes, mode, binsha))
         skipped.sort(key=lambda s: s.path)
-        pending.flush()
+        tree = self._write_trees(repo, entries, pending)
+        commit, new_commit = self._commit(repo, tree, pending)
+        self._store(repo, pending)
+        if new_commit:  # only once the commit is in the store
+            repo.refs[_REF] = ObjectID(commit.encode())
         self._cache = seen
         if cache_changed:  # a file newly trusted; a file gone or changed only leaves a stale row, never matched
-            self._save_cache()
-        tree = self._write_trees(entries, pending)
-        pending.flush()
-        snapshot = Snapshot(self._commit(repo, tree), tree, tuple(skipped), len(files) - len(skipped))
-        if len(self._loose) >= PACK_EVERY:
-            self._pack_loose(repo)
-        return snapshot
+            self._save_cache()  # after the objects it names are in the store
+        return Snapshot(commit, tree, tuple(skipped), len(files) - len(skipped))
+
+    def _store(self, repo: Repo, pending: _Pending) -> None:
+        """Write a snapshot's new objects: many blobs (a first snapshot) as a pack of their own, the
+        rest into the open pack (trees and files as deltas of their previous versions: :mod:`.openpack`),
+        and merge the closed packs when a pack was closed or added."""
+        if not self._tidied:
+            self._tidied = True
+            remove_stray_files(self._open_pack.pack_dir)
+            loose = self._loose_objects(repo)
+        else:
+            loose = []
+        if pending.blob_bytes > OWN_PACK_BYTES:
+            pending.write_blobs()
+        objects = pending.blobs + pending.others
+        new = {obj.sha for obj in objects}
+        objects += [obj for obj in loose if obj.sha not in new]
+        closed = bool(pending.written)
+        if objects:
+            written = self._open_pack.add(objects)
+            closed = closed or bool(written.closed)
+            self._refresh_packs(repo)
+            if written.replaced is not None:
+                self._drop_pack(repo, written.replaced)
+        elif closed:
+            self._refresh_packs(repo)
+        if closed:
+            self._merge_small_packs(repo)
+        for obj in loose:
+            repo.object_store.delete_loose_object(ObjectID(obj.sha.hex().encode()))
+
+    def _loose_objects(self, repo: Repo) -> list[NewObject]:
+        """Loose objects (a store written by an older Arbor, or by git): they join the open pack."""
+        objects_dir = self.store_path / "objects"
+        found: list[NewObject] = []
+        for sub in sorted(objects_dir.iterdir()):
+            if len(sub.name) != 2 or not sub.is_dir():
+                continue
+            for entry in sorted(sub.iterdir()):
+                if len(entry.name) != 38:
+                    continue
+                obj = repo.object_store[ObjectID((sub.name + entry.name).encode())]
+                found.append(NewObject(obj.type_num, obj.sha().digest(), obj.as_raw_string()))
+        return found
+
+    def _refresh_packs(self, repo: Repo) -> None:
+        repo.object_store._update_pack_cache()  # dulwich's own rescan (1.2.21, pinned)
+
+    def _drop_pack(self, repo: Repo, name: str) -> None:
+        """Remove a pack whose objects another pack now holds (its index first: never an index
+        without its pack). Another process still reading it keeps its open copy (POSIX)."""
+        store = repo.object_store
+        pack = store._pack_cache.pop(name, None)  # dulwich's cache of open packs (1.2.21, pinned)
+        if pack is not None:
+            with contextlib.suppress(ValueError):
+                store._pack_access_order.remove(name)
+            pack.close()
+        for suffix in (".idx", ".pack"):
+            try:
+                os.unlink(self.store_path / "objects" / "pack" / f"{name}{suffix}")
+            except OSError:
+                pass  # gone already (another process), or still open (Windows): a duplicate, merged later
 
     def pack(self) -> None:
-        """Pack the loose objects and merge every pack but the largest now (snapshots do it every
-        :data:`PACK_EVERY` objects and :data:`MERGE_PACKS` packs)."""
+        """Take loose objects into the open pack and merge every closed pack but the largest now
+        (snapshots merge them every :data:`MERGE_PACKS`)."""
         with self._lock:
             repo = self._repository(create=False)
             if repo is not None:
-                self._pack_loose(repo)
+                self._tidied = False
+                self._store(repo, _Pending(self.store_path / "objects" / "pack"))
                 self._merge_small_packs(repo, force=True)
-
-    def _pack_loose(self, repo: Repo) -> None:
-        """Move the loose objects into one pack, each version of a file or folder stored as a delta
-        of another (git's ``gc``, in small steps): without it every turn would cost its new folder
-        trees whole (kilobytes of incompressible ids) and a disk block per object."""
-        objects_dir = self.store_path / "objects"
-        on_disk = {d.name + f.name for d in objects_dir.iterdir() if len(d.name) == 2 and d.is_dir()
-                   for f in d.iterdir() if len(f.name) == 38}
-        # the order written (dicts keep it), then any another process left loose
-        order = [sha for sha in self._loose if sha in on_disk] + sorted(on_disk - self._loose.keys())
-        store = repo.object_store
-        objects = [(store[ObjectID(sha.encode())], self._loose.get(sha, b"")) for sha in order]
-        store.add_pack_data(len(objects), pack_records(objects))
-        for obj, _ in objects:
-            store.delete_loose_object(obj.id)
-        self._merge_small_packs(repo)
-        self._loose.clear()
 
     def close(self) -> None:
         """Let go of the store's open files (packs); the next use opens it again."""
@@ -360,11 +447,46 @@ class Workspace:
                 data = handle.read()
         sha = _blob_sha(data)
         if not self._has(sha):
-            pending.add(Blob.from_string(data), len(data), rel)
+            pending.add(NewObject(BLOB, bytes.fromhex(sha), data, self._previous_blob(rel)))
             self._known.add(sha)
+        self._last_blob[rel] = sha
         return sha
 
-    def _write_trees(self, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
+    def _previous_blob(self, rel: str) -> tuple[bytes, bytes] | None:
+        """The file's previous version (id, content) if the open pack holds it: the base of the new
+        version's delta (an agent edits the same few files turn after turn)."""
+        row = (self._cache or {}).get(rel)
+        previous = self._last_blob.get(rel) or (row[1] if row is not None else None)
+        if previous is None or not self._open_pack.holds(bytes.fromhex(previous)) or self._repo is None:
+            return None
+        try:
+            found = self._repo.object_store[ObjectID(previous.encode())]
+        except KeyError:
+            return None
+        return (found.sha().digest(), found.as_raw_string()) if isinstance(found, Blob) else None
+
+    def _previous_tree(self, repo: Repo, directory: str) -> tuple[bytes, bytes] | None:
+        """The newest snapshot's tree of ``directory`` (id, content): the base of its new version's
+        delta when this process has not seen the folder yet (its first snapshot after a hand edit)."""
+        head = repo.refs.as_dict().get(_REF)
+        try:
+            if head is None:
+                return None
+            commit = repo.object_store[head]
+            assert isinstance(commit, Commit)
+            sha = commit.tree
+            for part in directory.split("/") if directory else ():
+                tree = repo.object_store[sha]
+                assert isinstance(tree, Tree)
+                mode, sha = tree[part.encode("utf-8", "surrogateescape")]
+                if mode != _TREE_MODE:
+                    return None
+            found = repo.object_store[sha]
+        except (KeyError, AssertionError):
+            return None
+        return (found.sha().digest(), found.as_raw_string()) if isinstance(found, Tree) else None
+
+    def _write_trees(self, repo: Repo, entries: dict[str, list[_TreeItem]], pending: _Pending) -> str:
         """Write every folder's tree, deepest first; returns the root tree's id."""
         for directory in list(entries):  # make sure every parent folder has a listing
             while directory:
@@ -380,9 +502,10 @@ class Workspace:
                 raw = b"".join(b"%o %s\0%s" % (mode, name, sha) for _, name, mode, sha in items)
                 sha_hex = hashlib.sha1(b"tree %d\0" % len(raw) + raw).hexdigest()
                 if not self._has(sha_hex):
-                    pending.add(ShaFile.from_raw_string(Tree.type_num, raw), len(raw), directory + "/")
+                    base = (bytes.fromhex(memo[1]), memo[2]) if memo is not None else self._previous_tree(repo, directory)
+                    pending.add(NewObject(TREE, bytes.fromhex(sha_hex), raw, base))
                     self._known.add(sha_hex)
-                self._trees[directory] = (items, sha_hex)
+                self._trees[directory] = (items, sha_hex, raw)
             if directory:
                 parent, _, name = directory.rpartition("/")
                 name_bytes = name.encode("utf-8", "surrogateescape")
@@ -391,13 +514,14 @@ class Workspace:
                 root_sha = sha_hex
         return root_sha
 
-    def _commit(self, repo: Repo, tree: str) -> str:
-        """The snapshot id: the newest commit if it holds this tree, else a new commit on top of it."""
+    def _commit(self, repo: Repo, tree: str, pending: _Pending) -> tuple[str, bool]:
+        """The snapshot id: the newest commit if it holds this tree, else a new commit on top of it
+        (added to ``pending``; the caller moves the ref once it is written)."""
         head = repo.refs.as_dict().get(_REF)
         if head is not None:
             parent = repo.object_store[head]
             if isinstance(parent, Commit) and parent.tree.decode() == tree:
-                return str(head.decode())
+                return str(head.decode()), False
         commit = Commit()
         commit.tree = ObjectID(tree.encode())
         commit.parents = [head] if head is not None else []
@@ -405,28 +529,71 @@ class Workspace:
         commit.author_time = commit.commit_time = int(time.time())
         commit.author_timezone = commit.commit_timezone = 0
         commit.message = b"Arbor checkpoint\n"
-        repo.object_store.add_object(commit)
-        repo.refs[_REF] = commit.id
-        return str(commit.id.decode())
+        pending.add(NewObject(COMMIT, commit.sha().digest(), commit.as_raw_string()))
+        return str(commit.id.decode()), True
 
     def _merge_small_packs(self, repo: Repo, force: bool = False) -> None:
-        """Once there are more than :data:`MERGE_PACKS` packs besides the largest (the first
-        snapshot's), merge them into one: each folder's tree versions from all of them become
-        deltas of each other (a step of git's ``gc``; the largest pack is left alone)."""
+        """Once there are more than :data:`MERGE_PACKS` closed packs besides the largest (the first
+        snapshot's), merge the small ones into one (:func:`_geometric`; ``force``: all of them; a step of
+        git's ``gc``; the largest and the open pack are left alone). Files and commits are copied as stored (no decompression: a merge costs a copy,
+        not a repack); trees are read and stored again as deltas across all of them, so the whole
+        trees each pack had to hold (a pack holds its deltas' bases) become deltas too."""
         store = repo.object_store
-        packs = store.packs
+        open_pack = self._open_pack.name()
+        packs = [pack for pack in store.packs if os.path.basename(pack._basename) != open_pack]
         if len(packs) <= (1 if force else MERGE_PACKS) + 1:
             return
         largest = max(packs, key=len)
-        small = [pack for pack in packs if pack is not largest]
-        found = [obj for pack in small for obj in pack.iterobjects()]
-        paths = _tree_paths(found)
-        objects = [(obj, paths.get(obj.id) or tree_hint(obj)) for obj in found]
-        objects.sort(key=lambda pair: pair[1])  # stable: versions of a folder stay in the order written
-        store.add_pack_data(len(objects), pack_records(objects))
-        for pack in small:
-            store._remove_pack(pack)  # dulwich's own repack() does the same (1.2.21, pinned)
-        store._update_pack_cache()
+        small = [os.path.basename(pack._basename) for pack in packs if pack is not largest]
+        if not force:
+            small = _geometric([(name, (self._open_pack.pack_dir / f"{name}.pack").stat().st_size) for name in small])
+            if len(small) < 2:
+                return
+        kept: dict[bytes, Record] = {}
+        trees: dict[bytes, bytes] = {}  # id → content, in the order written (each pack's)
+        commits: dict[bytes, bytes] = {}
+        for name in small:
+            records = read_pack(self._open_pack.pack_dir, name)
+            if records is None:  # not written here (an older Arbor's, or git's): decoded
+                pack = store._pack_cache[name]
+                records = [whole_record(obj.type_num, obj.sha().digest(), obj.as_raw_string())
+                           for obj in pack.iterobjects()]
+            try:
+                trees.update(contents(records, frozenset({TREE})))
+            except (KeyError, zlib.error):  # a base before its delta is how packs are written here; else read each
+                trees.update((r.sha, repo.object_store[ObjectID(r.sha.hex().encode())].as_raw_string())
+                             for r in records if r.kind == TREE)
+            commits.update(contents([r for r in records if r.kind == COMMIT and r.base is None], frozenset({COMMIT})))
+            for record in records:
+                if record.kind != TREE and (record.sha not in kept or record.base is None):
+                    kept[record.sha] = record  # a killed writer's copies: once, whole first
+        self._settle(repo, kept)
+        tree_objects = {sha: ShaFile.from_raw_string(TREE, raw, sha=ObjectID(sha.hex().encode()))
+                        for sha, raw in trees.items()}
+        paths = _tree_paths([*tree_objects.values(), *(ShaFile.from_raw_string(COMMIT, raw) for raw in commits.values())])
+        # stable: a folder's versions stay in the order written, each next to the one before
+        hinted = sorted(((paths.get(obj.id) or tree_hint(obj), sha, trees[sha]) for sha, obj in tree_objects.items()),
+                        key=lambda row: row[0])
+        merged = [*kept.values(), *tree_records([(sha, raw, hint) for hint, sha, raw in hinted])]
+        written = write_pack(self._open_pack.pack_dir, merged)
+        self._refresh_packs(repo)
+        for name in small:
+            if name != written:  # the merge of a pack and its copy is that pack: it stays
+                self._drop_pack(repo, name)
+
+    @staticmethod
+    def _settle(repo: Repo, kept: dict[bytes, Record]) -> None:
+        """Store whole any kept delta whose chain does not end in a kept object (duplicates left by
+        killed writers could otherwise pair up into a cycle or point outside the merged pack)."""
+        for sha in list(kept):
+            seen: set[bytes] = set()
+            current: bytes | None = sha
+            while current is not None and current in kept and current not in seen:
+                seen.add(current)
+                current = kept[current].base
+            if current is not None:  # a base missing, or a cycle
+                obj = repo.object_store[ObjectID(sha.hex().encode())]
+                kept[sha] = whole_record(obj.type_num, sha, obj.as_raw_string())
 
     def known(self) -> str | None:
         """The folder as Arbor last saw or made it (a checkpoint taken, a restore done): what the

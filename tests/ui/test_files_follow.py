@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import QMenu
 from desktop_app.present.file_changes import RestoreChoice
 from desktop_app.present.node_menu import MenuAction
 from desktop_app.settings import Settings
+from desktop_app.ui import restore_offer
 from desktop_app.ui.graph.change_badges import badges_of
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
@@ -330,7 +332,34 @@ def test_keep_remember_ask_again_and_a_failed_restore(window: MainWindow, made: 
     _ask_again(window, made)
 
 
-def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed) -> None:
+def _no_comparison_while_checkpoints_are_off(window: MainWindow, made: Checkpointed,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``checkpoints.enabled`` setting off: a leaf move compares nothing and offers nothing (the
+    folder differs from turn one's); on again, the next move compares (the setting is read live)."""
+    compared: list[str] = []
+    real = restore_offer.prepare_offer
+
+    def spied(manager: Any, folder: str, target: str, *rest: Any) -> Any:
+        compared.append(target)
+        return real(manager, folder, target, *rest)
+
+    monkeypatch.setattr(restore_offer, "prepare_offer", spied)
+    settings = window.agent.settings.checkpoints
+    settings.enabled = False
+    try:
+        _double_click(window, made.replies[0])
+        pump(200)
+        assert compared == [] and not window.files.bar.isVisible()
+    finally:
+        settings.enabled = True
+    _double_click(window, made.replies[2])  # back where the folder is: compared, nothing to offer
+    assert pump_until(lambda: compared == [made.replies[2]], 10)
+    assert not window.files.bar.isVisible()
+
+
+def test_badges_diffs_reader_and_clone(window: MainWindow, made: Checkpointed,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_comparison_while_checkpoints_are_off(window, made, monkeypatch)
     _badges(window, made)
     _show_changes(window, made)
     for view in list(window.files.diff_views):

@@ -81,3 +81,35 @@ def test_arbor_ask_names_a_missing_checkpoint_on_stderr() -> None:
     assert _result_notices(ok) == [f"[{note}]"]
     assert _result_notices(failed) == ["[write failed: EACCES: permission denied]", f"[{note}]"]
     assert _result_notices({**ok, "details": {}}) == []
+
+
+@pytest.mark.asyncio
+async def test_the_settings_turn_checkpoints_off_and_set_the_size_limit(
+    tmp_path: Path, fake_anthropic: FakeAnthropicServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken: list[int] = []
+    real = Workspace.snapshot
+    monkeypatch.setattr(Workspace, "snapshot", lambda self: taken.append(self.size_limit) or real(self))
+    big = "head -c 1200000 /dev/zero | tr '\\0' x > big.txt; echo b > b.txt"
+    fake_anthropic.enqueue(
+        fa.tool_use("write", {"path": "a.txt", "content": "1\n"}, tool_id="toolu_1"), fa.text("ok"),
+        fa.tool_use("bash", {"command": big}, tool_id="toolu_2"), fa.text("ok"),
+    )
+    folder = tmp_path / "project"
+    agent = make_agent(folder, fake_anthropic)
+    agent.settings.checkpoints.enabled = False
+    agent.approver = Approver(ApprovalDecision.ALLOW_ONCE, ApprovalDecision.ALLOW_ONCE)
+    assert not agent.checkpoints  # what the window's restore offer asks
+    await agent.prompt("write")
+    assert (folder / "a.txt").read_text() == "1\n"
+    assert taken == [] and not [e for e in file_entries(agent) if checkpoint_of(e) is not None]  # off: nothing
+    agent.settings.checkpoints.enabled = True  # turned on in the dialog: from the next call on
+    agent.settings.checkpoints.max_file_size_mb = 1
+    await agent.prompt("big")
+    assert (folder / "big.txt").stat().st_size == 1_200_000
+    found = [c for c in (checkpoint_of(e) for e in file_entries(agent)) if c is not None]
+    assert taken == [1024 * 1024] * 2
+    assert [(c.phase, [f.path for f in c.files], [s.path for s in c.skipped]) for c in found] == [
+        (Phase.BEFORE, [], []),  # the baseline
+        (Phase.AFTER, ["b.txt"], ["big.txt"]),  # over 1 MB: skipped and named
+    ]

@@ -119,32 +119,6 @@ def test_a_file_written_this_instant_is_read_again_until_its_stat_can_be_trusted
     assert "notes.md" in workspace._stat_cache()  # a few seconds on, its stat is trusted
 
 
-def test_loose_objects_are_packed_with_tree_deltas_and_read_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "PACK_EVERY", 12)
-    monkeypatch.setattr(store_module, "MERGE_PACKS", 1)
-    folder = tmp_path / "p"
-    _write(folder, {f"a/b/f{i}.txt": f"{i}\n" for i in range(60)})
-    workspace = Workspace.open(str(folder))
-    snapshots = [workspace.snapshot()]
-    turns = 12
-    for turn in range(turns):
-        _write(folder, {f"a/b/f{turn}.txt": f"turn {turn}\n"})
-        snapshots.append(workspace.snapshot())
-    workspace.pack()
-    objects = workspace.store_path / "objects"
-    assert not [d for d in objects.iterdir() if len(d.name) == 2 and any(d.iterdir())]  # nothing loose
-    fresh = Workspace(str(folder), workspace.store_path)
-    for turn, snap in enumerate(snapshots[1:]):
-        files = fresh.files(snap.id)
-        assert fresh.blob(files[f"a/b/f{turn}.txt"][1]) == f"turn {turn}\n".encode()
-        assert fresh.blob(files[f"a/b/f{turn + 1}.txt"][1]) == f"{turn + 1}\n".encode()
-    packs = fresh._require().object_store.packs
-    assert len(packs) <= 1 + 2  # small packs were merged
-    deltas = sum(1 for pack in packs for u in pack.data.iter_unpacked() if u.delta_base is not None)
-    fresh.close()
-    assert deltas >= turns - 4  # nearly every turn's a/b/ tree is a delta (one-entry trees are not worth one)
-
-
 def test_restore_brings_the_folder_back_and_can_be_undone(tmp_path: Path) -> None:
     folder = tmp_path / "p"
     _write(folder, {"a.txt": "one\n", "tool.sh": "#!/bin/sh\n", "dir/x.txt": "x\n", "big.bin": "B" * 50,
