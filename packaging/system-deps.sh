@@ -20,6 +20,9 @@ libxcb-sync1 libxcb-shm0 xauth"
 # Headless Chromium: `make test` loads an exported page in a real browser (tests/export). Debian's
 # package; Ubuntu ships it only as a snap, so there it is reported missing with the command to run.
 BROWSER_PKGS="chromium"
+# The real git: `make test` checks that git reads the checkpoint store Arbor writes (tests/workspace)
+# and that find/grep honour a repository's ignore rules (tests/tools). Arbor itself never runs git.
+TEST_PKGS="git"
 
 warn() { printf 'system-deps: warning: %s\n' "$*" >&2; }
 info() { printf 'system-deps: %s\n' "$*" >&2; }
@@ -46,7 +49,7 @@ elif ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then
     EXTRA_PKGS="python3-venv"
 fi
 
-ALL_PKGS="$OFFSCREEN_PKGS $WINDOW_PKGS $BROWSER_PKGS $EXTRA_PKGS"
+ALL_PKGS="$OFFSCREEN_PKGS $WINDOW_PKGS $BROWSER_PKGS $TEST_PKGS $EXTRA_PKGS"
 
 # One dpkg-query for everything. Ubuntu 24.04 renamed some libraries with a "t64" suffix
 # (libglib2.0-0 -> libglib2.0-0t64), so a package also counts as present under that name.
