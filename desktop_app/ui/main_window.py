@@ -316,7 +316,9 @@ class MainWindow(QMainWindow):
                     pass  # the meter counts finished rows, not the live one or the banners
                 case _ as unreachable:
                     assert_never(unreachable)
-            if isinstance(update, ShowContext | AppendRows):
+            # A saved reply (StreamEnded: the live row became the entry's message) changed the
+            # session too: a search of the arrows that ran while it streamed missed its branch point.
+            if isinstance(update, ShowContext | AppendRows | StreamEnded):
                 self.steering.chat_changed()
 
     def _update_meter(self, messages: list[Any] | None = None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from desktop_app.llm.offline import OfflineProvider
 from desktop_app.ui.app import SAMPLE_SESSION
 from desktop_app.ui.main_window import MainWindow
 from desktop_app.ui.testing import open_window, pump
@@ -45,3 +46,41 @@ def test_a_regenerated_reply_shows_its_sibling_arrows(window: MainWindow) -> Non
     [switch] = [s for s in window.chat.sibling_switches if s.entry_id == second]
     assert (switch.index, switch.count, switch.previous_leaf) == (2, 2, first)
     assert until(lambda: any(a.isVisible() and a.label.text() == "2/2" and a.previous.isEnabled() for a in window.chat.sibling_arrows))
+
+
+
+def test_a_regenerated_reply_that_streams_a_while_gets_its_arrows_once_saved(window: MainWindow) -> None:
+    """The arrows are searched a moment after the chat changes; a regenerated reply still streaming
+    then is not in the session yet (no branch point on the path). Its save (the live row becoming
+    the entry's message) changes the chat too, so they are searched again: they were missing
+    whenever the reply took longer than that moment (every real one; in the suite, on a loaded
+    machine: the flaky test above)."""
+    import asyncio
+
+    provider = window.agent.provider
+    assert isinstance(provider, OfflineProvider)
+    gate = asyncio.Event()
+    produce = provider._produce
+
+    async def gated(request: Any, state: Any) -> Any:
+        await gate.wait()
+        async for event in produce(request, state):
+            yield event
+
+    window.chat.send_requested.emit("hello there")
+    assert until(lambda: window.agent.busy) and until(lambda: not window.agent.busy)
+    first = window.session.leaf_id or ""
+    assert until(lambda: window.chat.card_actions(first) == ["Regenerate", "Copy"])
+    provider._produce = gated  # type: ignore[method-assign]
+    steering = window.steering
+    asked = (steering._session_state()[0], window.session.get_entry(first)["parentId"])
+    window.chat.trigger(first, "Regenerate")
+    # the search the regenerate's chat change asked for (the leaf on the question) is done
+    assert until(lambda: steering._sibling_steps is None and steering._sibling_state == asked)
+    assert window.agent.busy  # the reply waits at the gate
+    gate.set()
+    assert until(lambda: not window.agent.busy and window.session.leaf_id != first)
+    second = window.session.leaf_id
+    assert until(lambda: any(s.entry_id == second for s in window.chat.sibling_switches), 3.0)
+    [switch] = [s for s in window.chat.sibling_switches if s.entry_id == second]
+    assert (switch.index, switch.count, switch.previous_leaf) == (2, 2, first)

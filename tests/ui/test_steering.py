@@ -274,6 +274,10 @@ def test_undo_and_redo_leaf_moves(window: MainWindow, sample: Path) -> None:
     before = sample.read_bytes()
     QTest.mouseDClick(window.graph.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _point(window, CASCAIS_A))
     assert wait_until(lambda: window.session.leaf_id == CASCAIS_A)
+    # The leaf moves inside the switch's task; the move is recorded for Undo when that task ends, a
+    # loop turn or two later (on a loaded machine after the pump that saw the leaf move): a Ctrl+Z
+    # before then found the agent busy or nothing to undo, and was lost.
+    assert wait_until(lambda: window.steering.undo_action.isEnabled() and not window.agent.busy)
     window.graph.setFocus()
     QTest.keyClick(window.graph.viewport(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert wait_until(lambda: window.session.leaf_id == LEAF)

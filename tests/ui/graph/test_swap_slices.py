@@ -48,19 +48,32 @@ def test_the_build_and_the_swap_yield_to_the_event_loop_and_bring_the_marks_and_
     monkeypatch.setattr(graph_model, "is_visible", recorded_visible)
     manager = big_manager(tmp_path)
     view = make_view(qtbot)
+    scene = view.graph_scene()
+    # The swap's first slice sets a timer that must fire before the swap ends. Set there, not once
+    # the test sees "swapping": the whole swap (~30 turns) can start and end within one 10 ms poll
+    # of waitUntil, which then never saw "swapping" (a 30 s timeout, ~1 run in 12 alone).
+    swap_started: list[tuple[str, int]] = []  # the build's state and the old picture's items then
+    fired: list[tuple[bool, int]] = []
+    real_swap_step = view._build._swap_step
+
+    def swap_step() -> None:
+        if not swap_started:
+            swap_started.append((view._build_state, len(scene.nodes)))
+            QTimer.singleShot(0, lambda: fired.append((view.partial, len(scene.nodes))))
+        real_swap_step()
+
+    monkeypatch.setattr(view._build, "_swap_step", swap_step)
     view.set_session(manager)
     qtbot.waitUntil(lambda: view._build_state == "running", timeout=10_000)
     assert gui_gc.collections_held()  # no collection walks what the build makes
     building: list[str] = []
     QTimer.singleShot(0, lambda: building.append(view._build_state))
-    qtbot.waitUntil(lambda: view._build_state == "swapping", timeout=30_000)
+    qtbot.waitUntil(lambda: bool(swap_started), timeout=30_000)
     assert building == ["running"]  # the timer ran between two slices of the build
     assert view._build.build_turns > 3_000 // 64  # every pass over the entries cut up
     assert filtered_on == {threading.main_thread().name}  # no Python of the build on another thread
-    scene = view.graph_scene()
-    old_items = len(scene.nodes)
-    fired: list[tuple[bool, int]] = []
-    QTimer.singleShot(0, lambda: fired.append((view.partial, len(scene.nodes))))
+    [(state, old_items)] = swap_started
+    assert state == "swapping"
     qtbot.waitUntil(lambda: not view.partial, timeout=30_000)
     assert fired == [(True, old_items)]  # the timer ran between two slices, the old picture still up
     whole = len(view.graph())
