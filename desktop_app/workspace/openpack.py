@@ -24,11 +24,10 @@ appending at the same time does the same: whatever a writer removes, the pack it
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .packfiles import BLOB, Record, delta_record, read_pack, whole_record, write_pack
+from .packfiles import BLOB, Record, delta_record, read_pack, replace_whole, whole_record, write_pack
 from .packing import MAX_CHAIN, create_delta, line_delta
 
 __all__ = ["OpenPack", "NewObject", "OPEN_MAX", "MARKER"]
@@ -128,14 +127,4 @@ class OpenPack:
         return Written(name, replaced, tuple(closed))
 
     def _point_to(self, name: str) -> None:
-        fd, temp = tempfile.mkstemp(dir=self._marker.parent, prefix="tmp_arbor_")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(name + "\n")
-            os.replace(temp, self._marker)
-        except BaseException:
-            try:
-                os.unlink(temp)
-            except OSError:
-                pass
-            raise
+        replace_whole(self._marker, lambda handle: handle.write(f"{name}\n".encode()))

@@ -20,8 +20,10 @@ import struct
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 __all__ = ["Record", "whole_record", "delta_record", "write_pack", "read_pack", "COMMIT", "TREE", "BLOB",
            "REF_DELTA", "remove_stray_files", "contents"]
@@ -120,11 +122,19 @@ def _put(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename: ``path`` is whole or absent."""
     if path.exists():
         return  # the same name holds the same content (named by its checksum)
+    replace_whole(path, lambda handle: write_chunks(handle, data), mode=0o444)  # as git leaves its packs
+
+
+def replace_whole(path: Path, fill: Callable[[BinaryIO], object], mode: int | None = None) -> None:
+    """``path`` becomes what ``fill`` writes, or stays as it was: written to a temporary file beside it
+    (named so the store's clean-up knows it), then renamed over it. A writer killed half-way leaves
+    the old file and a stray temporary file, never a torn one."""
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=_TEMP_PREFIX)
     try:
         with os.fdopen(fd, "wb") as handle:
-            write_chunks(handle, data)
-        os.chmod(temp, 0o444)  # as git leaves its packs
+            fill(handle)
+        if mode is not None:
+            os.chmod(temp, mode)
         os.replace(temp, path)
     except BaseException:
         try:
