@@ -20,19 +20,14 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, SignalInstance
-from PySide6.QtGui import QPalette
+from PySide6.QtCore import QObject, Qt, Signal, SignalInstance
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFrame,
     QHBoxLayout,
-    QLabel,
     QMenu,
     QProgressBar,
     QPushButton,
     QStatusBar,
-    QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -60,6 +55,7 @@ from desktop_app.workspace.store import WorkspaceError
 
 from .chat import ChatPanel
 from .diff_view import DiffView
+from .offer_strip import OfferStrip
 from .plain import plain_text
 
 __all__ = ["OFFER_MS", "RestoreOfferBar", "FilesFollow"]
@@ -68,7 +64,7 @@ __all__ = ["OFFER_MS", "RestoreOfferBar", "FilesFollow"]
 OFFER_MS = 60_000
 
 
-class RestoreOfferBar(QFrame):
+class RestoreOfferBar(OfferStrip):
     """The offer over the top of ``host`` (the chat panel); blocks nothing."""
 
     restore = Signal(object)  #: the :class:`FilesOffer`, hand edits confirmed (or none)
@@ -76,26 +72,15 @@ class RestoreOfferBar(QFrame):
     show_changes = Signal(object)
 
     def __init__(self, host: QWidget, above: Callable[[], int] = lambda: 0) -> None:
-        super().__init__(host)
-        self.setObjectName("restoreOffer")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setAutoFillBackground(True)
-        self._above = above  #: pixels taken at the top of the host by another strip
+        super().__init__(host, "restoreOffer", "Dismiss (keep my files)", above)
         self.offer: FilesOffer | None = None
         self.confirming = False  #: the second step: files changed by hand are named
         self.busy_offer: FilesOffer | None = None  #: the restore running now (the strip waits for it)
-        self.label = QLabel(self)
-        self.label.setTextFormat(Qt.TextFormat.PlainText)  # paths come from the folder: never rich text
-        self.label.setWordWrap(True)
         self.restore_button = QPushButton(self)
         self.keep_button = QPushButton("&Keep my files", self)
         self.changes_button = QPushButton("Show c&hanges", self)
         self.remember = QCheckBox("Remember for this session", self)
         self.remember.setToolTip("Do the same after every move in this session without asking")
-        self.close_button = QToolButton(self)
-        self.close_button.setText("✕")
-        self.close_button.setAutoRaise(True)
-        self.close_button.setToolTip("Dismiss (keep my files)")
         self.progress = QProgressBar(self)  # busy: no count of files written comes back from the worker
         self.progress.setRange(0, 0)
         self.progress.setTextVisible(False)
@@ -103,9 +88,6 @@ class RestoreOfferBar(QFrame):
         self.progress.hide()
         self.keep_button.setToolTip("Leave the working folder as it is")
         self.changes_button.setToolTip("The diff: the folder now → this point of the tree")
-        top = QHBoxLayout()
-        top.addWidget(self.label, 1)
-        top.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
         buttons = QHBoxLayout()  # two rows: the chat may be narrow, and no button text may be cut
         buttons.addWidget(self.restore_button)
         buttons.addWidget(self.keep_button)
@@ -114,22 +96,10 @@ class RestoreOfferBar(QFrame):
         more.addWidget(self.changes_button)
         more.addWidget(self.remember)
         more.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 6, 6, 6)
-        layout.setSpacing(4)
-        layout.addLayout(top)
-        layout.addWidget(self.progress)
-        layout.addLayout(buttons)
-        layout.addLayout(more)
+        self.add_rows(self.progress, buttons, more)
         self.restore_button.clicked.connect(self._restore_clicked)
         self.keep_button.clicked.connect(self._keep_clicked)
         self.changes_button.clicked.connect(lambda: self.offer is not None and self.show_changes.emit(self.offer))
-        self.close_button.clicked.connect(self.dismiss)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self.dismiss)
-        host.installEventFilter(self)
-        self.hide()
 
     def show_offer(self, offer: FilesOffer, *, confirm: bool = False) -> None:
         """Ask; ``confirm``: straight to the hand-edit question (a remembered "restore")."""
@@ -137,12 +107,7 @@ class RestoreOfferBar(QFrame):
         self.offer = offer
         self.remember.setChecked(False)
         self._stage(confirm and bool(offer.hand_edited))
-        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.label.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self.show()
-        self._place()
-        self.raise_()
-        self._timer.start(OFFER_MS)
+        self.pop_up(OFFER_MS)
 
     def _stage(self, confirming: bool) -> None:
         offer = self.offer
@@ -158,7 +123,7 @@ class RestoreOfferBar(QFrame):
             self.restore_button.setText("&" + offer.restore_label)
             self.keep_button.setText("&Keep my files")
         self.remember.setVisible(not confirming)
-        self._place()
+        self.place()
 
     def show_busy(self, offer: FilesOffer) -> None:
         """The restore of ``offer`` runs: the strip says so and its buttons wait until :meth:`done`."""
@@ -169,11 +134,7 @@ class RestoreOfferBar(QFrame):
         self.keep_button.setText("&Keep my files")
         self.label.setText(restoring_text(offer))
         self._busy(offer)
-        self.setBackgroundRole(QPalette.ColorRole.ToolTipBase)
-        self.label.setForegroundRole(QPalette.ColorRole.ToolTipText)
-        self.show()
-        self._place()
-        self.raise_()
+        self.pop_up(None)
 
     def _busy(self, offer: FilesOffer | None) -> None:
         self.busy_offer = offer
@@ -194,7 +155,7 @@ class RestoreOfferBar(QFrame):
         self.confirming = False
         self._timer.stop()
         if self.busy_offer is None:
-            self.hide()
+            super().dismiss()
 
     def _restore_clicked(self) -> None:
         offer = self.offer
@@ -211,19 +172,6 @@ class RestoreOfferBar(QFrame):
         self.dismiss()
         if offer is not None:
             self.keep.emit(offer)
-
-    def _place(self) -> None:
-        host = self.parentWidget()
-        if host is None:
-            return
-        width = max(200, host.width() - 16)
-        height = self.heightForWidth(width) if self.hasHeightForWidth() else self.sizeHint().height()
-        self.setGeometry(8, 8 + self._above(), width, max(height, self.sizeHint().height()))
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
-        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize and self.isVisible():
-            self._place()
-        return False
 
 
 class FilesWindow(Protocol):
