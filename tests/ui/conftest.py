@@ -50,13 +50,14 @@ def _pump_loop_closed() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _workers_joined_and_garbage_collected_on_the_main_thread() -> Iterator[None]:
-    """Python's cyclic GC runs in whichever thread happens to allocate. A whole-graph build still
-    running into the next test could collect that test's Qt objects (widgets in reference cycles)
-    on its worker thread, which Qt does not survive (a segfault "Garbage-collecting" seen in ~1 of 4
-    runs of tests/ui/graph). So, as in the app (``desktop_app/ui/gui_gc.py``), automatic collection
-    is off while a UI test runs (the app's collector, where a window or loop installed it, collects
-    on this thread), and each UI test ends with the graph's worker threads joined and its garbage
-    collected here, on the main thread. Tests outside tests/ui get the interpreter's GC back."""
+    """Python's cyclic GC runs in whichever thread happens to allocate. A worker thread still
+    running into the next test (a replaced graph's release, a file's background parse) could collect
+    that test's Qt objects (widgets in reference cycles) there, which Qt does not survive (a segfault
+    "Garbage-collecting" seen in ~1 of 4 runs of tests/ui/graph when the whole graph was built on a
+    worker). So, as in the app (``desktop_app/ui/gui_gc.py``), automatic collection is off while a UI
+    test runs (the app's collector, where a window or loop installed it, collects on this thread), and
+    each UI test ends with the graph's release threads joined and its garbage collected here, on the
+    main thread. Tests outside tests/ui get the interpreter's GC back."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -66,7 +67,7 @@ def _workers_joined_and_garbage_collected_on_the_main_thread() -> Iterator[None]
         if whole_graph is not None:
             whole_graph.release_waiting_now()  # no need to sleep through the canvas's 1 s delay
         for thread in threading.enumerate():
-            if thread.name in ("arbor-graph-build", "arbor-release"):
+            if thread.name == "arbor-release":  # the whole graph is built on this thread now, in slices
                 thread.join(30)
         gc.collect()
         # What survived is frozen, as the app freezes a loaded session (``gui_gc``): the next test's
